@@ -1,0 +1,100 @@
+/* Pointer-chase latency: working_set / stride nodes linked into one random
+ * cycle (Sattolo's shuffle), chased by one thread. The reference is the
+ * shuffled order itself: after T loads from order[p0] the chase must stand at
+ * order[(p0 + T) mod nodes]. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clocksync.h"
+#include "host.h"
+
+struct chase {
+    struct mcf_kernel k;
+    char *buf;
+    uint64_t nodes, steps, taken;
+    uint64_t *order;          /* node visited i-th */
+    void **pos;               /* where the chase stands between runs */
+};
+
+static void *chase_run(void *p, uint64_t steps)
+{
+    void **q = p;
+    for (uint64_t i = 0; i < steps; i++)
+        q = (void **)*q;
+    return q;
+}
+
+static int latency_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
+{
+    struct chase *c = NULL;
+    (void)state;
+    if (k->stride < sizeof(void *) || k->stride % sizeof(void *))
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           "pointer chase stride %u must be a multiple of %zu", k->stride, sizeof(void *));
+    MCF_ALLOC(e, c, 1);
+    c->k = *k;
+    c->nodes = k->working_set / k->stride;
+    if (c->nodes < 2)
+        MCF_FAIL(e, MCF_EINPUT, "working set %llu with stride %u holds fewer than 2 nodes",
+                 (unsigned long long)k->working_set, k->stride);
+    /* enough loads to dwarf the timer, and at least one lap */
+    c->steps = k->iterations ? k->iterations : (c->nodes > (1u << 20) ? c->nodes : (1u << 20));
+    if (posix_memalign((void **)&c->buf, 4096, c->nodes * k->stride) != 0)
+        MCF_FAIL(e, MCF_ERUNTIME, "cannot allocate %llu bytes", (unsigned long long)k->working_set);
+    memset(c->buf, 0, c->nodes * k->stride);
+    MCF_ALLOC(e, c->order, c->nodes);
+    for (uint64_t i = 0; i < c->nodes; i++)
+        c->order[i] = i;
+    uint64_t rng = k->seed;
+    for (uint64_t i = c->nodes - 1; i > 0; i--) {     /* Sattolo: a single cycle */
+        uint64_t j = host_rng(&rng) % i;
+        uint64_t t = c->order[i]; c->order[i] = c->order[j]; c->order[j] = t;
+    }
+    for (uint64_t i = 0; i < c->nodes; i++) {
+        void **node = (void **)(c->buf + c->order[i] * k->stride);
+        *node = c->buf + c->order[(i + 1) % c->nodes] * k->stride;
+    }
+    c->pos = (void **)(c->buf + c->order[0] * k->stride);
+    *ks = c;
+    return MCF_OK;
+fail:
+    if (c) { free(c->buf); free(c->order); free(c); }
+    return e->rc;
+}
+
+static int latency_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
+{
+    struct chase *c = ks;
+    (void)e;
+    double t0 = mcf_now();
+    c->pos = chase_run(c->pos, c->steps);
+    s->seconds = mcf_now() - t0;
+    s->units = (double)c->steps;
+    c->taken += c->steps;
+    return MCF_OK;
+}
+
+static int latency_verify(void *ks, struct mcf_err *e)
+{
+    struct chase *c = ks;
+    if (c->k.inject_fault)
+        c->pos = (void **)*c->pos;     /* one step too many */
+    char *want = c->buf + c->order[c->taken % c->nodes] * c->k.stride;
+    if ((char *)c->pos != want)
+        return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
+                           "pointer chase over %llu nodes ended at node %lld after %llu loads, expected node %llu",
+                           (unsigned long long)c->nodes, (long long)(((char *)c->pos - c->buf) / c->k.stride),
+                           (unsigned long long)c->taken,
+                           (unsigned long long)c->order[c->taken % c->nodes]);
+    return MCF_OK;
+}
+
+static void latency_teardown(void *ks)
+{
+    struct chase *c = ks;
+    free(c->buf);
+    free(c->order);
+    free(c);
+}
+
+const struct mcf_kernel_ops host_latency_ops = { latency_setup, latency_run, latency_verify, latency_teardown };

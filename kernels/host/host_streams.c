@@ -1,0 +1,104 @@
+/* Concurrency on the host: each "stream" is a thread running its own matrix
+ * tiles or triad arrays (the same jobs as the matrix and memory families).
+ * One repetition runs every stream alone, then all together; the shared code
+ * in src/concurrency.c turns the intervals into speedup, overlap and fairness. */
+#include <stdlib.h>
+
+#include "host.h"
+
+struct streams_run {
+    struct mcf_kernel k;
+    int n;
+    struct host_tiles *tiles;
+    struct host_arrays *arrays;
+    host_work_fn fn;
+    void *job;
+    double start[MCF_MAX_STREAMS], end[MCF_MAX_STREAMS];
+};
+
+/* Runs stream `index` alone through a team of one. */
+struct solo { struct streams_run *r; int index; };
+
+static void solo_work(void *arg, int w, int n)
+{
+    struct solo *s = arg;
+    (void)w;
+    s->r->fn(s->r->job, s->index, n);
+}
+
+static int streams_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
+{
+    struct streams_run *r = NULL;
+    uint64_t amount[MCF_MAX_STREAMS];
+    (void)state;
+    MCF_ALLOC(e, r, 1);
+    r->k = *k;
+    r->n = k->streams;
+    for (int i = 0; i < r->n; i++) {
+        uint64_t base = k->work == MCF_WORK_MATRIX ? k->iterations
+                                                   : k->bytes / (uint64_t)mcf_dtype_size(k->dtype);
+        amount[i] = i == 0 ? base * (uint64_t)k->imbalance : base;   /* stream 0 is the heavy one */
+    }
+    if (k->work == MCF_WORK_MATRIX) {
+        MCF_TRY(host_tiles_create(k, r->n, amount, &r->tiles, e));
+        r->fn = host_tiles_work;
+        r->job = r->tiles;
+    } else {
+        struct mcf_kernel triad = *k;
+        triad.family = MCF_FAMILY_MEMORY;
+        triad.op = MCF_OP_TRIAD;
+        MCF_TRY(host_arrays_create(&triad, r->n, 0, amount, &r->arrays, e));
+        r->fn = host_arrays_work;
+        r->job = r->arrays;
+    }
+    *ks = r;
+    return MCF_OK;
+fail:
+    free(r);
+    return e->rc;
+}
+
+static int streams_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
+{
+    struct streams_run *r = ks;
+    double t0, t1;
+    for (int i = 0; i < r->n; i++) {
+        struct solo solo = { r, i };
+        MCF_TRY(host_team_run(1, solo_work, &solo, &t0, &t1, e));
+        s->stream_alone[i] = t1 - t0;
+    }
+    MCF_TRY(host_team_run(r->n, r->fn, r->job, r->start, r->end, e));
+    double origin = r->start[0];
+    for (int i = 1; i < r->n; i++)
+        if (r->start[i] < origin) origin = r->start[i];
+    s->nstreams = r->n;
+    for (int i = 0; i < r->n; i++) {
+        s->stream_start[i] = r->start[i] - origin;
+        s->stream_end[i] = r->end[i] - origin;
+    }
+    double wall = 0;
+    for (int i = 0; i < r->n; i++)
+        if (s->stream_end[i] > wall) wall = s->stream_end[i];
+    s->seconds = wall;
+    s->units = r->n;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+static int streams_verify(void *ks, struct mcf_err *e)
+{
+    struct streams_run *r = ks;
+    return r->tiles ? host_tiles_check(r->tiles, r->k.inject_fault, e)
+                    : host_arrays_check(r->arrays, r->k.inject_fault, e);
+}
+
+static void streams_teardown(void *ks)
+{
+    struct streams_run *r = ks;
+    host_tiles_destroy(r->tiles);
+    host_arrays_destroy(r->arrays);
+    free(r);
+}
+
+const struct mcf_kernel_ops host_streams_ops = { streams_setup, streams_run, streams_verify, streams_teardown };

@@ -1,0 +1,110 @@
+#include "backend.h"
+
+#include <string.h>
+
+#include "config.h"
+
+extern const struct mcf_backend mcf_backend_host;
+#ifdef MCF_HAVE_CUDA
+extern const struct mcf_backend mcf_backend_cuda;
+#endif
+#ifdef MCF_HAVE_HIP
+extern const struct mcf_backend mcf_backend_hip;
+#endif
+
+const struct mcf_backend *const mcf_backends[] = {
+#ifdef MCF_HAVE_CUDA
+    &mcf_backend_cuda,
+#endif
+#ifdef MCF_HAVE_HIP
+    &mcf_backend_hip,
+#endif
+    &mcf_backend_host,
+    NULL
+};
+
+const char *const mcf_backend_known[] = { "auto", "host", "cuda", "hip", NULL };
+
+/* ---- defaults for optional hooks ---- */
+
+static void default_finalize(void *state) { (void)state; }
+
+static int default_device_count(void *state, int *count, struct mcf_err *e)
+{
+    (void)state; (void)e;
+    *count = 1;
+    return MCF_OK;
+}
+
+static int default_open_device(void *state, int index, struct mcf_err *e)
+{
+    (void)state; (void)index; (void)e;
+    return MCF_OK;
+}
+
+static int default_device_info(void *state, struct mcf_device_info *info, struct mcf_err *e)
+{
+    (void)state; (void)e;
+    memset(info, 0, sizeof *info);
+    strcpy(info->name, "unknown");
+    strcpy(info->uuid, "unknown");
+    strcpy(info->pci_bus_id, "unknown");
+    return MCF_OK;
+}
+
+static int unsupported_setup(void *state, const struct mcf_kernel *k, void **kstate,
+                             struct mcf_err *e)
+{
+    (void)state; (void)kstate;
+    return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                       "this backend has no %s kernels", mcf_family_names[k->family]);
+}
+
+static int unsupported_run(void *kstate, struct mcf_sample *s, struct mcf_err *e)
+{
+    (void)kstate; (void)s;
+    return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "kernel not supported");
+}
+
+static int unsupported_verify(void *kstate, struct mcf_err *e)
+{
+    (void)kstate;
+    return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "kernel not supported");
+}
+
+static void default_teardown(void *kstate) { (void)kstate; }
+
+static const struct mcf_kernel_ops unsupported_ops = {
+    unsupported_setup, unsupported_run, unsupported_verify, default_teardown
+};
+
+#define FILL(field, fallback) do { if (!(field)) (field) = (fallback); } while (0)
+
+int mcf_backend_select(const char *name, struct mcf_backend *out, struct mcf_err *e)
+{
+    const struct mcf_backend *found = NULL;
+    for (int i = 0; mcf_backends[i]; i++)
+        if (strcmp(mcf_backends[i]->name, name) == 0)
+            found = mcf_backends[i];
+    if (!found) {
+        for (int i = 0; mcf_backend_known[i]; i++)
+            if (strcmp(mcf_backend_known[i], name) == 0)
+                return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
+                    "backend '%s' is not built into this mcfleet: configure did not enable it "
+                    "(see the configure summary; --with-%s)", name, name);
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           "--backend: unknown backend '%s' (auto, host, cuda or hip)", name);
+    }
+    *out = *found;
+    FILL(out->finalize, default_finalize);
+    FILL(out->device_count, default_device_count);
+    FILL(out->open_device, default_open_device);
+    FILL(out->device_info, default_device_info);
+    for (int f = 0; f < MCF_FAMILY_COUNT; f++) {
+        const struct mcf_kernel_ops *ops = out->family[f];
+        /* a family is all or nothing: half a kernel would time unverified work */
+        if (!ops || !ops->setup || !ops->run || !ops->verify || !ops->teardown)
+            out->family[f] = &unsupported_ops;
+    }
+    return MCF_OK;
+}

@@ -1,0 +1,71 @@
+/* GPU (and host) backends as tables of function pointers, after IOR's aiori.h.
+ * Each backend is one const struct, registered in a NULL-terminated list under
+ * its configure define and chosen at run time by name. Optional hooks may be
+ * NULL in the definition: mcf_backend_select() fills them with defaults, so
+ * callers never test for NULL. State is passed explicitly. */
+#ifndef MCF_BACKEND_H
+#define MCF_BACKEND_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "kernel.h"
+
+/* What the backend knows about the device a rank uses. */
+struct mcf_device_info {
+    char name[128];
+    char uuid[80];            /* UUID, or serial, or a stable host identity */
+    char pci_bus_id[32];
+    char driver[64];
+    char arch[32];            /* sm_90, gfx90a, x86_64 ... */
+    uint64_t memory_bytes;
+    uint64_t cache_bytes;     /* last-level cache: L2 on a GPU, LLC on a CPU */
+    uint64_t l1_bytes;
+    int compute_units;        /* SMs, CUs, cores */
+    double clock_mhz;         /* nominal; measured clocks are per sample */
+};
+
+/* What a backend may need to know about the rank at init. */
+struct mcf_rank_env {
+    int local_rank, local_size;  /* ranks sharing this node */
+    int ncpus;                   /* CPUs in this rank's affinity mask */
+};
+
+/* Capabilities that add metrics. */
+#define MCF_CAP_CLOCK 0x1u   /* samples carry a measured clock */
+
+/* One entry per kernel family: set up buffers for a kernel, run one timed
+ * repetition, check the output against an independent reference, free. */
+struct mcf_kernel_ops {
+    int (*setup)(void *state, const struct mcf_kernel *k, void **kstate, struct mcf_err *e);
+    int (*run)(void *kstate, struct mcf_sample *s, struct mcf_err *e);
+    /* MCF_OK, or MCF_EVERIFY with the first mismatch in e->msg. */
+    int (*verify)(void *kstate, struct mcf_err *e);
+    void (*teardown)(void *kstate);
+};
+
+struct mcf_backend {
+    const char *name;
+    const char *summary;
+    unsigned caps;
+    int is_gpu;                                                    /* considered by --backend auto */
+    int (*init)(void **state, const struct mcf_rank_env *env, struct mcf_err *e); /* required */
+    void (*finalize)(void *state);
+    int (*device_count)(void *state, int *count, struct mcf_err *e);
+    int (*open_device)(void *state, int index, struct mcf_err *e);
+    int (*device_info)(void *state, struct mcf_device_info *info, struct mcf_err *e);
+    /* one table per family; NULL (or an incomplete table) means unsupported */
+    const struct mcf_kernel_ops *family[MCF_FAMILY_COUNT];
+};
+
+/* NULL-terminated, in order of preference for --backend auto. */
+extern const struct mcf_backend *const mcf_backends[];
+
+/* Copies the backend called name into *out with every missing hook filled.
+ * Unknown names are MCF_EINPUT; known-but-not-built ones are MCF_ERUNTIME. */
+int mcf_backend_select(const char *name, struct mcf_backend *out, struct mcf_err *e);
+
+/* Names a user may pass to --backend, built or not (for --help). */
+extern const char *const mcf_backend_known[];
+
+#endif

@@ -1,0 +1,654 @@
+#include "deck.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#define DEFAULT_REPETITIONS 10
+#define DEFAULT_WARMUP 2
+#define DEFAULT_POWER_PERIOD_MS 20
+
+enum vtype { V_INT, V_SIZE, V_ENUM, V_STRING, V_SHAPE };
+
+#define FAM(x) (1u << MCF_FAMILY_##x)
+#define ALL_FAMILIES ((1u << MCF_FAMILY_COUNT) - 1)
+
+/* Every key a test may have: its type, the families it applies to, whether it
+ * may be a list (a sweep), and its range. Validation is driven by this table. */
+struct keydef {
+    const char *key;
+    enum vtype type;
+    unsigned families;
+    int sweepable;
+    const char *const *names;
+    int nnames;
+    double min, max;
+};
+
+static const char *const power_source_names[] = { "nvml", "rsmi", "craypm" };
+
+static const struct keydef test_keys[] = {
+    { "name", V_STRING, ALL_FAMILIES, 0, NULL, 0, 0, 0 },
+    { "kernel", V_ENUM, ALL_FAMILIES, 0, mcf_family_names, MCF_FAMILY_COUNT, 0, 0 },
+    { "description", V_STRING, ALL_FAMILIES, 0, NULL, 0, 0, 0 },
+    { "repetitions", V_INT, ALL_FAMILIES, 0, NULL, 0, 1, 1e6 },
+    { "warmup", V_INT, ALL_FAMILIES, 0, NULL, 0, 0, 1e6 },
+    { "seed", V_INT, ALL_FAMILIES, 0, NULL, 0, 0, 9007199254740992.0 },
+    { "dtype", V_ENUM, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY) | FAM(STREAMS), 0,
+      mcf_dtype_names, MCF_DTYPE_COUNT, 0, 0 },
+    { "shape", V_SHAPE, FAM(MATRIX) | FAM(STREAMS), 0, NULL, 0, 1, 1024 },
+    { "mode", V_ENUM, FAM(MATRIX), 0, mcf_mode_names, MCF_MODE_COUNT, 0, 0 },
+    { "occupancy", V_INT, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY), 1, NULL, 0, 1, 1 << 20 },
+    { "iterations", V_INT, FAM(MATRIX) | FAM(VALU) | FAM(LATENCY) | FAM(STREAMS), 1,
+      NULL, 0, 1, 1e12 },
+    { "inputs", V_ENUM, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY) | FAM(STREAMS), 0,
+      mcf_inputs_names, MCF_INPUTS_COUNT, 0, 0 },
+    { "level", V_ENUM, FAM(MEMORY), 0, mcf_level_names, MCF_LEVEL_COUNT, 0, 0 },
+    { "op", V_ENUM, FAM(MEMORY), 0, mcf_memop_names, MCF_OP_COUNT, 0, 0 },
+    { "bytes", V_SIZE, FAM(MEMORY) | FAM(STREAMS), 1, NULL, 0, 1024, 17592186044416.0 },
+    { "intensity", V_INT, FAM(MEMORY), 1, NULL, 0, 1, 1024 },
+    { "working_set", V_SIZE, FAM(LATENCY), 1, NULL, 0, 256, 1099511627776.0 },
+    { "stride", V_SIZE, FAM(LATENCY), 0, NULL, 0, 8, 65536 },
+    { "streams", V_INT, FAM(STREAMS), 1, NULL, 0, 1, MCF_MAX_STREAMS },
+    { "imbalance", V_INT, FAM(STREAMS), 1, NULL, 0, 1, 16 },
+    { "work", V_ENUM, FAM(STREAMS), 0, mcf_work_names, MCF_WORK_COUNT, 0, 0 },
+};
+#define NKEYS (sizeof test_keys / sizeof test_keys[0])
+
+struct ctx {
+    const char *path;
+    yaml_document_t *doc;
+    struct mcf_err *e;
+};
+
+static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Every deck error: "path:line:col: message", 1-based like compilers. */
+static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
+{
+    char text[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return mcf_err_set(c->e, MCF_EINPUT, __FILE__, __LINE__, "%s:%lu:%lu: %s", c->path,
+                       (unsigned long)n->start_mark.line + 1,
+                       (unsigned long)n->start_mark.column + 1, text);
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+    return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static const char *node_kind(const yaml_node_t *n)
+{
+    switch (n->type) {
+    case YAML_SCALAR_NODE: return "a scalar";
+    case YAML_SEQUENCE_NODE: return "a list";
+    case YAML_MAPPING_NODE: return "a mapping";
+    default: return "nothing";
+    }
+}
+
+int mcf_parse_size(const char *s, uint64_t *out)
+{
+    static const struct { const char *suffix; uint64_t mult; } units[] = {
+        { "", 1 }, { "B", 1 },
+        { "KiB", 1ull << 10 }, { "MiB", 1ull << 20 }, { "GiB", 1ull << 30 }, { "TiB", 1ull << 40 },
+        { "K", 1ull << 10 }, { "M", 1ull << 20 }, { "G", 1ull << 30 },
+        { "KB", 1000ull }, { "MB", 1000000ull }, { "GB", 1000000000ull }, { "TB", 1000000000000ull },
+    };
+    char *end;
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || v < 0)
+        return -1;
+    while (*end == ' ')
+        end++;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].suffix) == 0) {
+            double b = v * (double)units[i].mult;
+            if (b != (double)(uint64_t)b || b > 1.8e19)
+                return -1;       /* fractional bytes or overflow */
+            *out = (uint64_t)b;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_int(const char *s, double *out)
+{
+    char *end;
+    if (!s || !*s)
+        return -1;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = (double)v;
+    return 0;
+}
+
+/* One scalar value of a key, checked against its type and range. */
+static int scalar_value(struct ctx *c, const struct keydef *kd, const char *owner,
+                        const yaml_node_t *n, uint64_t *out)
+{
+    const char *s = scalar(n);
+    double v = 0;
+    if (!s)
+        return at(c, n, "'%s' in %s must be a scalar, got %s", kd->key, owner, node_kind(n));
+    switch (kd->type) {
+    case V_ENUM: {
+        int idx = mcf_name_index(kd->names, kd->nnames, s);
+        if (idx < 0) {
+            char list[256] = "";
+            for (int i = 0; i < kd->nnames; i++) {
+                strncat(list, kd->names[i], sizeof list - strlen(list) - 3);
+                if (i + 1 < kd->nnames) strncat(list, ", ", sizeof list - strlen(list) - 1);
+            }
+            return at(c, n, "'%s' in %s must be one of %s, got '%s'", kd->key, owner, list, s);
+        }
+        *out = (uint64_t)idx;
+        return MCF_OK;
+    }
+    case V_INT:
+        if (parse_int(s, &v) != 0)
+            return at(c, n, "'%s' in %s must be an integer, got '%s'", kd->key, owner, s);
+        break;
+    case V_SIZE: {
+        uint64_t b;
+        if (strcmp(kd->key, "bytes") == 0 && strcmp(s, "auto") == 0) {
+            *out = 0;
+            return MCF_OK;
+        }
+        if (mcf_parse_size(s, &b) != 0)
+            return at(c, n, "'%s' in %s must be a size such as 4096, 64KiB or 2GiB, got '%s'",
+                      kd->key, owner, s);
+        v = (double)b;
+        break;
+    }
+    default:
+        return at(c, n, "internal: bad key type");
+    }
+    if (v < kd->min || v > kd->max)
+        return at(c, n, "'%s' in %s must be between %.0f and %.0f, got %s", kd->key, owner,
+                  kd->min, kd->max, s);
+    *out = (uint64_t)v;
+    return MCF_OK;
+}
+
+static void set_field(struct mcf_deck_test *t, const char *key, uint64_t v)
+{
+    struct mcf_kernel *k = &t->kernel;
+    if (!strcmp(key, "repetitions")) t->repetitions = (int)v;
+    else if (!strcmp(key, "warmup")) t->warmup = (int)v;
+    else if (!strcmp(key, "seed")) k->seed = v;
+    else if (!strcmp(key, "dtype")) k->dtype = (enum mcf_dtype)v;
+    else if (!strcmp(key, "mode")) k->mode = (enum mcf_mode)v;
+    else if (!strcmp(key, "occupancy")) k->occupancy = (int)v;
+    else if (!strcmp(key, "iterations")) k->iterations = v;
+    else if (!strcmp(key, "inputs")) k->inputs = (enum mcf_inputs)v;
+    else if (!strcmp(key, "level")) k->level = (enum mcf_level)v;
+    else if (!strcmp(key, "op")) k->op = (enum mcf_memop)v;
+    else if (!strcmp(key, "bytes")) k->bytes = v;
+    else if (!strcmp(key, "intensity")) k->intensity = (int)v;
+    else if (!strcmp(key, "working_set")) k->working_set = v;
+    else if (!strcmp(key, "stride")) k->stride = (uint32_t)v;
+    else if (!strcmp(key, "streams")) k->streams = (int)v;
+    else if (!strcmp(key, "imbalance")) k->imbalance = (int)v;
+    else if (!strcmp(key, "work")) k->work = (enum mcf_work)v;
+}
+
+static const struct keydef *find_key(const char *key)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strcmp(test_keys[i].key, key) == 0)
+            return &test_keys[i];
+    return NULL;
+}
+
+static int valid_name(const char *s)
+{
+    if (!*s || strlen(s) >= MCF_NAME_LEN)
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
+            return 0;
+    return 1;
+}
+
+static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_deck *deck,
+                      struct mcf_deck_test *t, int index)
+{
+    yaml_document_t *doc = c->doc;
+    char owner[MCF_NAME_LEN + 16];
+    const yaml_node_t *kernel_node = NULL;
+    if (node->type != YAML_MAPPING_NODE)
+        return at(c, node, "test %d must be a mapping (name:, kernel:, ...), got %s", index + 1,
+                  node_kind(node));
+    memset(t, 0, sizeof *t);
+    t->line = (int)node->start_mark.line + 1;
+    t->repetitions = deck->repetitions;
+    t->warmup = deck->warmup;
+    struct mcf_kernel *k = &t->kernel;
+    k->family = MCF_FAMILY_COUNT;
+    k->dtype = MCF_DTYPE_COUNT;
+    k->occupancy = 0;          /* auto: fill the device */
+    k->level = MCF_LEVEL_HBM;
+    k->op = MCF_OP_TRIAD;
+    k->stride = 64;
+    k->imbalance = 1;
+    k->work = MCF_WORK_MEMORY;
+    k->seed = 20261122;
+
+    /* First pass: the name and the kernel family, so later messages can name them. */
+    snprintf(owner, sizeof owner, "test %d", index + 1);
+    for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
+        const yaml_node_t *kn = yaml_document_get_node(doc, p->key);
+        const yaml_node_t *vn = yaml_document_get_node(doc, p->value);
+        const char *key = scalar(kn);
+        if (key && !strcmp(key, "name")) {
+            const char *v = scalar(vn);
+            if (!v || !valid_name(v))
+                return at(c, vn, "test name must be 1-%d characters of letters, digits, '-', '_' or '.'",
+                          MCF_NAME_LEN - 1);
+            snprintf(t->name, sizeof t->name, "%s", v);
+            snprintf(owner, sizeof owner, "test '%s'", v);
+        } else if (key && !strcmp(key, "kernel")) {
+            kernel_node = vn;
+        }
+    }
+    if (!t->name[0])
+        return at(c, node, "%s has no 'name'", owner);
+    if (!kernel_node)
+        return at(c, node, "%s has no 'kernel' (one of matrix, valu, memory, latency, streams)", owner);
+    uint64_t fam;
+    MCF_TRY(scalar_value(c, find_key("kernel"), owner, kernel_node, &fam));
+    k->family = (enum mcf_family)fam;
+
+    /* Second pass: every other key. */
+    for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
+        const yaml_node_t *kn = yaml_document_get_node(doc, p->key);
+        const yaml_node_t *vn = yaml_document_get_node(doc, p->value);
+        const char *key = scalar(kn);
+        if (!key)
+            return at(c, kn, "keys must be plain names in %s", owner);
+        const struct keydef *kd = find_key(key);
+        if (!kd)
+            return at(c, kn, "unknown key '%s' in %s", key, owner);
+        if (!(kd->families & (1u << k->family)))
+            return at(c, kn, "key '%s' does not apply to kernel '%s' in %s", key,
+                      mcf_family_names[k->family], owner);
+        if (!strcmp(key, "name") || !strcmp(key, "kernel") || !strcmp(key, "description"))
+            continue;
+        if (kd->type == V_SHAPE) {
+            if (vn->type != YAML_SEQUENCE_NODE ||
+                vn->data.sequence.items.top - vn->data.sequence.items.start != 3)
+                return at(c, vn, "'shape' in %s must be a list of three integers [m, n, k]", owner);
+            for (int i = 0; i < 3; i++) {
+                const yaml_node_t *item = yaml_document_get_node(doc, vn->data.sequence.items.start[i]);
+                double v;
+                if (parse_int(scalar(item), &v) != 0 || v < kd->min || v > kd->max)
+                    return at(c, item, "'shape' in %s: each of m, n, k must be an integer between %.0f and %.0f",
+                              owner, kd->min, kd->max);
+                k->shape[i] = (int)v;
+            }
+            continue;
+        }
+        if (vn->type == YAML_SEQUENCE_NODE) {
+            if (!kd->sweepable)
+                return at(c, vn, "'%s' in %s cannot be a list", key, owner);
+            if (t->sweep_key[0])
+                return at(c, vn, "%s sweeps both '%s' and '%s': one list-valued key per test "
+                          "(write two tests)", owner, t->sweep_key, key);
+            int n = (int)(vn->data.sequence.items.top - vn->data.sequence.items.start);
+            if (n < 1 || n > MCF_MAX_SWEEP)
+                return at(c, vn, "'%s' in %s must list 1 to %d values", key, owner, MCF_MAX_SWEEP);
+            snprintf(t->sweep_key, sizeof t->sweep_key, "%s", key);
+            t->nsweep = n;
+            for (int i = 0; i < n; i++) {
+                const yaml_node_t *item = yaml_document_get_node(doc, vn->data.sequence.items.start[i]);
+                MCF_TRY(scalar_value(c, kd, owner, item, &t->sweep[i]));
+                for (int j = 0; j < i; j++)
+                    if (t->sweep[j] == t->sweep[i])
+                        return at(c, item, "'%s' in %s lists %s twice", key, owner, scalar(item));
+            }
+            set_field(t, key, t->sweep[0]);
+            continue;
+        }
+        uint64_t v;
+        MCF_TRY(scalar_value(c, kd, owner, vn, &v));
+        set_field(t, key, v);
+    }
+
+    /* Family requirements and cross-key rules. */
+    switch (k->family) {
+    case MCF_FAMILY_MATRIX:
+        if (k->dtype == MCF_DTYPE_COUNT)
+            return at(c, node, "%s (matrix) needs 'dtype'", owner);
+        if (!k->shape[0])
+            return at(c, node, "%s (matrix) needs 'shape: [m, n, k]'", owner);
+        if (!k->iterations) k->iterations = 4096;
+        break;
+    case MCF_FAMILY_VALU:
+        if (k->dtype == MCF_DTYPE_COUNT)
+            return at(c, node, "%s (valu) needs 'dtype'", owner);
+        if (!k->iterations) k->iterations = 1 << 16;
+        break;
+    case MCF_FAMILY_MEMORY:
+        if (k->dtype == MCF_DTYPE_COUNT) k->dtype = MCF_FP64;
+        if (k->dtype != MCF_FP64 && k->dtype != MCF_FP32)
+            return at(c, node, "%s (memory) 'dtype' must be fp64 or fp32", owner);
+        if (k->intensity && k->op != MCF_OP_FMA)
+            return at(c, node, "%s: 'intensity' needs 'op: fma'", owner);
+        if (!k->intensity) k->intensity = 1;
+        break;
+    case MCF_FAMILY_LATENCY:
+        if (!k->working_set)
+            return at(c, node, "%s (latency) needs 'working_set'", owner);
+        break;
+    case MCF_FAMILY_STREAMS:
+        if (!k->streams)
+            return at(c, node, "%s (streams) needs 'streams'", owner);
+        if (k->dtype == MCF_DTYPE_COUNT) k->dtype = MCF_FP64;
+        if (k->work == MCF_WORK_MATRIX && !k->shape[0])
+            return at(c, node, "%s: 'work: matrix' needs 'shape: [m, n, k]'", owner);
+        if (!k->iterations) k->iterations = 4096;
+        if (!k->bytes) k->bytes = 8u << 20;
+        break;
+    default:
+        break;
+    }
+    return MCF_OK;
+fail:
+    return c->e->rc;
+}
+
+static int parse_power(struct ctx *c, const yaml_node_t *node, struct mcf_deck *deck)
+{
+    if (node->type != YAML_MAPPING_NODE)
+        return at(c, node, "'power' must be a mapping (period_ms:, sources:)");
+    for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
+        const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
+        const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
+        const char *key = scalar(kn);
+        if (key && !strcmp(key, "period_ms")) {
+            double v;
+            if (parse_int(scalar(vn), &v) != 0 || v < 1 || v > 1000)
+                return at(c, vn, "'period_ms' in 'power' must be an integer between 1 and 1000");
+            deck->power_period_ms = (int)v;
+        } else if (key && !strcmp(key, "sources")) {
+            if (vn->type != YAML_SEQUENCE_NODE)
+                return at(c, vn, "'sources' in 'power' must be a list of nvml, rsmi, craypm");
+            for (yaml_node_item_t *i = vn->data.sequence.items.start; i < vn->data.sequence.items.top; i++) {
+                const yaml_node_t *item = yaml_document_get_node(c->doc, *i);
+                const char *s = scalar(item);
+                if (!s || mcf_name_index(power_source_names, 3, s) < 0)
+                    return at(c, item, "unknown power source '%s' (nvml, rsmi, craypm)", s ? s : "?");
+            }
+        } else {
+            return at(c, kn, "unknown key '%s' in 'power'", key ? key : "?");
+        }
+    }
+    return MCF_OK;
+}
+
+static int parse_defaults(struct ctx *c, const yaml_node_t *node, struct mcf_deck *deck)
+{
+    if (node->type != YAML_MAPPING_NODE)
+        return at(c, node, "'defaults' must be a mapping (repetitions:, warmup:)");
+    for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
+        const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
+        const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
+        const char *key = scalar(kn);
+        uint64_t v;
+        if (!key || (strcmp(key, "repetitions") && strcmp(key, "warmup")))
+            return at(c, kn, "unknown key '%s' in 'defaults' (repetitions, warmup)", key ? key : "?");
+        MCF_TRY(scalar_value(c, find_key(key), "'defaults'", vn, &v));
+        if (!strcmp(key, "repetitions")) deck->repetitions = (int)v;
+        else deck->warmup = (int)v;
+    }
+    return MCF_OK;
+fail:
+    return c->e->rc;
+}
+
+int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, struct mcf_err *e)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    int have_doc = 0;
+    struct ctx c = { path, &doc, e };
+    const yaml_node_t *tests = NULL, *defaults = NULL;
+
+    memset(deck, 0, sizeof *deck);
+    snprintf(deck->path, sizeof deck->path, "%s", path);
+    deck->repetitions = DEFAULT_REPETITIONS;
+    deck->warmup = DEFAULT_WARMUP;
+    deck->power_period_ms = DEFAULT_POWER_PERIOD_MS;
+    if (!(deck->text = strdup(text)))
+        MCF_FAIL(e, MCF_ERUNTIME, "out of memory");
+
+    if (!yaml_parser_initialize(&parser))
+        MCF_FAIL(e, MCF_ERUNTIME, "yaml_parser_initialize failed");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
+    if (!yaml_parser_load(&parser, &doc)) {
+        mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "%s:%lu:%lu: YAML syntax error: %s%s%s", path,
+                    (unsigned long)parser.problem_mark.line + 1,
+                    (unsigned long)parser.problem_mark.column + 1,
+                    parser.problem ? parser.problem : "unknown",
+                    parser.context ? " " : "", parser.context ? parser.context : "");
+        yaml_parser_delete(&parser);
+        goto fail;
+    }
+    have_doc = 1;
+    yaml_parser_delete(&parser);
+
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (!root)
+        MCF_FAIL(e, MCF_EINPUT, "%s:1:1: the deck is empty (it needs 'tests:')", path);
+    if (root->type != YAML_MAPPING_NODE) {
+        at(&c, root, "the deck must be a mapping with 'tests:' at the top level");
+        goto fail;
+    }
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+        const yaml_node_t *kn = yaml_document_get_node(&doc, p->key);
+        const yaml_node_t *vn = yaml_document_get_node(&doc, p->value);
+        const char *key = scalar(kn);
+        if (key && !strcmp(key, "tests")) tests = vn;
+        else if (key && !strcmp(key, "defaults")) defaults = vn;
+        else if (key && !strcmp(key, "power")) MCF_TRY(parse_power(&c, vn, deck));
+        else if (key && !strcmp(key, "name")) {
+            if (!scalar(vn) || !valid_name(scalar(vn))) { at(&c, vn, "deck 'name' must be a short word"); goto fail; }
+            snprintf(deck->name, sizeof deck->name, "%s", scalar(vn));
+        } else if (key && !strcmp(key, "description")) {
+            if (!scalar(vn)) { at(&c, vn, "'description' must be text"); goto fail; }
+        } else {
+            at(&c, kn, "unknown top-level key '%s' (name, description, defaults, power, tests)",
+               key ? key : "?");
+            goto fail;
+        }
+    }
+    if (defaults)
+        MCF_TRY(parse_defaults(&c, defaults, deck));
+    if (!tests) {
+        at(&c, root, "the deck has no 'tests:' list");
+        goto fail;
+    }
+    if (tests->type != YAML_SEQUENCE_NODE || tests->data.sequence.items.top == tests->data.sequence.items.start) {
+        at(&c, tests, "'tests' must be a non-empty list");
+        goto fail;
+    }
+    deck->ntests = (int)(tests->data.sequence.items.top - tests->data.sequence.items.start);
+    MCF_ALLOC(e, deck->tests, deck->ntests);
+    for (int i = 0; i < deck->ntests; i++) {
+        const yaml_node_t *tn = yaml_document_get_node(&doc, tests->data.sequence.items.start[i]);
+        MCF_TRY(parse_test(&c, tn, deck, &deck->tests[i], i));
+        for (int j = 0; j < i; j++)
+            if (!strcmp(deck->tests[j].name, deck->tests[i].name)) {
+                at(&c, tn, "test name '%s' is used twice (first at line %d)", deck->tests[i].name,
+                   deck->tests[j].line);
+                goto fail;
+            }
+    }
+    yaml_document_delete(&doc);
+    return MCF_OK;
+fail:
+    if (have_doc)
+        yaml_document_delete(&doc);
+    mcf_deck_free(deck);
+    return e->rc;
+}
+
+int mcf_deck_read(const char *path, char **text, struct mcf_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    *text = NULL;
+    if (!f)
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "--deck %s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    if (size < 0 || size > (1 << 22)) {
+        fclose(f);
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           "--deck %s: not a deck (%ld bytes; decks are text under 4 MiB)", path, size);
+    }
+    char *buf = malloc((size_t)size + 1);
+    if (!buf || fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        fclose(f);
+        free(buf);
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "--deck %s: read failed", path);
+    }
+    fclose(f);
+    buf[size] = '\0';
+    if (memchr(buf, '\0', (size_t)size)) {
+        free(buf);
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "--deck %s: binary file, not a YAML deck", path);
+    }
+    *text = buf;
+    return MCF_OK;
+}
+
+int mcf_deck_load(const char *path, struct mcf_deck *deck, struct mcf_err *e)
+{
+    char *text;
+    MCF_TRY(mcf_deck_read(path, &text, e));
+    int rc = mcf_deck_parse(path, text, deck, e);
+    free(text);
+    return rc;
+fail:
+    return e->rc;
+}
+
+void mcf_deck_free(struct mcf_deck *deck)
+{
+    free(deck->text);
+    free(deck->tests);
+    deck->text = NULL;
+    deck->tests = NULL;
+    deck->ntests = 0;
+}
+
+#define QUICK_MAX_BYTES (16ull << 20)
+#define QUICK_MAX_ITER 1024ull
+
+static uint64_t cap(uint64_t v, uint64_t limit) { return v > limit ? limit : v; }
+
+void mcf_deck_quick(struct mcf_deck *deck)
+{
+    deck->quick = 1;
+    for (int i = 0; i < deck->ntests; i++) {
+        struct mcf_deck_test *t = &deck->tests[i];
+        struct mcf_kernel *k = &t->kernel;
+        t->repetitions = t->repetitions < 3 ? t->repetitions : 3;
+        t->warmup = t->warmup < 1 ? t->warmup : 1;
+        k->iterations = cap(k->iterations, QUICK_MAX_ITER);
+        if (k->bytes) k->bytes = cap(k->bytes, QUICK_MAX_BYTES);
+        k->working_set = cap(k->working_set, QUICK_MAX_BYTES);
+        /* cap the sweep points too, dropping those that become duplicates */
+        int kept = 0;
+        for (int s = 0; s < t->nsweep; s++) {
+            uint64_t v = t->sweep[s];
+            if (!strcmp(t->sweep_key, "bytes") || !strcmp(t->sweep_key, "working_set"))
+                v = v ? cap(v, QUICK_MAX_BYTES) : 0;
+            else if (!strcmp(t->sweep_key, "iterations"))
+                v = cap(v, QUICK_MAX_ITER);
+            int dup = 0;
+            for (int j = 0; j < kept; j++)
+                dup |= t->sweep[j] == v;
+            if (!dup)
+                t->sweep[kept++] = v;
+        }
+        t->nsweep = kept;
+    }
+}
+
+/* "auto" sizes, from the device: main memory well beyond the last-level cache,
+ * cache levels well inside theirs. */
+static uint64_t auto_bytes(const struct mcf_kernel *k, const struct mcf_device_info *d)
+{
+    uint64_t llc = d->cache_bytes ? d->cache_bytes : (32ull << 20);
+    uint64_t l1 = d->l1_bytes ? d->l1_bytes : (32ull << 10);
+    switch (k->level) {
+    case MCF_LEVEL_L2: return llc / 4;
+    case MCF_LEVEL_L1: return l1 / 2;
+    case MCF_LEVEL_LDS: return l1 / 4;
+    default: {
+        uint64_t b = 4 * llc;
+        if (b < (64ull << 20)) b = 64ull << 20;
+        if (d->memory_bytes && b > d->memory_bytes / 16) b = d->memory_bytes / 16;
+        return b;
+    }
+    }
+}
+
+int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *dev,
+                    struct mcf_instance **out, int *count, struct mcf_err *e)
+{
+    int n = 0;
+    for (int i = 0; i < deck->ntests; i++)
+        n += deck->tests[i].nsweep ? deck->tests[i].nsweep : 1;
+    struct mcf_instance *v = NULL;
+    MCF_ALLOC(e, v, n);
+    int j = 0;
+    for (int i = 0; i < deck->ntests; i++) {
+        const struct mcf_deck_test *t = &deck->tests[i];
+        int points = t->nsweep ? t->nsweep : 1;
+        for (int p = 0; p < points; p++, j++) {
+            struct mcf_instance *in = &v[j];
+            struct mcf_deck_test tmp = *t;
+            in->test = t;
+            in->repetitions = t->repetitions;
+            in->warmup = t->warmup;
+            if (t->nsweep) {
+                set_field(&tmp, t->sweep_key, t->sweep[p]);
+                in->sweep_value = t->sweep[p];
+                snprintf(in->name, sizeof in->name, "%s:%s=%llu", t->name, t->sweep_key,
+                         (unsigned long long)t->sweep[p]);
+            } else {
+                snprintf(in->name, sizeof in->name, "%s", t->name);
+            }
+            in->kernel = tmp.kernel;
+            if (in->kernel.family == MCF_FAMILY_MEMORY && in->kernel.bytes == 0) {
+                in->kernel.bytes = auto_bytes(&in->kernel, dev);
+                if (deck->quick)
+                    in->kernel.bytes = cap(in->kernel.bytes, QUICK_MAX_BYTES);
+            }
+            mcf_kernel_label(&in->kernel);
+        }
+    }
+    *out = v;
+    *count = n;
+    return MCF_OK;
+fail:
+    return e->rc;
+}

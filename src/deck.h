@@ -1,0 +1,67 @@
+/* Decks: YAML lists of tests, validated completely before any rank starts work.
+ * The format is documented in docs/decks.md. */
+#ifndef MCF_DECK_H
+#define MCF_DECK_H
+
+#include <stdint.h>
+
+#include "backend.h"
+#include "error.h"
+#include "kernel.h"
+
+#define MCF_MAX_SWEEP 64
+#define MCF_NAME_LEN 64
+
+/* A value of 0 for bytes means "auto": resolved from rank 0's device. */
+struct mcf_deck_test {
+    char name[MCF_NAME_LEN];
+    struct mcf_kernel kernel;        /* parameters; the swept one holds the first point */
+    int repetitions, warmup;
+    char sweep_key[32];              /* "" when the test has no list-valued key */
+    int nsweep;
+    uint64_t sweep[MCF_MAX_SWEEP];
+    int line;                        /* where the test starts in the deck */
+};
+
+struct mcf_deck {
+    char path[512];
+    char *text;                      /* the whole deck, recorded in /meta */
+    char name[MCF_NAME_LEN];
+    int repetitions, warmup;         /* defaults for tests */
+    int power_period_ms;             /* sampling period (power issue) */
+    int quick;                       /* --quick applied */
+    int ntests;
+    struct mcf_deck_test *tests;
+};
+
+/* One test at one sweep point: what the runner executes and records. */
+struct mcf_instance {
+    char name[MCF_NAME_LEN + 48];    /* test name, or "name:key=value" for a sweep point */
+    const struct mcf_deck_test *test;
+    struct mcf_kernel kernel;
+    int repetitions, warmup;
+    uint64_t sweep_value;
+};
+
+/* Parses text (named path in messages). MCF_EINPUT with "path:line:col: ..." on error. */
+int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, struct mcf_err *e);
+/* Reads a deck file into *text (caller frees). */
+int mcf_deck_read(const char *path, char **text, struct mcf_err *e);
+int mcf_deck_load(const char *path, struct mcf_deck *deck, struct mcf_err *e);
+void mcf_deck_free(struct mcf_deck *deck);
+
+/* --quick: few repetitions and small sizes, a smoke run in seconds. */
+void mcf_deck_quick(struct mcf_deck *deck);
+
+/* Expands sweeps into instances, resolving "auto" sizes from dev (rank 0's
+ * device, so every rank runs identical work). Caller frees *out. */
+int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *dev,
+                    struct mcf_instance **out, int *count, struct mcf_err *e);
+
+/* The built-in default deck (input/default.yaml, compiled in). */
+extern const char mcf_default_deck[];
+
+/* Parses "64MiB", "4 KiB", "1GB", "4096"; -1 when malformed. */
+int mcf_parse_size(const char *s, uint64_t *out);
+
+#endif

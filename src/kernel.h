@@ -1,0 +1,98 @@
+/* Kernels as data. A kernel is a family, a data type, a shape and a size; the
+ * work one "unit" does (FLOPs, bytes) is a property of the descriptor, and the
+ * backend only says how many units a timed repetition executed. Every kernel
+ * of every backend goes through one timing, verification and recording path
+ * (runner.c), in the manner of BabelStream's benchmark.h. */
+#ifndef MCF_KERNEL_H
+#define MCF_KERNEL_H
+
+#include <stdint.h>
+
+enum mcf_family {
+    MCF_FAMILY_MATRIX,   /* matrix-core / tensor-core tiles */
+    MCF_FAMILY_VALU,     /* vector FMA peak */
+    MCF_FAMILY_MEMORY,   /* bandwidth at a level of the hierarchy, and the intensity sweep */
+    MCF_FAMILY_LATENCY,  /* pointer chase */
+    MCF_FAMILY_STREAMS,  /* multi-stream concurrency */
+    MCF_FAMILY_COUNT
+};
+
+enum mcf_dtype {
+    MCF_FP64, MCF_FP32, MCF_TF32, MCF_FP16, MCF_FP16_ACC16, MCF_BF16,
+    MCF_FP8_E4M3, MCF_FP8_E5M2, MCF_INT8, MCF_FP16X2, MCF_DTYPE_COUNT
+};
+
+enum mcf_level { MCF_LEVEL_HBM, MCF_LEVEL_L2, MCF_LEVEL_L1, MCF_LEVEL_LDS, MCF_LEVEL_COUNT };
+enum mcf_memop { MCF_OP_READ, MCF_OP_COPY, MCF_OP_TRIAD, MCF_OP_FMA, MCF_OP_COUNT };
+enum mcf_mode { MCF_MODE_THROUGHPUT, MCF_MODE_LATENCY, MCF_MODE_COUNT };
+enum mcf_work { MCF_WORK_MATRIX, MCF_WORK_MEMORY, MCF_WORK_COUNT };
+enum mcf_inputs { MCF_INPUTS_RANDOM, MCF_INPUTS_ZERO, MCF_INPUTS_COUNT };
+
+#define MCF_MAX_STREAMS 16
+#define MCF_MAX_METRICS (8 + 2 * MCF_MAX_STREAMS)
+
+struct mcf_kernel {
+    char label[128];
+    enum mcf_family family;
+    enum mcf_dtype dtype;
+    int shape[3];             /* matrix: m, n, k of one tile / instruction */
+    enum mcf_mode mode;       /* matrix: throughput or dependent-chain latency */
+    int occupancy;            /* concurrent workers: host threads, GPU warps or waves */
+    uint64_t iterations;      /* inner iterations per timed repetition */
+    enum mcf_level level;
+    enum mcf_memop op;
+    uint64_t bytes;           /* memory: bytes per array; streams: bytes per stream */
+    int intensity;            /* memory op fma: FMAs per loaded element */
+    uint64_t working_set;     /* latency: bytes chased */
+    uint32_t stride;          /* latency: bytes between chased elements */
+    int streams;              /* streams: concurrent streams */
+    int imbalance;            /* streams: stream 0 does this many times the work */
+    enum mcf_work work;       /* streams: what each stream runs */
+    enum mcf_inputs inputs;
+    uint64_t seed;            /* random inputs are drawn from this seed */
+    int inject_fault;         /* testing: corrupt one output element before verify */
+};
+
+/* What a backend returns for one timed repetition. */
+struct mcf_sample {
+    double seconds;           /* device-timed (events, in-kernel clocks, or a monotonic host clock) */
+    double units;             /* work units executed (tile MMAs, elements, loads, FMAs) */
+    double clock_mhz;         /* clock measured during the kernel; 0 when the backend cannot */
+    int nstreams;             /* streams family */
+    double stream_start[MCF_MAX_STREAMS];  /* concurrent run, seconds from a common origin */
+    double stream_end[MCF_MAX_STREAMS];
+    double stream_alone[MCF_MAX_STREAMS];  /* the same stream's kernel run by itself */
+};
+
+/* The work one unit represents, from the descriptor alone. */
+double mcf_kernel_flops_per_unit(const struct mcf_kernel *k);
+double mcf_kernel_bytes_per_unit(const struct mcf_kernel *k);
+int mcf_dtype_size(enum mcf_dtype t);
+
+/* A recorded metric: name, unit, and how it is computed from a sample. */
+struct mcf_metric {
+    char name[32];
+    const char *unit;
+    double (*value)(const struct mcf_kernel *k, const struct mcf_sample *s, int index);
+    int index;                /* which stream, for per-stream metrics */
+    int detail;               /* recorded, but left out of the printed summary */
+};
+
+/* The metrics a kernel records; the same on every rank (they depend on the
+ * descriptor and the backend's capabilities, never on a run's outcome). */
+int mcf_kernel_metrics(const struct mcf_kernel *k, unsigned backend_caps,
+                       struct mcf_metric *out, int max);
+
+/* Names, for decks, labels and the results file. */
+extern const char *const mcf_family_names[MCF_FAMILY_COUNT];
+extern const char *const mcf_dtype_names[MCF_DTYPE_COUNT];
+extern const char *const mcf_level_names[MCF_LEVEL_COUNT];
+extern const char *const mcf_memop_names[MCF_OP_COUNT];
+extern const char *const mcf_mode_names[MCF_MODE_COUNT];
+extern const char *const mcf_work_names[MCF_WORK_COUNT];
+extern const char *const mcf_inputs_names[MCF_INPUTS_COUNT];
+int mcf_name_index(const char *const *names, int count, const char *name);
+
+void mcf_kernel_label(struct mcf_kernel *k);
+
+#endif

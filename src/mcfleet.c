@@ -1,0 +1,58 @@
+#include "mcfleet.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "error.h"
+#include "options.h"
+#include "report.h"
+#include "runner.h"
+
+int mcfleet_main(int argc, char **argv)
+{
+    struct mcf_options o;
+    struct mcf_err e = { 0 };
+    int rank = 0, initialized = 0;
+    MPI_Initialized(&initialized);
+    if (initialized)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (mcf_options_parse(argc, argv, &o, &e) != MCF_OK) {
+        if (rank == 0)
+            fprintf(stderr, "mcfleet: %s\nTry 'mcfleet --help'.\n", e.msg);
+        return MCF_EXIT_USAGE;
+    }
+    if (o.help) {
+        if (rank == 0) mcf_usage(stdout);
+        return MCF_EXIT_OK;
+    }
+    if (o.version) {
+        if (rank == 0) printf("mcfleet %s\n%s\n", PACKAGE_VERSION, MCF_BUILD_INFO);
+        return MCF_EXIT_OK;
+    }
+    if (o.report) {
+        if (rank == 0 && mcf_report_file(o.report_file, stdout, &e) != MCF_OK) {
+            fprintf(stderr, "mcfleet: %s\n", e.msg);
+            return mcf_exit_code(e.rc);
+        }
+        return MCF_EXIT_OK;
+    }
+    if (!initialized) {
+        fprintf(stderr, "mcfleet: internal error: MPI is not initialised\n");
+        return MCF_EXIT_RUNTIME;
+    }
+    return mcf_run(&o, MPI_COMM_WORLD);
+}
+
+int mcfleet_needs_mpi(int argc, char **argv)
+{
+    if (argc > 1 && argv[1][0] != '-')
+        return 0;   /* a subcommand (report) or a stray word: no MPI */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-V") || !strcmp(a, "--version"))
+            return 0;
+    }
+    return 1;
+}

@@ -1,0 +1,129 @@
+#include "options.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+void mcf_usage(FILE *out)
+{
+    fprintf(out,
+"Usage: srun [...] mcfleet [OPTIONS]        run the deck on every rank, one rank per GPU\n"
+"       mpirun -np N mcfleet [OPTIONS]\n"
+"       mcfleet report FILE.h5              print the fleet summary of a results file\n"
+"\n"
+"All ranks run the same micro-benchmarks, started together on a common clock;\n"
+"every rank's results go to one HDF5 file, and rank 0 prints the fleet summary.\n"
+"\n"
+"Options:\n"
+"  --deck FILE          YAML deck of tests (default: the built-in default deck, the\n"
+"                       same as input/default.yaml; see docs/decks.md)\n"
+"  -o, --output FILE    results file (default: mcfleet-<SLURM_JOB_ID>.h5, or\n"
+"                       mcfleet-<date>-<time>.h5 outside Slurm). Written as\n"
+"                       FILE.partial and renamed only when complete.\n"
+"  --backend NAME       auto (default: a GPU backend when a GPU is seen, else host),\n"
+"                       host, cuda or hip\n"
+"  --quick              few repetitions and small sizes: a smoke run in seconds\n"
+"  --list               print the deck's tests (sweeps expanded) and exit\n"
+"  --hdf5-mode MODE     collective (parallel HDF5, the default when available) or\n"
+"                       gather (rank 0 gathers and writes)\n"
+"  -v, --verbose        more progress output\n"
+"  -h, --help           this help\n"
+"  -V, --version        print the version\n"
+"\n"
+"Exit codes:\n"
+"  0  every kernel ran and verified (unsupported kernels are recorded, not errors)\n"
+"  1  a kernel produced a wrong result (it is recorded as a failure, never a timing)\n"
+"  2  usage or input error: a bad option, or a deck error reported as file:line:col\n"
+"  3  runtime error: device, MPI or I/O (e.g. an unwritable output path)\n"
+"\n"
+"Environment:\n"
+"  MCFLEET_HOST_THREADS       worker threads per rank for the host backend\n"
+"  MCFLEET_INJECT_FAULT=P[@R] testing only: corrupt the output of tests matching\n"
+"                             the glob P (on rank R only); recorded in /meta/injected\n"
+"\n"
+"Examples:\n"
+"  srun -N 64 --gpus-per-task=1 mcfleet --deck input/acceptance.yaml\n"
+"  mpirun -np 2 mcfleet --backend host --quick -o smoke.h5\n"
+"  mcfleet report smoke.h5\n"
+"\n"
+"Documentation: README.md, docs/decks.md, docs/results-format.md\n");
+}
+
+int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_err *e)
+{
+    enum { OPT_DECK = 256, OPT_BACKEND, OPT_QUICK, OPT_LIST, OPT_H5MODE };
+    static const struct option longopts[] = {
+        { "deck", required_argument, NULL, OPT_DECK },
+        { "output", required_argument, NULL, 'o' },
+        { "backend", required_argument, NULL, OPT_BACKEND },
+        { "quick", no_argument, NULL, OPT_QUICK },
+        { "list", no_argument, NULL, OPT_LIST },
+        { "hdf5-mode", required_argument, NULL, OPT_H5MODE },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 }
+    };
+    memset(o, 0, sizeof *o);
+    o->backend = "auto";
+    size_t used = 0;
+    for (int i = 0; i < argc && used < sizeof o->command_line - 1; i++) {
+        int n = snprintf(o->command_line + used, sizeof o->command_line - used, "%s%s", i ? " " : "", argv[i]);
+        if (n > 0) used += (size_t)n;
+    }
+    if (argc > 1 && strcmp(argv[1], "report") == 0) {
+        o->report = 1;
+        if (argc != 3)
+            return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "usage: mcfleet report FILE.h5");
+        o->report_file = argv[2];
+        return MCF_OK;
+    }
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:vhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_DECK: o->deck = optarg; break;
+        case 'o':
+            if (!*optarg)
+                return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "--output: empty file name");
+            o->output = optarg;
+            break;
+        case OPT_BACKEND: {
+            int known = 0;
+            for (int i = 0; mcf_backend_known[i]; i++)
+                known |= strcmp(mcf_backend_known[i], optarg) == 0;
+            if (!known)
+                return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                                   "--backend: unknown backend '%s' (auto, host, cuda or hip)", optarg);
+            o->backend = optarg;
+            break;
+        }
+        case OPT_QUICK: o->quick = 1; break;
+        case OPT_LIST: o->list = 1; break;
+        case OPT_H5MODE:
+            if (strcmp(optarg, "collective") && strcmp(optarg, "gather"))
+                return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                                   "--hdf5-mode: '%s' is neither collective nor gather", optarg);
+            o->h5_mode = optarg;
+            break;
+        case 'v': o->verbose++; break;
+        case 'h': o->help = 1; break;
+        case 'V': o->version = 1; break;
+        case ':':
+            return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "option '%s' needs a value",
+                               argv[optind - 1]);
+        default:
+            return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "unknown option '%s'",
+                               argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           "unexpected argument '%s' (did you mean 'mcfleet report %s'?)",
+                           argv[optind], argv[optind]);
+    return MCF_OK;
+}

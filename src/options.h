@@ -1,0 +1,25 @@
+/* Command-line options of a run. */
+#ifndef MCF_OPTIONS_H
+#define MCF_OPTIONS_H
+
+#include <stdio.h>
+
+#include "error.h"
+
+struct mcf_options {
+    const char *deck;          /* NULL: the built-in default deck */
+    const char *output;        /* NULL: mcfleet-<SLURM_JOB_ID or timestamp>.h5 */
+    const char *backend;       /* auto, host, cuda, hip */
+    const char *h5_mode;       /* NULL: collective when available; "gather" */
+    int quick, list, verbose, help, version;
+    int report;                /* "mcfleet report FILE" */
+    const char *report_file;
+    int sync_rounds;
+    char command_line[4096];
+};
+
+/* Parses argv; MCF_EINPUT naming the option on a bad one. */
+int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_err *e);
+void mcf_usage(FILE *out);
+
+#endif

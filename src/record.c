@@ -1,0 +1,194 @@
+#include "record.h"
+
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+
+const char *const mcf_test_bookkeeping[] = {
+    "verified", "status", "message", "start_skew_us", "warmup_runs", "rep_start_s", "rep_end_s", NULL
+};
+
+static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct mcf_deck *deck,
+                       const struct mcf_backend *be, const struct mcf_options *o,
+                       const char *start_time, struct mcf_err *e)
+{
+    char mpi[MPI_MAX_LIBRARY_VERSION_STRING], hdf5[64], end_time[32];
+    int len = 0;
+    unsigned maj, min, rel;
+    const char *inject = getenv("MCFLEET_INJECT_FAULT");
+    time_t now = time(NULL);
+    struct tm tm;
+    MPI_Get_library_version(mpi, &len);
+    mpi[strcspn(mpi, "\n")] = '\0';
+    H5get_libversion(&maj, &min, &rel);
+    snprintf(hdf5, sizeof hdf5, "%u.%u.%u%s", maj, min, rel, mcf_h5_parallel_available() ? " (parallel)" : "");
+    gmtime_r(&now, &tm);
+    strftime(end_time, sizeof end_time, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+    MCF_TRY(mcf_h5_group(h, "/meta", e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "mcfleet_version", PACKAGE_VERSION, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "start_time", start_time, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "end_time", end_time, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "command_line", o->command_line, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "backend", be->name, e));
+    MCF_TRY(mcf_h5_attr_long(h, "/meta", "nranks", t->size, e));
+    MCF_TRY(mcf_h5_attr_long(h, "/meta", "nnodes", t->nnodes, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "deck", deck->text, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "deck_path", deck->path, e));
+    MCF_TRY(mcf_h5_attr_long(h, "/meta", "quick", o->quick, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "mpi_library", mpi, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "hdf5_version", hdf5, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "hdf5_write_mode", mcf_h5_mode_name(h->mode), e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "build", MCF_BUILD_INFO, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "clock", "CLOCK_MONOTONIC, offsets to rank 0 by min-RTT ping-pong", e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected", inject ? inject : "", e));
+    MCF_TRY(mcf_h5_attr_long(h, "/meta", "complete", 1, e));
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+static int record_ranks(struct mcf_h5 *h, const struct mcf_topo *t, const struct mcf_device_info *d,
+                        int device, const struct mcf_clocksync *cs, struct mcf_err *e)
+{
+    MCF_TRY(mcf_h5_group(h, "/ranks", e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/hostname", t->hostname, e));
+    MCF_TRY(mcf_h5_rows_long(h, "/ranks/node", t->node_index, e));
+    MCF_TRY(mcf_h5_rows_long(h, "/ranks/local_rank", t->local_rank, e));
+    MCF_TRY(mcf_h5_rows_long(h, "/ranks/device", device, e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/device_name", d->name, e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/device_uuid", d->uuid, e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/pci_bus_id", d->pci_bus_id, e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/driver", d->driver, e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/device_arch", d->arch, e));
+    MCF_TRY(mcf_h5_rows_long(h, "/ranks/compute_units", d->compute_units, e));
+    MCF_TRY(mcf_h5_rows_double(h, "/ranks/device_clock_mhz", &d->clock_mhz, 0, "MHz", e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/cpu_affinity", t->affinity, e));
+    MCF_TRY(mcf_h5_rows_double(h, "/ranks/clock_offset_s", &cs->offset, 0, "s", e));
+    MCF_TRY(mcf_h5_rows_double(h, "/ranks/clock_sync_rtt_s", &cs->rtt, 0, "s", e));
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+/* The test's parameters, as attributes of its group: only those of its family. */
+static int record_params(struct mcf_h5 *h, const char *g, const struct mcf_instance *in,
+                         struct mcf_err *e)
+{
+    const struct mcf_kernel *k = &in->kernel;
+    char shape[64];
+    MCF_TRY(mcf_h5_attr_str(h, g, "test", in->test->name, e));
+    MCF_TRY(mcf_h5_attr_str(h, g, "kernel", mcf_family_names[k->family], e));
+    MCF_TRY(mcf_h5_attr_str(h, g, "label", k->label, e));
+    MCF_TRY(mcf_h5_attr_long(h, g, "repetitions", in->repetitions, e));
+    MCF_TRY(mcf_h5_attr_long(h, g, "warmup", in->warmup, e));
+    MCF_TRY(mcf_h5_attr_long(h, g, "seed", (long long)k->seed, e));
+    MCF_TRY(mcf_h5_attr_str(h, g, "sweep_key", in->test->sweep_key, e));
+    MCF_TRY(mcf_h5_attr_long(h, g, "sweep_value", (long long)in->sweep_value, e));
+    switch (k->family) {
+    case MCF_FAMILY_MATRIX:
+        snprintf(shape, sizeof shape, "%dx%dx%d", k->shape[0], k->shape[1], k->shape[2]);
+        MCF_TRY(mcf_h5_attr_str(h, g, "shape", shape, e));
+        MCF_TRY(mcf_h5_attr_str(h, g, "mode", mcf_mode_names[k->mode], e));
+        __attribute__((fallthrough));   /* and dtype, occupancy, iterations, inputs */
+    case MCF_FAMILY_VALU:
+        MCF_TRY(mcf_h5_attr_str(h, g, "dtype", mcf_dtype_names[k->dtype], e));
+        MCF_TRY(mcf_h5_attr_long(h, g, "occupancy", k->occupancy, e));
+        MCF_TRY(mcf_h5_attr_long(h, g, "iterations", (long long)k->iterations, e));
+        MCF_TRY(mcf_h5_attr_str(h, g, "inputs", mcf_inputs_names[k->inputs], e));
+        break;
+    case MCF_FAMILY_MEMORY:
+        MCF_TRY(mcf_h5_attr_str(h, g, "dtype", mcf_dtype_names[k->dtype], e));
+        MCF_TRY(mcf_h5_attr_str(h, g, "level", mcf_level_names[k->level], e));
+        MCF_TRY(mcf_h5_attr_str(h, g, "op", mcf_memop_names[k->op], e));
+        MCF_TRY(mcf_h5_attr_long(h, g, "bytes", (long long)k->bytes, e));
+        MCF_TRY(mcf_h5_attr_long(h, g, "intensity", k->intensity, e));
+        MCF_TRY(mcf_h5_attr_long(h, g, "occupancy", k->occupancy, e));
+        break;
+    case MCF_FAMILY_LATENCY:
+        MCF_TRY(mcf_h5_attr_long(h, g, "working_set", (long long)k->working_set, e));
+        MCF_TRY(mcf_h5_attr_long(h, g, "stride", k->stride, e));
+        MCF_TRY(mcf_h5_attr_long(h, g, "iterations", (long long)k->iterations, e));
+        break;
+    case MCF_FAMILY_STREAMS:
+        MCF_TRY(mcf_h5_attr_long(h, g, "streams", k->streams, e));
+        MCF_TRY(mcf_h5_attr_long(h, g, "imbalance", k->imbalance, e));
+        MCF_TRY(mcf_h5_attr_str(h, g, "work", mcf_work_names[k->work], e));
+        MCF_TRY(mcf_h5_attr_str(h, g, "dtype", mcf_dtype_names[k->dtype], e));
+        MCF_TRY(mcf_h5_attr_long(h, g, "bytes", (long long)k->bytes, e));
+        MCF_TRY(mcf_h5_attr_long(h, g, "iterations", (long long)k->iterations, e));
+        break;
+    default:
+        break;
+    }
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+static int record_test(struct mcf_h5 *h, const struct mcf_result *r, struct mcf_err *e)
+{
+    const struct mcf_instance *in = r->inst;
+    char g[256], path[512], names[1024] = "", summary[1024] = "";
+    int reps = in->repetitions, ran = r->status == MCF_STATUS_VERIFIED, any_ran = 0;
+    MCF_MPI(e, MPI_Allreduce(&ran, &any_ran, 1, MPI_INT, MPI_MAX, h->comm));
+    snprintf(g, sizeof g, "/results/%s", in->name);
+    MCF_TRY(mcf_h5_group(h, g, e));
+    MCF_TRY(record_params(h, g, in, e));
+    /* Metrics exist only where some rank produced a verified figure; the
+     * others' rows are NaN. Their set is the same on every rank. */
+    if (any_ran) {
+        for (int m = 0; m < r->nmetrics; m++) {
+            snprintf(path, sizeof path, "%s/%s", g, r->metrics[m].name);
+            MCF_TRY(mcf_h5_rows_double(h, path, r->values + (size_t)m * reps, reps, r->metrics[m].unit, e));
+            if (m) strncat(names, ",", sizeof names - strlen(names) - 1);
+            strncat(names, r->metrics[m].name, sizeof names - strlen(names) - 1);
+            if (!r->metrics[m].detail) {
+                if (summary[0]) strncat(summary, ",", sizeof summary - strlen(summary) - 1);
+                strncat(summary, r->metrics[m].name, sizeof summary - strlen(summary) - 1);
+            }
+        }
+        snprintf(path, sizeof path, "%s/rep_start_s", g);
+        MCF_TRY(mcf_h5_rows_double(h, path, r->rep_start, reps, "s since rank 0's clock origin", e));
+        snprintf(path, sizeof path, "%s/rep_end_s", g);
+        MCF_TRY(mcf_h5_rows_double(h, path, r->rep_end, reps, "s since rank 0's clock origin", e));
+    }
+    MCF_TRY(mcf_h5_attr_str(h, g, "metrics", names, e));
+    MCF_TRY(mcf_h5_attr_str(h, g, "summary_metrics", summary, e));
+    snprintf(path, sizeof path, "%s/verified", g);
+    MCF_TRY(mcf_h5_rows_long(h, path, r->status == MCF_STATUS_VERIFIED, e));
+    snprintf(path, sizeof path, "%s/status", g);
+    MCF_TRY(mcf_h5_rows_long(h, path, r->status, e));
+    snprintf(path, sizeof path, "%s/message", g);
+    MCF_TRY(mcf_h5_rows_str(h, path, r->message, e));
+    snprintf(path, sizeof path, "%s/start_skew_us", g);
+    MCF_TRY(mcf_h5_rows_double(h, path, &r->start_skew_us, 0, "us", e));
+    snprintf(path, sizeof path, "%s/warmup_runs", g);
+    MCF_TRY(mcf_h5_rows_long(h, path, r->warmup_runs, e));
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct mcf_deck *deck,
+                   const struct mcf_backend *be, const struct mcf_device_info *dev, int device,
+                   const struct mcf_clocksync *cs, const struct mcf_options *o,
+                   const char *start_time, const struct mcf_instance *inst,
+                   const struct mcf_result *res, int n, struct mcf_err *e)
+{
+    (void)inst;
+    MCF_TRY(record_ranks(h5, topo, dev, device, cs, e));
+    MCF_TRY(mcf_h5_group(h5, "/results", e));
+    MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", n, e));
+    for (int i = 0; i < n; i++)
+        MCF_TRY(record_test(h5, &res[i], e));
+    /* /meta last: its `complete` says everything above is there */
+    MCF_TRY(record_meta(h5, topo, deck, be, o, start_time, e));
+    return MCF_OK;
+fail:
+    return e->rc;
+}

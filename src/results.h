@@ -1,0 +1,31 @@
+/* What one rank measured for one test instance, before it is written. */
+#ifndef MCF_RESULTS_H
+#define MCF_RESULTS_H
+
+#include "deck.h"
+#include "error.h"
+#include "kernel.h"
+
+enum mcf_status {
+    MCF_STATUS_VERIFIED = 1,      /* ran, and the output matched the reference */
+    MCF_STATUS_WRONG = 0,         /* ran, and the output was wrong: no timing is reported */
+    MCF_STATUS_UNSUPPORTED = -1,  /* the backend cannot run this kernel */
+    MCF_STATUS_ERROR = -2         /* a runtime failure (allocation, device, timer) */
+};
+
+struct mcf_result {
+    const struct mcf_instance *inst;
+    enum mcf_status status;
+    char message[MCF_ERRMSG_LEN];
+    int nmetrics;
+    struct mcf_metric metrics[MCF_MAX_METRICS];
+    double *values;               /* nmetrics x repetitions, NaN where not measured */
+    double *rep_start, *rep_end;  /* per repetition, on rank 0's time base */
+    double start_skew_us;
+    int warmup_runs;
+    double elapsed_s;
+};
+
+void mcf_results_free(struct mcf_result *r, int n);
+
+#endif

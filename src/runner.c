@@ -1,0 +1,362 @@
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "agree.h"
+#include "backend.h"
+#include "clocksync.h"
+#include "deck.h"
+#include "h5out.h"
+#include "mcfleet.h"
+#include "record.h"
+#include "report.h"
+#include "results.h"
+#include "topo.h"
+
+#define SYNC_ROUNDS 16
+
+struct run {
+    const struct mcf_options *o;
+    struct mcf_topo topo;
+    struct mcf_deck deck;
+    struct mcf_backend be;
+    void *state;
+    int have_state;
+    int device;
+    struct mcf_device_info dev;
+    struct mcf_clocksync cs;
+    double lead;                 /* how far ahead each test's start deadline is set */
+    double t_start;              /* rank 0's clock at the first test */
+    struct mcf_instance *inst;
+    int ninst;
+    struct mcf_result *res;
+    char start_time[32], output[1024];
+};
+
+static void say(const struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const struct run *r, const char *fmt, ...)
+{
+    if (r->topo.rank != 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+}
+
+/* Rank 0 reads the deck; every rank parses the same text, so all agree on
+ * every error and every test without broadcasting parsed data. */
+static int load_deck(struct run *r, struct mcf_err *e)
+{
+    char *text = NULL;
+    long len = 0;
+    const char *path = r->o->deck ? r->o->deck : "default.yaml (built in)";
+    if (r->topo.rank == 0) {
+        if (r->o->deck)
+            mcf_deck_read(r->o->deck, &text, e);
+        else if (!(text = strdup(mcf_default_deck)))
+            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory");
+        len = text ? (long)strlen(text) + 1 : 0;
+    }
+    MCF_TRY(mcf_agree(r->topo.world, e));
+    MCF_MPI(e, MPI_Bcast(&len, 1, MPI_LONG, 0, r->topo.world));
+    if (r->topo.rank != 0 && !(text = malloc((size_t)len)))
+        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory");
+    MCF_TRY(mcf_agree(r->topo.world, e));
+    MCF_MPI(e, MPI_Bcast(text, (int)len, MPI_CHAR, 0, r->topo.world));
+    MCF_TRY(mcf_deck_parse(path, text, &r->deck, e));
+    e->agreed = 1;   /* every rank parsed the same text */
+    if (r->o->quick)
+        mcf_deck_quick(&r->deck);
+    free(text);
+    return MCF_OK;
+fail:
+    free(text);
+    return e->rc;
+}
+
+static int open_backend(struct run *r, const char *name, struct mcf_err *e)
+{
+    struct mcf_rank_env env = { r->topo.local_rank, r->topo.local_size, r->topo.ncpus };
+    int count = 0;
+    MCF_TRY(mcf_backend_select(name, &r->be, e));
+    MCF_TRY(r->be.init(&r->state, &env, e));
+    r->have_state = 1;
+    MCF_TRY(r->be.device_count(r->state, &count, e));
+    r->device = mcf_choose_device(count, r->topo.local_rank);
+    if (r->device < 0)
+        MCF_FAIL(e, MCF_ERUNTIME, "backend '%s' sees no device on %s", name, r->topo.hostname);
+    MCF_TRY(r->be.open_device(r->state, r->device, e));
+    MCF_TRY(r->be.device_info(r->state, &r->dev, e));
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+/* --backend auto: rank 0 takes the first GPU backend that sees a device, else
+ * host; every rank then opens that one, so the fleet runs one backend. */
+static int choose_backend(struct run *r, struct mcf_err *e)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%s", r->o->backend ? r->o->backend : "auto");
+    if (strcmp(name, "auto") == 0) {
+        snprintf(name, sizeof name, "host");
+        if (r->topo.rank == 0) {
+            for (int i = 0; mcf_backends[i]; i++) {
+                struct mcf_backend be;
+                struct mcf_err probe = { 0 };
+                void *state = NULL;
+                int count = 0;
+                struct mcf_rank_env env = { r->topo.local_rank, r->topo.local_size, r->topo.ncpus };
+                if (!mcf_backends[i]->is_gpu || mcf_backend_select(mcf_backends[i]->name, &be, &probe))
+                    continue;
+                if (be.init(&state, &env, &probe) == MCF_OK) {
+                    if (be.device_count(state, &count, &probe) == MCF_OK && count > 0)
+                        snprintf(name, sizeof name, "%s", be.name);
+                    be.finalize(state);
+                }
+                if (strcmp(name, "host") != 0)
+                    break;
+            }
+        }
+        MCF_MPI(e, MPI_Bcast(name, sizeof name, MPI_CHAR, 0, r->topo.world));
+    }
+    open_backend(r, name, e);
+    MCF_TRY(mcf_agree(r->topo.world, e));
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+static int inject_here(const struct run *r, const char *test)
+{
+    const char *spec = getenv("MCFLEET_INJECT_FAULT");
+    if (!spec || !*spec)
+        return 0;
+    char pattern[256];
+    snprintf(pattern, sizeof pattern, "%s", spec);
+    char *at = strchr(pattern, '@');
+    if (at) {
+        *at = '\0';
+        if (atoi(at + 1) != r->topo.rank)
+            return 0;
+    }
+    return fnmatch(pattern, test, 0) == 0;
+}
+
+/* The one path every kernel of every backend goes through. */
+static int run_instance(struct run *r, int index, struct mcf_err *fatal)
+{
+    struct mcf_result *res = &r->res[index];
+    const struct mcf_instance *in = &r->inst[index];
+    const struct mcf_kernel_ops *ops = r->be.family[in->kernel.family];
+    struct mcf_kernel k = in->kernel;
+    struct mcf_err e = { 0 };
+    void *ks = NULL;
+    int have_ks = 0, reps = in->repetitions;
+    double start_common, t0 = mcf_now();
+
+    res->inst = in;
+    res->nmetrics = mcf_kernel_metrics(&k, r->be.caps, res->metrics, MCF_MAX_METRICS);
+    res->values = malloc(sizeof(double) * (size_t)(res->nmetrics * reps));
+    res->rep_start = malloc(sizeof(double) * (size_t)reps);
+    res->rep_end = malloc(sizeof(double) * (size_t)reps);
+    if (!res->values || !res->rep_start || !res->rep_end)
+        return mcf_err_set(fatal, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory for results");
+    for (int i = 0; i < res->nmetrics * reps; i++)
+        res->values[i] = NAN;
+    for (int i = 0; i < reps; i++)
+        res->rep_start[i] = res->rep_end[i] = NAN;
+    k.inject_fault = inject_here(r, in->name);
+
+    if (ops->setup(r->state, &k, &ks, &e) == MCF_OK)
+        have_ks = 1;
+    /* Every rank joins the start, whatever its setup did: no rank may wait alone. */
+    if (mcf_start_together(r->topo.world, &r->cs, r->lead, &start_common, &res->start_skew_us, fatal))
+        goto out;
+    if (have_ks) {
+        struct mcf_sample s;
+        for (int w = 0; w < in->warmup && e.rc == MCF_OK; w++) {
+            memset(&s, 0, sizeof s);
+            if (ops->run(ks, &s, &e) == MCF_OK)
+                res->warmup_runs++;
+        }
+        for (int rep = 0; rep < reps && e.rc == MCF_OK; rep++) {
+            memset(&s, 0, sizeof s);
+            res->rep_start[rep] = mcf_now() - r->cs.offset;
+            if (ops->run(ks, &s, &e) != MCF_OK)
+                break;
+            res->rep_end[rep] = mcf_now() - r->cs.offset;
+            for (int m = 0; m < res->nmetrics; m++) {
+                double v = res->metrics[m].value(&k, &s, res->metrics[m].index);
+                if (!isfinite(v)) {
+                    mcf_err_set(&e, MCF_ERUNTIME, __FILE__, __LINE__,
+                                "%s is not finite (%g): the kernel ran %.3g s, too short for the timer; "
+                                "raise its size or iterations", res->metrics[m].name, v, s.seconds);
+                    break;
+                }
+                res->values[m * reps + rep] = v;
+            }
+        }
+        if (e.rc == MCF_OK)
+            ops->verify(ks, &e);
+    }
+    switch (e.rc) {
+    case MCF_OK: res->status = MCF_STATUS_VERIFIED; break;
+    case MCF_EVERIFY: res->status = MCF_STATUS_WRONG; break;
+    case MCF_EUNSUPPORTED: res->status = MCF_STATUS_UNSUPPORTED; break;
+    default: res->status = MCF_STATUS_ERROR; break;
+    }
+    snprintf(res->message, sizeof res->message, "%s", e.msg);
+    if (res->status != MCF_STATUS_VERIFIED)   /* a wrong result is never reported as a timing */
+        for (int i = 0; i < res->nmetrics * reps; i++)
+            res->values[i] = NAN;
+out:
+    if (have_ks)
+        ops->teardown(ks);
+    res->elapsed_s = mcf_now() - t0;
+    return fatal->rc;
+}
+
+static void progress(const struct run *r, int i)
+{
+    const struct mcf_instance *in = &r->inst[i];
+    say(r, "[%*d/%d %7.1fs] %-32s %s\n", r->ninst >= 100 ? 3 : 2, i + 1, r->ninst,
+        mcf_now() - r->t_start, in->name, in->kernel.label);
+}
+
+static void default_output(struct run *r)
+{
+    const char *job = getenv("SLURM_JOB_ID");
+    if (r->o->output)
+        snprintf(r->output, sizeof r->output, "%s", r->o->output);
+    else if (job && *job)
+        snprintf(r->output, sizeof r->output, "mcfleet-%s.h5", job);
+    else {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(r->output, sizeof r->output, "mcfleet-%Y%m%d-%H%M%S.h5", &tm);
+    }
+}
+
+static void list_tests(const struct run *r)
+{
+    say(r, "deck %s: %d tests, %d instances\n", r->deck.path, r->deck.ntests, r->ninst);
+    for (int i = 0; i < r->ninst; i++) {
+        const struct mcf_instance *in = &r->inst[i];
+        say(r, "  %-40s %-56s reps %d warmup %d%s\n", in->name, in->kernel.label, in->repetitions,
+            in->warmup, in->test->kernel.bytes == 0 && in->kernel.family == MCF_FAMILY_MEMORY
+                            ? " (bytes auto)" : "");
+    }
+}
+
+static int exit_status(struct run *r, struct mcf_err *e)
+{
+    int worst = MCF_EXIT_OK;
+    for (int i = 0; i < r->ninst; i++) {
+        if (r->res[i].status == MCF_STATUS_ERROR) worst = MCF_EXIT_RUNTIME;
+        else if (r->res[i].status == MCF_STATUS_WRONG && worst == MCF_EXIT_OK) worst = MCF_EXIT_VERIFY;
+    }
+    int all = worst;
+    if (MPI_Allreduce(&worst, &all, 1, MPI_INT, MPI_MAX, r->topo.world) != MPI_SUCCESS)
+        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "MPI_Allreduce failed"), MCF_EXIT_RUNTIME;
+    return all;
+}
+
+int mcf_run(const struct mcf_options *o, MPI_Comm comm)
+{
+    struct run r;
+    struct mcf_err e = { 0 };
+    struct mcf_h5 h5;
+    int have_h5 = 0, code = MCF_EXIT_RUNTIME, exit_code;
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    r.topo.world = r.topo.node = MPI_COMM_NULL;
+
+    MCF_TRY(mcf_topo_init(comm, &r.topo, &e));
+    MCF_TRY(load_deck(&r, &e));
+    if (o->list) {
+        struct mcf_device_info none = { 0 };
+        MCF_TRY(mcf_deck_expand(&r.deck, &none, &r.inst, &r.ninst, &e));
+        list_tests(&r);
+        code = MCF_EXIT_OK;
+        goto done;
+    }
+    MCF_TRY(choose_backend(&r, &e));
+    /* "auto" sizes come from rank 0's device, so every rank runs the same work */
+    struct mcf_device_info dev0 = r.dev;
+    MCF_MPI(&e, MPI_Bcast(&dev0, sizeof dev0, MPI_BYTE, 0, r.topo.world));
+    MCF_TRY(mcf_deck_expand(&r.deck, &dev0, &r.inst, &r.ninst, &e));
+    MCF_ALLOC(&e, r.res, r.ninst);
+
+    default_output(&r);
+    MCF_MPI(&e, MPI_Bcast(r.output, sizeof r.output, MPI_CHAR, 0, r.topo.world));
+    {
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(r.start_time, sizeof r.start_time, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        MCF_MPI(&e, MPI_Bcast(r.start_time, sizeof r.start_time, MPI_CHAR, 0, r.topo.world));
+    }
+    enum mcf_h5_mode mode = mcf_h5_parallel_available() ? MCF_H5_COLLECTIVE : MCF_H5_GATHER;
+    if (o->h5_mode && strcmp(o->h5_mode, "gather") == 0)
+        mode = MCF_H5_GATHER;
+    /* created before any test, so an unwritable path fails in seconds, not hours */
+    MCF_TRY(mcf_h5_create(&h5, r.output, r.topo.world, mode, &e));
+    have_h5 = 1;
+
+    MCF_TRY(mcf_clocksync_run(r.topo.world, r.topo.node, SYNC_ROUNDS, &r.cs, &e));
+    double rtt = r.cs.rtt, max_rtt = 0;
+    MCF_MPI(&e, MPI_Allreduce(&rtt, &max_rtt, 1, MPI_DOUBLE, MPI_MAX, r.topo.world));
+    /* the deadline must outrun the broadcast that announces it: a tree of
+     * log2(ranks) hops of at most the worst round trip, with margin */
+    r.lead = 1e-3 + 4.0 * max_rtt * (1.0 + ceil(log2((double)r.topo.size)));
+    r.t_start = mcf_now();
+
+    say(&r, "mcfleet %s: %d ranks on %d nodes, backend %s, device 0: %s\n", PACKAGE_VERSION,
+        r.topo.size, r.topo.nnodes, r.be.name, r.dev.name);
+    say(&r, "deck %s: %d tests; results to %s\n", r.deck.path, r.ninst, r.output);
+    for (int i = 0; i < r.ninst; i++) {
+        progress(&r, i);
+        MCF_TRY(run_instance(&r, i, &e));
+        if (o->verbose && r.topo.rank == 0 && r.res[i].status != MCF_STATUS_VERIFIED)
+            say(&r, "        rank 0: %s\n", r.res[i].message);
+    }
+    exit_code = exit_status(&r, &e);
+    say(&r, "writing %s\n", r.output);
+    MCF_TRY(mcf_record_run(&h5, &r.topo, &r.deck, &r.be, &r.dev, r.device, &r.cs, o, r.start_time,
+                           r.inst, r.res, r.ninst, &e));
+    have_h5 = 0;
+    MCF_TRY(mcf_h5_close(&h5, 1, &e));
+    if (r.topo.rank == 0)
+        mcf_report_file(r.output, stdout, &e);
+    code = exit_code;
+    goto done;
+fail:
+    if (have_h5) {
+        struct mcf_err ignore = { 0 };
+        mcf_h5_close(&h5, 0, &ignore);   /* the .partial stays: it never looks complete */
+    }
+    /* an error every rank agreed on is printed once; a rank's own, by that rank */
+    if (r.topo.rank == 0 || !e.agreed)
+        fprintf(stderr, "mcfleet: %s\n", e.msg);
+    code = mcf_exit_code(e.rc);
+done:
+    if (r.have_state)
+        r.be.finalize(r.state);
+    mcf_results_free(r.res, r.ninst);
+    free(r.inst);
+    mcf_deck_free(&r.deck);
+    mcf_topo_free(&r.topo);
+    return code;
+}

@@ -1,0 +1,93 @@
+#define _GNU_SOURCE
+#include "topo.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int mcf_choose_device(int visible, int local_rank)
+{
+    if (visible <= 0)
+        return -1;
+    if (visible == 1)
+        return 0;
+    return local_rank % visible;
+}
+
+int mcf_format_cpulist(const unsigned char *cpus, int n, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (!cpus[i])
+            continue;
+        int j = i;
+        while (j + 1 < n && cpus[j + 1])
+            j++;
+        int w = (j > i) ? snprintf(out + used, len - used, "%s%d-%d", used ? "," : "", i, j)
+                        : snprintf(out + used, len - used, "%s%d", used ? "," : "", i);
+        if (w < 0 || (size_t)w >= len - used) {
+            if (len > 4) strcpy(out + len - 4, "...");
+            return (int)len - 1;
+        }
+        used += (size_t)w;
+        i = j;
+    }
+    return (int)used;
+}
+
+static void read_affinity(struct mcf_topo *t)
+{
+    cpu_set_t set;
+    unsigned char cpus[CPU_SETSIZE];
+    t->ncpus = 0;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        snprintf(t->affinity, sizeof t->affinity, "unknown");
+        return;
+    }
+    for (int i = 0; i < CPU_SETSIZE; i++) {
+        cpus[i] = CPU_ISSET(i, &set) ? 1 : 0;
+        t->ncpus += cpus[i];
+    }
+    mcf_format_cpulist(cpus, CPU_SETSIZE, t->affinity, sizeof t->affinity);
+}
+
+int mcf_topo_init(MPI_Comm comm, struct mcf_topo *t, struct mcf_err *e)
+{
+    MPI_Comm leaders = MPI_COMM_NULL;
+    memset(t, 0, sizeof *t);
+    t->world = t->node = MPI_COMM_NULL;
+    MCF_MPI(e, MPI_Comm_dup(comm, &t->world));
+    MCF_MPI(e, MPI_Comm_rank(t->world, &t->rank));
+    MCF_MPI(e, MPI_Comm_size(t->world, &t->size));
+    MCF_MPI(e, MPI_Comm_split_type(t->world, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL, &t->node));
+    MCF_MPI(e, MPI_Comm_rank(t->node, &t->local_rank));
+    MCF_MPI(e, MPI_Comm_size(t->node, &t->local_size));
+    /* Node index: rank among the node leaders, who are ordered by world rank. */
+    MCF_MPI(e, MPI_Comm_split(t->world, t->local_rank == 0 ? 0 : MPI_UNDEFINED, t->rank, &leaders));
+    if (leaders != MPI_COMM_NULL) {
+        MCF_MPI(e, MPI_Comm_rank(leaders, &t->node_index));
+        MCF_MPI(e, MPI_Comm_size(leaders, &t->nnodes));
+        MPI_Comm_free(&leaders);
+    }
+    MCF_MPI(e, MPI_Bcast(&t->node_index, 1, MPI_INT, 0, t->node));
+    MCF_MPI(e, MPI_Bcast(&t->nnodes, 1, MPI_INT, 0, t->world));
+    if (gethostname(t->hostname, sizeof t->hostname) != 0)
+        snprintf(t->hostname, sizeof t->hostname, "unknown");
+    t->hostname[sizeof t->hostname - 1] = '\0';
+    read_affinity(t);
+    return MCF_OK;
+fail:
+    if (leaders != MPI_COMM_NULL)
+        MPI_Comm_free(&leaders);
+    mcf_topo_free(t);
+    return e->rc;
+}
+
+void mcf_topo_free(struct mcf_topo *t)
+{
+    if (t->node != MPI_COMM_NULL) MPI_Comm_free(&t->node);
+    if (t->world != MPI_COMM_NULL) MPI_Comm_free(&t->world);
+    t->node = t->world = MPI_COMM_NULL;
+}

@@ -1,0 +1,30 @@
+/* Where each rank sits in the fleet: node, local rank, CPU affinity, device. */
+#ifndef MCF_TOPO_H
+#define MCF_TOPO_H
+
+#include <mpi.h>
+
+#include "error.h"
+
+struct mcf_topo {
+    MPI_Comm world;           /* a duplicate: mcfleet's messages never mix with the caller's */
+    MPI_Comm node;            /* ranks sharing memory with this one */
+    int rank, size;
+    int local_rank, local_size;
+    int node_index, nnodes;   /* nodes numbered in order of their lowest world rank */
+    char hostname[256];
+    char affinity[256];       /* "0-3,8" */
+    int ncpus;                /* CPUs in the affinity mask */
+};
+
+int mcf_topo_init(MPI_Comm comm, struct mcf_topo *t, struct mcf_err *e);
+void mcf_topo_free(struct mcf_topo *t);
+
+/* Device a rank uses: the only one when one is visible (the launcher already
+ * bound it), else local rank modulo the count. -1 when there are none. */
+int mcf_choose_device(int visible, int local_rank);
+
+/* Formats a CPU list like "0-3,8,10-11" from a 0/1 array; returns chars written. */
+int mcf_format_cpulist(const unsigned char *cpus, int n, char *out, size_t len);
+
+#endif
