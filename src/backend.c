@@ -80,6 +80,20 @@ static const struct mcf_kernel_ops unsupported_ops = {
 
 #define FILL(field, fallback) do { if (!(field)) (field) = (fallback); } while (0)
 
+void mcf_backend_fill(struct mcf_backend *b)
+{
+    FILL(b->finalize, default_finalize);
+    FILL(b->device_count, default_device_count);
+    FILL(b->open_device, default_open_device);
+    FILL(b->device_info, default_device_info);
+    for (int f = 0; f < MCF_FAMILY_COUNT; f++) {
+        const struct mcf_kernel_ops *ops = b->family[f];
+        /* a family is all or nothing: half a kernel would time unverified work */
+        if (!ops || !ops->setup || !ops->run || !ops->verify || !ops->teardown)
+            b->family[f] = &unsupported_ops;
+    }
+}
+
 int mcf_backend_select(const char *name, struct mcf_backend *out, struct mcf_err *e)
 {
     const struct mcf_backend *found = NULL;
@@ -96,15 +110,6 @@ int mcf_backend_select(const char *name, struct mcf_backend *out, struct mcf_err
                            "--backend: unknown backend '%s' (auto, host, cuda or hip)", name);
     }
     *out = *found;
-    FILL(out->finalize, default_finalize);
-    FILL(out->device_count, default_device_count);
-    FILL(out->open_device, default_open_device);
-    FILL(out->device_info, default_device_info);
-    for (int f = 0; f < MCF_FAMILY_COUNT; f++) {
-        const struct mcf_kernel_ops *ops = out->family[f];
-        /* a family is all or nothing: half a kernel would time unverified work */
-        if (!ops || !ops->setup || !ops->run || !ops->verify || !ops->teardown)
-            out->family[f] = &unsupported_ops;
-    }
+    mcf_backend_fill(out);
     return MCF_OK;
 }

@@ -65,6 +65,9 @@ extern const struct mcf_backend *const mcf_backends[];
  * Unknown names are MCF_EINPUT; known-but-not-built ones are MCF_ERUNTIME. */
 int mcf_backend_select(const char *name, struct mcf_backend *out, struct mcf_err *e);
 
+/* Fills every missing optional hook of b with its default. */
+void mcf_backend_fill(struct mcf_backend *b);
+
 /* Names a user may pass to --backend, built or not (for --help). */
 extern const char *const mcf_backend_known[];
 

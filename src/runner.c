@@ -73,8 +73,10 @@ static int load_deck(struct run *r, struct mcf_err *e)
         mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory");
     MCF_TRY(mcf_agree(r->topo.world, e));
     MCF_MPI(e, MPI_Bcast(text, (int)len, MPI_CHAR, 0, r->topo.world));
-    MCF_TRY(mcf_deck_parse(path, text, &r->deck, e));
-    e->agreed = 1;   /* every rank parsed the same text */
+    if (mcf_deck_parse(path, text, &r->deck, e) != MCF_OK) {
+        e->agreed = 1;   /* every rank parsed the same text and holds the same error */
+        goto fail;
+    }
     if (r->o->quick)
         mcf_deck_quick(&r->deck);
     free(text);

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Checks an mcfleet results file against docs/results-format.md.
+
+usage: check_schema.py FILE NRANKS [--failed TEST RANK] [--nnodes N]
+Exits non-zero naming the first violation."""
+import math
+import sys
+
+import h5py
+
+META_STR = ["mcfleet_version", "start_time", "end_time", "command_line", "backend", "deck",
+            "deck_path", "mpi_library", "hdf5_version", "hdf5_write_mode", "build", "clock", "injected"]
+META_INT = ["nranks", "nnodes", "complete", "quick"]
+RANK_FIELDS = ["hostname", "node", "local_rank", "device", "device_name", "device_uuid",
+               "pci_bus_id", "cpu_affinity", "driver", "device_arch", "compute_units",
+               "device_clock_mhz", "clock_offset_s", "clock_sync_rtt_s"]
+PER_RANK = ["verified", "status", "message", "start_skew_us", "warmup_runs"]
+
+
+def die(msg):
+    print("schema: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def main():
+    path, nranks = sys.argv[1], int(sys.argv[2])
+    failed = set()
+    nnodes = None
+    args = sys.argv[3:]
+    while args:
+        if args[0] == "--failed":
+            failed.add((args[1], int(args[2])))
+            args = args[3:]
+        elif args[0] == "--nnodes":
+            nnodes = int(args[1])
+            args = args[2:]
+        else:
+            die("unknown argument " + args[0])
+    f = h5py.File(path, "r")
+    meta = f["meta"].attrs
+    for k in META_STR:
+        if k not in meta:
+            die("/meta lacks " + k)
+    for k in META_INT:
+        if k not in meta:
+            die("/meta lacks " + k)
+    if int(meta["nranks"]) != nranks:
+        die("/meta nranks %s != %d" % (meta["nranks"], nranks))
+    if int(meta["complete"]) != 1:
+        die("/meta complete is not 1")
+    if nnodes is not None and int(meta["nnodes"]) != nnodes:
+        die("/meta nnodes %s != %d" % (meta["nnodes"], nnodes))
+    if "tests:" not in text(meta["deck"]):
+        die("/meta deck does not hold the deck text")
+    for k in RANK_FIELDS:
+        if k not in f["ranks"]:
+            die("/ranks lacks " + k)
+        if f["ranks"][k].shape != (nranks,):
+            die("/ranks/%s has shape %s" % (k, f["ranks"][k].shape))
+    hosts = [text(h) for h in f["ranks/hostname"][:]]
+    if any(not h for h in hosts):
+        die("empty hostname")
+    # row r is rank r: on one node the local rank (from MPI) equals the row
+    if int(meta["nnodes"]) == 1:
+        local = [int(x) for x in f["ranks/local_rank"][:]]
+        if local != list(range(nranks)):
+            die("/ranks rows are not in rank order: local_rank %s" % local)
+    if float(f["ranks/clock_offset_s"][0]) != 0.0:
+        die("rank 0's clock offset to itself is not 0")
+    nodes = set(int(n) for n in f["ranks/node"][:])
+    if nodes != set(range(int(meta["nnodes"]))):
+        die("node indices %s do not cover 0..nnodes-1" % sorted(nodes))
+    results = f["results"]
+    if len(results) == 0:
+        die("no tests in /results")
+    nmetrics = 0
+    for name, g in results.items():
+        for k in PER_RANK:
+            if k not in g:
+                die("%s lacks %s" % (name, k))
+            if g[k].shape != (nranks,):
+                die("%s/%s has shape %s" % (name, k, g[k].shape))
+        for k in ["kernel", "label", "repetitions", "warmup", "metrics", "summary_metrics", "test"]:
+            if k not in g.attrs:
+                die("%s lacks attribute %s" % (name, k))
+        reps = int(g.attrs["repetitions"])
+        status = [int(s) for s in g["status"][:]]
+        verified = [int(v) for v in g["verified"][:]]
+        for r in range(nranks):
+            if verified[r] != (status[r] == 1):
+                die("%s rank %d: verified %d but status %d" % (name, r, verified[r], status[r]))
+            want_failed = (name, r) in failed
+            if want_failed and status[r] != 0:
+                die("%s rank %d should have failed verification, status %d" % (name, r, status[r]))
+            if not want_failed and status[r] == 0:
+                die("%s rank %d failed verification: %s" % (name, r, text(g["message"][r])))
+            if status[r] == -2:
+                die("%s rank %d had an error: %s" % (name, r, text(g["message"][r])))
+            if status[r] == 1 and int(g["warmup_runs"][r]) != int(g.attrs["warmup"]):
+                die("%s rank %d ran %s warm-ups, deck says %s" % (name, r, g["warmup_runs"][r], g.attrs["warmup"]))
+            if not math.isfinite(float(g["start_skew_us"][r])):
+                die("%s rank %d start skew not finite" % (name, r))
+        metrics = [m for m in text(g.attrs["metrics"]).split(",") if m]
+        if any(s == 1 for s in status) and not metrics:
+            die("%s ran but lists no metrics" % name)
+        for m in metrics + (["rep_start_s", "rep_end_s"] if metrics else []):
+            if m not in g:
+                die("%s lacks metric dataset %s" % (name, m))
+            d = g[m]
+            if d.shape != (nranks, reps):
+                die("%s/%s has shape %s, expected %s" % (name, m, d.shape, (nranks, reps)))
+            if "unit" not in d.attrs:
+                die("%s/%s has no unit" % (name, m))
+            for r in range(nranks):
+                row = d[r, :]
+                ok = all(math.isfinite(float(v)) for v in row)
+                if status[r] == 1 and not ok:
+                    die("%s/%s rank %d has non-finite values %s" % (name, m, r, list(row)))
+                if status[r] != 1 and any(math.isfinite(float(v)) for v in row) and m not in ("rep_start_s", "rep_end_s"):
+                    die("%s/%s rank %d did not verify but reports a figure" % (name, m, r))
+            nmetrics += 1
+        if metrics:
+            starts, ends = g["rep_start_s"][:], g["rep_end_s"][:]
+            for r in range(nranks):
+                if status[r] == 1 and any(float(e) <= float(s) for s, e in zip(starts[r], ends[r])):
+                    die("%s rank %d: a repetition ends before it starts" % (name, r))
+    if nmetrics == 0:
+        die("no metric datasets at all")
+    print("schema ok: %s, %d ranks, %d tests, %d metric datasets" % (path, nranks, len(results), nmetrics))
+
+
+main()

@@ -1,0 +1,130 @@
+/* The writer, in both strategies, read back through the plain HDF5 API. */
+#include <hdf5.h>
+#include <math.h>
+#include <mpi.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "h5out.h"
+
+static char dir[256];
+
+static int exists(const char *path) { return access(path, F_OK) == 0; }
+
+static void write_and_read_back(enum mcf_h5_mode mode)
+{
+    struct mcf_h5 h;
+    struct mcf_err e = { 0 };
+    char path[512], partial[600];
+    snprintf(path, sizeof path, "%s/out-%s.h5", dir, mcf_h5_mode_name(mode));
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    double row[3] = { 1.5, 2.5, NAN };
+    assert_int_equal(mcf_h5_create(&h, path, MPI_COMM_WORLD, mode, &e), MCF_OK);
+    assert_true(exists(partial));
+    assert_false(exists(path));                 /* nothing looks complete yet */
+    assert_int_equal(mcf_h5_group(&h, "/results/t:key=1", &e), MCF_OK);
+    assert_int_equal(mcf_h5_attr_str(&h, "/results/t:key=1", "label", "a test", &e), MCF_OK);
+    assert_int_equal(mcf_h5_attr_long(&h, "/results/t:key=1", "repetitions", 3, &e), MCF_OK);
+    assert_int_equal(mcf_h5_rows_double(&h, "/results/t:key=1/gflops", row, 3, "GFLOP/s", &e), MCF_OK);
+    assert_int_equal(mcf_h5_rows_long(&h, "/results/t:key=1/verified", 1, &e), MCF_OK);
+    assert_int_equal(mcf_h5_rows_str(&h, "/ranks/hostname", "node-a", &e), MCF_OK);
+    assert_int_equal(mcf_h5_close(&h, 1, &e), MCF_OK);
+    assert_true(exists(path));
+    assert_false(exists(partial));
+
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t d = H5Dopen2(f, "/results/t:key=1/gflops", H5P_DEFAULT);
+    assert_true(d >= 0);
+    hid_t s = H5Dget_space(d);
+    hsize_t dims[2];
+    assert_int_equal(H5Sget_simple_extent_ndims(s), 2);
+    H5Sget_simple_extent_dims(s, dims, NULL);
+    assert_int_equal(dims[0], 1);
+    assert_int_equal(dims[1], 3);
+    double back[3];
+    H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, back);
+    assert_float_equal(back[0], 1.5, 0);
+    assert_float_equal(back[1], 2.5, 0);
+    assert_true(isnan(back[2]));
+    assert_true(H5Aexists(d, "unit") > 0);
+    H5Sclose(s);
+    H5Dclose(d);
+    d = H5Dopen2(f, "/ranks/hostname", H5P_DEFAULT);
+    hid_t t = H5Dget_type(d);
+    char name[32] = "";
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mt, H5Tget_size(t));
+    H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, name);
+    assert_string_equal(name, "node-a");
+    H5Tclose(mt);
+    H5Tclose(t);
+    H5Dclose(d);
+    H5Fclose(f);
+    unlink(path);
+}
+
+static void collective_mode(void **state)
+{
+    (void)state;
+    if (!mcf_h5_parallel_available())
+        skip();
+    write_and_read_back(MCF_H5_COLLECTIVE);
+}
+
+static void gather_mode(void **state)
+{
+    (void)state;
+    write_and_read_back(MCF_H5_GATHER);
+}
+
+static void incomplete_run_keeps_only_partial(void **state)
+{
+    (void)state;
+    struct mcf_h5 h;
+    struct mcf_err e = { 0 };
+    char path[512], partial[600];
+    snprintf(path, sizeof path, "%s/killed.h5", dir);
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    assert_int_equal(mcf_h5_create(&h, path, MPI_COMM_WORLD, MCF_H5_GATHER, &e), MCF_OK);
+    assert_int_equal(mcf_h5_close(&h, 0, &e), MCF_OK);
+    assert_false(exists(path));
+    assert_true(exists(partial));
+    unlink(partial);
+}
+
+static void unwritable_path_is_a_runtime_error(void **state)
+{
+    (void)state;
+    struct mcf_h5 h;
+    struct mcf_err e = { 0 };
+    assert_int_equal(mcf_h5_create(&h, "/nonexistent-mcfleet-dir/x.h5", MPI_COMM_WORLD, MCF_H5_GATHER, &e),
+                     MCF_ERUNTIME);
+    assert_non_null(strstr(e.msg, "cannot create results file '/nonexistent-mcfleet-dir/x.h5.partial'"));
+    assert_non_null(strstr(e.msg, "No such file or directory"));
+    assert_false(exists("/nonexistent-mcfleet-dir/x.h5.partial"));
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    snprintf(dir, sizeof dir, "/tmp/mcfleet-test-h5out-XXXXXX");
+    if (!mkdtemp(dir))
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(collective_mode),
+        cmocka_unit_test(gather_mode),
+        cmocka_unit_test(incomplete_run_keeps_only_partial),
+        cmocka_unit_test(unwritable_path_is_a_runtime_error),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    rmdir(dir);
+    MPI_Finalize();
+    return rc;
+}

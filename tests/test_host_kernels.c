@@ -1,0 +1,143 @@
+/* Every host kernel family through the backend table: it verifies its own
+ * output, reports work, and catches a corrupted result. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "backend.h"
+
+static struct mcf_backend be;
+static void *bstate;
+
+static int setup_backend(void **state)
+{
+    (void)state;
+    struct mcf_err e = { 0 };
+    struct mcf_rank_env env = { 0, 1, 2 };
+    if (mcf_backend_select("host", &be, &e) != MCF_OK || be.init(&bstate, &env, &e) != MCF_OK)
+        return -1;
+    return 0;
+}
+
+static int teardown_backend(void **state)
+{
+    (void)state;
+    be.finalize(bstate);
+    return 0;
+}
+
+/* Runs k twice and verifies; returns verify's rc. */
+static int run(struct mcf_kernel k, struct mcf_sample *s)
+{
+    struct mcf_err e = { 0 };
+    void *ks;
+    const struct mcf_kernel_ops *ops = be.family[k.family];
+    int rc = ops->setup(bstate, &k, &ks, &e);
+    if (rc != MCF_OK)
+        return rc;
+    for (int i = 0; i < 2 && rc == MCF_OK; i++) {
+        memset(s, 0, sizeof *s);
+        rc = ops->run(ks, s, &e);
+    }
+    if (rc == MCF_OK)
+        rc = ops->verify(ks, &e);
+    ops->teardown(ks);
+    return rc;
+}
+
+static void check_family(struct mcf_kernel k)
+{
+    struct mcf_sample s;
+    mcf_kernel_label(&k);
+    int rc = run(k, &s);
+    if (rc != MCF_OK)
+        fail_msg("%s: rc %d", k.label, rc);
+    assert_true(s.seconds > 0 && isfinite(s.seconds));
+    assert_true(s.units > 0);
+    k.inject_fault = 1;
+    rc = run(k, &s);
+    if (rc != MCF_EVERIFY)
+        fail_msg("%s: a corrupted result was not caught (rc %d)", k.label, rc);
+}
+
+static void matrix(void **state)
+{
+    (void)state;
+    struct mcf_kernel k = { .family = MCF_FAMILY_MATRIX, .dtype = MCF_FP64, .shape = { 8, 8, 4 },
+                            .occupancy = 2, .iterations = 100, .seed = 1 };
+    check_family(k);
+    k.dtype = MCF_FP32;
+    k.shape[0] = 16; k.shape[1] = 16; k.shape[2] = 16;
+    check_family(k);
+    k.mode = MCF_MODE_LATENCY;
+    check_family(k);
+}
+
+static void valu(void **state)
+{
+    (void)state;
+    struct mcf_kernel k = { .family = MCF_FAMILY_VALU, .dtype = MCF_FP64, .occupancy = 2, .iterations = 1001 };
+    check_family(k);
+    k.dtype = MCF_FP32;
+    check_family(k);
+}
+
+static void memory(void **state)
+{
+    (void)state;
+    for (int op = 0; op < MCF_OP_COUNT; op++) {
+        struct mcf_kernel k = { .family = MCF_FAMILY_MEMORY, .dtype = MCF_FP64, .op = (enum mcf_memop)op,
+                                .bytes = 1 << 20, .intensity = 8, .occupancy = 3 };
+        check_family(k);
+        k.dtype = MCF_FP32;
+        check_family(k);
+    }
+}
+
+static void latency(void **state)
+{
+    (void)state;
+    struct mcf_kernel k = { .family = MCF_FAMILY_LATENCY, .working_set = 64 << 10, .stride = 64,
+                            .iterations = 3001, .seed = 7 };
+    check_family(k);
+}
+
+static void streams(void **state)
+{
+    (void)state;
+    struct mcf_kernel k = { .family = MCF_FAMILY_STREAMS, .streams = 3, .imbalance = 2,
+                            .work = MCF_WORK_MEMORY, .dtype = MCF_FP64, .bytes = 1 << 20 };
+    check_family(k);
+    k.work = MCF_WORK_MATRIX;
+    k.shape[0] = 8; k.shape[1] = 8; k.shape[2] = 4;
+    k.iterations = 200;
+    check_family(k);
+}
+
+static void unsupported_types_say_so(void **state)
+{
+    (void)state;
+    struct mcf_sample s;
+    struct mcf_kernel mm = { .family = MCF_FAMILY_MATRIX, .dtype = MCF_BF16, .shape = { 16, 8, 16 },
+                             .iterations = 10 };
+    assert_int_equal(run(mm, &s), MCF_EUNSUPPORTED);
+    struct mcf_kernel lds = { .family = MCF_FAMILY_MEMORY, .dtype = MCF_FP64, .level = MCF_LEVEL_LDS,
+                              .op = MCF_OP_READ, .bytes = 4096 };
+    assert_int_equal(run(lds, &s), MCF_EUNSUPPORTED);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(matrix),
+        cmocka_unit_test(valu),
+        cmocka_unit_test(memory),
+        cmocka_unit_test(latency),
+        cmocka_unit_test(streams),
+        cmocka_unit_test(unsupported_types_say_so),
+    };
+    return cmocka_run_group_tests(tests, setup_backend, teardown_backend);
+}

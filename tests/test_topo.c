@@ -1,0 +1,69 @@
+#include <mpi.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "topo.h"
+
+static void device_choice(void **state)
+{
+    (void)state;
+    assert_int_equal(mcf_choose_device(0, 0), -1);    /* nothing visible */
+    assert_int_equal(mcf_choose_device(1, 5), 0);     /* the launcher bound one device */
+    assert_int_equal(mcf_choose_device(8, 3), 3);
+    assert_int_equal(mcf_choose_device(8, 11), 3);    /* more ranks than devices wrap */
+    assert_int_equal(mcf_choose_device(4, 0), 0);
+}
+
+static void cpu_lists(void **state)
+{
+    (void)state;
+    char out[64];
+    unsigned char a[] = { 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 1, 1 };
+    mcf_format_cpulist(a, 12, out, sizeof out);
+    assert_string_equal(out, "0-3,8,10-11");
+    unsigned char none[4] = { 0 };
+    mcf_format_cpulist(none, 4, out, sizeof out);
+    assert_string_equal(out, "");
+    unsigned char one[3] = { 0, 1, 0 };
+    mcf_format_cpulist(one, 3, out, sizeof out);
+    assert_string_equal(out, "1");
+    /* a list too long for the buffer is cut, visibly */
+    unsigned char alt[64];
+    for (int i = 0; i < 64; i++) alt[i] = (unsigned char)(i % 2 == 0);
+    char small[16];
+    mcf_format_cpulist(alt, 64, small, sizeof small);
+    assert_string_equal(small + strlen(small) - 3, "...");
+}
+
+static void single_rank_topology(void **state)
+{
+    (void)state;
+    struct mcf_topo t;
+    struct mcf_err e = { 0 };
+    assert_int_equal(mcf_topo_init(MPI_COMM_WORLD, &t, &e), MCF_OK);
+    assert_int_equal(t.size, 1);
+    assert_int_equal(t.nnodes, 1);
+    assert_int_equal(t.node_index, 0);
+    assert_int_equal(t.local_rank, 0);
+    assert_int_equal(t.local_size, 1);
+    assert_true(t.ncpus >= 1);
+    assert_true(strlen(t.hostname) > 0);
+    assert_true(strlen(t.affinity) > 0);
+    mcf_topo_free(&t);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(device_choice),
+        cmocka_unit_test(cpu_lists),
+        cmocka_unit_test(single_rank_topology),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    MPI_Finalize();
+    return rc;
+}
