@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "backend.h"
 #include "error.h"
 #include "options.h"
 #include "report.h"
@@ -28,7 +29,12 @@ int mcfleet_main(int argc, char **argv)
         return MCF_EXIT_OK;
     }
     if (o.version) {
-        if (rank == 0) printf("mcfleet %s\n%s\n", PACKAGE_VERSION, MCF_BUILD_INFO);
+        if (rank == 0) {
+            printf("mcfleet %s\nbackends:", PACKAGE_VERSION);
+            for (int i = 0; mcf_backends[i]; i++)
+                printf(" %s", mcf_backends[i]->name);
+            printf("\nbuild: %s\n", MCF_BUILD_INFO);
+        }
         return MCF_EXIT_OK;
     }
     if (o.report) {
