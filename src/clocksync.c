@@ -80,6 +80,9 @@ int mcf_start_together(MPI_Comm world, const struct mcf_clocksync *cs, double le
     int rank;
     double deadline = 0.0;
     MCF_MPI(e, MPI_Comm_rank(world, &rank));
+    /* Everyone must have finished the previous test before the deadline is
+     * chosen; otherwise a straggler receives a deadline already past. */
+    MCF_MPI(e, MPI_Barrier(world));
     if (rank == 0)
         deadline = mcf_now() + lead;
     MCF_MPI(e, MPI_Bcast(&deadline, 1, MPI_DOUBLE, 0, world));

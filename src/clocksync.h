@@ -31,8 +31,8 @@ struct mcf_clocksync {
 int mcf_clocksync_run(MPI_Comm world, MPI_Comm node_comm, int rounds,
                       struct mcf_clocksync *cs, struct mcf_err *e);
 
-/* Collective: rank 0 picks a deadline lead seconds ahead on its clock and
- * broadcasts it; every rank spins until its own clock reaches it. Returns the
+/* Collective: after a barrier, rank 0 picks a deadline lead seconds ahead on
+ * its clock and broadcasts it; every rank spins until its own clock reaches it. Returns the
  * rank's start on rank 0's time base; *skew_us gets start - deadline. */
 int mcf_start_together(MPI_Comm world, const struct mcf_clocksync *cs, double lead,
                        double *start_common, double *skew_us, struct mcf_err *e);

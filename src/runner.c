@@ -19,6 +19,7 @@
 #include "record.h"
 #include "report.h"
 #include "results.h"
+#include "stats.h"
 #include "topo.h"
 
 #define SYNC_ROUNDS 16
@@ -236,6 +237,26 @@ static void progress(const struct run *r, int i)
         mcf_now() - r->t_start, in->name, in->kernel.label);
 }
 
+/* -v: what rank 0 measured, as soon as the test ends. */
+static void verbose_result(const struct run *r, int i)
+{
+    const struct mcf_result *res = &r->res[i];
+    if (res->status != MCF_STATUS_VERIFIED) {
+        say(r, "      rank 0 %s: %s\n", res->status == MCF_STATUS_UNSUPPORTED ? "unsupported" :
+            res->status == MCF_STATUS_WRONG ? "WRONG RESULT" : "ERROR", res->message);
+        return;
+    }
+    for (int m = 0; m < res->nmetrics; m++) {
+        if (res->metrics[m].detail)
+            continue;
+        int reps = r->inst[i].repetitions;
+        const double *v = res->values + (size_t)m * reps;
+        say(r, "      rank 0 %s: median %.5g %s (min %.5g, max %.5g over %d), skew %.1f us, %.2f s\n",
+            res->metrics[m].name, mcf_median(v, (size_t)reps), res->metrics[m].unit,
+            mcf_min(v, (size_t)reps), mcf_max(v, (size_t)reps), reps, res->start_skew_us, res->elapsed_s);
+    }
+}
+
 static void default_output(struct run *r)
 {
     const char *job = getenv("SLURM_JOB_ID");
@@ -325,14 +346,15 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     r.lead = 1e-3 + 4.0 * max_rtt * (1.0 + ceil(log2((double)r.topo.size)));
     r.t_start = mcf_now();
 
-    say(&r, "mcfleet %s: %d ranks on %d nodes, backend %s, device 0: %s\n", PACKAGE_VERSION,
-        r.topo.size, r.topo.nnodes, r.be.name, r.dev.name);
+    say(&r, "mcfleet %s: %d rank%s on %d node%s, backend %s, rank 0's device: %s\n", PACKAGE_VERSION,
+        r.topo.size, r.topo.size == 1 ? "" : "s", r.topo.nnodes, r.topo.nnodes == 1 ? "" : "s",
+        r.be.name, r.dev.name);
     say(&r, "deck %s: %d tests; results to %s\n", r.deck.path, r.ninst, r.output);
     for (int i = 0; i < r.ninst; i++) {
         progress(&r, i);
         MCF_TRY(run_instance(&r, i, &e));
-        if (o->verbose && r.topo.rank == 0 && r.res[i].status != MCF_STATUS_VERIFIED)
-            say(&r, "        rank 0: %s\n", r.res[i].message);
+        if (o->verbose)
+            verbose_result(&r, i);
     }
     exit_code = exit_status(&r, &e);
     say(&r, "writing %s\n", r.output);
