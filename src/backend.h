@@ -11,6 +11,10 @@
 #include "error.h"
 #include "kernel.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* What the backend knows about the device a rank uses. */
 struct mcf_device_info {
     char name[128];
@@ -70,5 +74,9 @@ void mcf_backend_fill(struct mcf_backend *b);
 
 /* Names a user may pass to --backend, built or not (for --help). */
 extern const char *const mcf_backend_known[];
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

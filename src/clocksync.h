@@ -11,6 +11,10 @@
 
 #include "error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One ping-pong as seen by rank 0: t_send and t_recv on rank 0's clock, t_remote
  * the remote clock when it answered. */
 struct mcf_pingpong { double t_send, t_remote, t_recv; };
@@ -36,5 +40,9 @@ int mcf_clocksync_run(MPI_Comm world, MPI_Comm node_comm, int rounds,
  * rank's start on rank 0's time base; *skew_us gets start - deadline. */
 int mcf_start_together(MPI_Comm world, const struct mcf_clocksync *cs, double lead,
                        double *start_common, double *skew_us, struct mcf_err *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Return codes of library functions; map onto exit codes in mcf_exit_code(). */
 enum mcf_rc {
     MCF_OK = 0,
@@ -39,7 +43,7 @@ int mcf_exit_code(enum mcf_rc rc);
 
 /* Allocation that fails into the error path. */
 #define MCF_ALLOC(e, ptr, count) \
-    do { (ptr) = calloc((size_t)(count) > 0 ? (size_t)(count) : 1, sizeof(*(ptr))); \
+    do { (ptr) = (__typeof__(ptr))calloc((size_t)(count) > 0 ? (size_t)(count) : 1, sizeof(*(ptr))); \
          if (!(ptr)) MCF_FAIL((e), MCF_ERUNTIME, "calloc(%zu x %zu) failed: out of memory", \
                               (size_t)(count), sizeof(*(ptr))); } while (0)
 
@@ -66,5 +70,9 @@ int mcf_err_h5(struct mcf_err *e, const char *call, const char *file, int line);
          if (mcf_en_ != 0) { \
              mcf_err_errno((e), mcf_en_, #call, __FILE__, __LINE__); goto fail; } } while (0)
 int mcf_err_errno(struct mcf_err *e, int errnum, const char *call, const char *file, int line);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,6 +8,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum mcf_family {
     MCF_FAMILY_MATRIX,   /* matrix-core / tensor-core tiles */
     MCF_FAMILY_VALU,     /* vector FMA peak */
@@ -94,5 +98,9 @@ extern const char *const mcf_inputs_names[MCF_INPUTS_COUNT];
 int mcf_name_index(const char *const *names, int count, const char *name);
 
 void mcf_kernel_label(struct mcf_kernel *k);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The outlier rule: outside median +- MCF_OUTLIER_K * 1.4826 * MAD. */
 #define MCF_OUTLIER_K 3.5
 #define MCF_MAD_SCALE 1.4826
@@ -22,5 +26,9 @@ size_t mcf_count_finite(const double *x, size_t n);
  * flags nothing: identical values are not outliers of each other. Returns
  * the number flagged. */
 size_t mcf_outliers(const double *x, size_t n, double k, int *flag);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

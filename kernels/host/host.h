@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "error.h"
 #include "kernel.h"
+#include "reference.h"
 
 struct host_state {
     int threads;              /* default worker count */
@@ -22,10 +23,6 @@ int host_team_run(int n, host_work_fn fn, void *arg, double *start, double *end,
 
 /* Workers a kernel uses. */
 int host_workers(const struct host_state *s, const struct mcf_kernel *k);
-
-/* A 64-bit generator for inputs (splitmix64), seeded from the deck. */
-uint64_t host_rng(uint64_t *state);
-double host_rng_unit(uint64_t *state);   /* uniform in [-1, 1) */
 
 /* Norm-wise relative error ||out - ref|| / ||ref|| (absolute when ||ref|| is 0). */
 double host_relerr(const double *out, const double *ref, size_t n);

@@ -43,13 +43,7 @@ static int latency_setup(void *state, const struct mcf_kernel *k, void **ks, str
         MCF_FAIL(e, MCF_ERUNTIME, "cannot allocate %llu bytes", (unsigned long long)k->working_set);
     memset(c->buf, 0, c->nodes * k->stride);
     MCF_ALLOC(e, c->order, c->nodes);
-    for (uint64_t i = 0; i < c->nodes; i++)
-        c->order[i] = i;
-    uint64_t rng = k->seed;
-    for (uint64_t i = c->nodes - 1; i > 0; i--) {     /* Sattolo: a single cycle */
-        uint64_t j = host_rng(&rng) % i;
-        uint64_t t = c->order[i]; c->order[i] = c->order[j]; c->order[j] = t;
-    }
+    mcf_chase_order(c->order, c->nodes, k->seed);
     for (uint64_t i = 0; i < c->nodes; i++) {
         void **node = (void **)(c->buf + c->order[i] * k->stride);
         *node = c->buf + c->order[(i + 1) % c->nodes] * k->stride;

@@ -91,9 +91,9 @@ int host_tiles_create(const struct mcf_kernel *k, int workers, const uint64_t *i
             MCF_FAIL(e, MCF_ERUNTIME, "out of memory for matrix tiles");
         }
         for (int i = 0; i < t->m * t->k; i++)
-            A[i] = k->inputs == MCF_INPUTS_ZERO ? 0.0 : host_rng_unit(&rng);
+            A[i] = k->inputs == MCF_INPUTS_ZERO ? 0.0 : mcf_rng_unit(&rng);
         for (int i = 0; i < t->k * t->n; i++)
-            B[i] = k->inputs == MCF_INPUTS_ZERO ? 0.0 : host_rng_unit(&rng);
+            B[i] = k->inputs == MCF_INPUTS_ZERO ? 0.0 : mcf_rng_unit(&rng);
         /* FP32 inputs are rounded first, so the reference multiplies the same values */
         for (int i = 0; i < t->m * t->k; i++) {
             if (t->dtype == MCF_FP64) ((double *)t->a[w])[i] = A[i];

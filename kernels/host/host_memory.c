@@ -11,9 +11,9 @@
 #include "concurrency.h"
 #include "host.h"
 
-#define TRIAD_S 0.4
-#define FMA_S 0.999
-#define FMA_T 0.001
+#define TRIAD_S MCF_TRIAD_S
+#define FMA_S MCF_FMA_S
+#define FMA_T MCF_FMA_T
 
 struct host_arrays {
     struct mcf_kernel k;
@@ -25,9 +25,9 @@ struct host_arrays {
     double *start, *end;
 };
 
-static double init_a(uint64_t g) { return 1.0 + (double)(g % 1021) / 1024.0; }
-static double init_b(uint64_t g) { return 0.5 + (double)(g % 509) / 512.0; }
-static double init_c(uint64_t g) { return 0.25 + (double)(g % 257) / 256.0; }
+#define init_a mcf_init_a
+#define init_b mcf_init_b
+#define init_c mcf_init_c
 
 /* One worker's part of one kernel, for element type T. */
 #define MEMORY_KERNELS(T)                                                            \

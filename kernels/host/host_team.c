@@ -88,19 +88,6 @@ int host_workers(const struct host_state *s, const struct mcf_kernel *k)
     return w > 0 ? w : 1;
 }
 
-uint64_t host_rng(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-double host_rng_unit(uint64_t *state)
-{
-    return (double)(host_rng(state) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
-
 double host_relerr(const double *out, const double *ref, size_t n)
 {
     long double num = 0, den = 0;

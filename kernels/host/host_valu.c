@@ -42,7 +42,7 @@ static void valu_work(void *arg, int w, int nworkers)
         chains_float((float *)r->x + (size_t)w * LANES, (float)r->a, (float)r->b, r->k.iterations);
 }
 
-static double x0(int w, int l) { return (double)((w * LANES + l) % 512) / 1024.0; }
+static double x0(int w, int l) { return mcf_valu_x0((uint64_t)(w * LANES + l)); }
 
 static int valu_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
 {
@@ -54,7 +54,7 @@ static int valu_setup(void *state, const struct mcf_kernel *k, void **ks, struct
     r->k = *k;
     r->workers = host_workers(state, k);
     /* volatile reads keep a and b opaque to the optimiser */
-    volatile double a = -1.0, b = 0.5;
+    volatile double a = MCF_VALU_A, b = MCF_VALU_B;
     r->a = a;
     r->b = b;
     MCF_ALLOC(e, r->start, r->workers);
@@ -95,7 +95,7 @@ static int valu_verify(void *ks, struct mcf_err *e)
     }
     for (int w = 0; w < r->workers; w++)
         for (int l = 0; l < LANES; l++) {
-            double want = (r->steps % 2) ? 0.5 - x0(w, l) : x0(w, l);
+            double want = mcf_valu_expect((uint64_t)(w * LANES + l), r->steps);
             double got = r->k.dtype == MCF_FP64 ? ((double *)r->x)[w * LANES + l]
                                                 : ((float *)r->x)[w * LANES + l];
             if (got != want)
