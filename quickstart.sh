@@ -41,6 +41,11 @@ else
     say "not a Debian/Ubuntu system: install MPI, parallel HDF5, libyaml and cmocka yourself (see README.md)"
 fi
 
+# The SASS checks need a disassembler; CUDA toolkits without one get Debian's.
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+    command -v cuobjdump >/dev/null 2>&1 || bash tools/fetch-nvdisasm.sh build/tools || true
+fi
+
 # ---------------------------------------------------------------- build
 jobs=$(nproc 2>/dev/null || echo 2)
 say "autogen.sh"

@@ -42,6 +42,7 @@ static const struct keydef test_keys[] = {
       mcf_dtype_names, MCF_DTYPE_COUNT, 0, 0 },
     { "shape", V_SHAPE, FAM(MATRIX) | FAM(STREAMS), 0, NULL, 0, 1, 1024 },
     { "mode", V_ENUM, FAM(MATRIX), 0, mcf_mode_names, MCF_MODE_COUNT, 0, 0 },
+    { "path", V_ENUM, FAM(MATRIX), 0, mcf_path_names, MCF_PATH_COUNT, 0, 0 },
     { "occupancy", V_INT, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY), 1, NULL, 0, 1, 1 << 20 },
     { "iterations", V_INT, FAM(MATRIX) | FAM(VALU) | FAM(LATENCY) | FAM(STREAMS), 1,
       NULL, 0, 1, 1e12 },
@@ -193,6 +194,7 @@ static void set_field(struct mcf_deck_test *t, const char *key, uint64_t v)
     else if (!strcmp(key, "seed")) k->seed = v;
     else if (!strcmp(key, "dtype")) k->dtype = (enum mcf_dtype)v;
     else if (!strcmp(key, "mode")) k->mode = (enum mcf_mode)v;
+    else if (!strcmp(key, "path")) k->path = (enum mcf_path)v;
     else if (!strcmp(key, "occupancy")) k->occupancy = (int)v;
     else if (!strcmp(key, "iterations")) k->iterations = v;
     else if (!strcmp(key, "inputs")) k->inputs = (enum mcf_inputs)v;

@@ -1,5 +1,6 @@
 #include "kernel.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ const char *const mcf_memop_names[MCF_OP_COUNT] = { "read", "copy", "triad", "fm
 const char *const mcf_mode_names[MCF_MODE_COUNT] = { "throughput", "latency" };
 const char *const mcf_work_names[MCF_WORK_COUNT] = { "matrix", "memory" };
 const char *const mcf_inputs_names[MCF_INPUTS_COUNT] = { "random", "zero" };
+const char *const mcf_path_names[MCF_PATH_COUNT] = { "auto", "mma", "wgmma-ss", "wgmma-rs", "mfma" };
 
 int mcf_name_index(const char *const *names, int count, const char *name)
 {
@@ -86,6 +88,12 @@ static double m_latency(const struct mcf_kernel *k, const struct mcf_sample *s, 
 static double m_clock(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
 { (void)k; (void)i; return s->clock_mhz; }
 
+static double m_cycles(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ (void)k; (void)i; return s->cycles; }
+
+static double m_peak_fraction(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ return s->peak_gflops > 0 ? m_gflops(k, s, i) / s->peak_gflops : NAN; }
+
 static void durations(const struct mcf_sample *s, double *d)
 {
     for (int i = 0; i < s->nstreams; i++)
@@ -140,6 +148,7 @@ static int add(struct mcf_metric *out, int n, int max, const char *name, const c
     /* the rates, latencies and concurrency figures are the summary; raw
      * times and per-stream figures stay in the file */
     out[n].detail = strstr(name, "_s") != NULL || strncmp(name, "stream", 6) == 0;
+    out[n].optional = strcmp(name, "peak_fraction") == 0;
     snprintf(out[n].name, sizeof out[n].name, "%s", name);
     out[n].unit = unit;
     out[n].value = fn;
@@ -153,10 +162,15 @@ int mcf_kernel_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_met
     switch (k->family) {
     case MCF_FAMILY_MATRIX:
     case MCF_FAMILY_VALU:
-        if (k->family == MCF_FAMILY_MATRIX && k->mode == MCF_MODE_LATENCY)
+        if (k->family == MCF_FAMILY_MATRIX && k->mode == MCF_MODE_LATENCY) {
             n = add(out, n, max, "latency_ns", "ns", m_latency, 0);
-        else
+            if (caps & MCF_CAP_CLOCK)
+                n = add(out, n, max, "latency_cycles", "cycles", m_cycles, 0);
+        } else {
             n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0);
+            if (k->family == MCF_FAMILY_MATRIX && (caps & MCF_CAP_CLOCK))
+                n = add(out, n, max, "peak_fraction", "1", m_peak_fraction, 0);
+        }
         break;
     case MCF_FAMILY_MEMORY:
         n = add(out, n, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0);
@@ -205,8 +219,9 @@ void mcf_kernel_label(struct mcf_kernel *k)
     char buf[16];
     switch (k->family) {
     case MCF_FAMILY_MATRIX:
-        snprintf(k->label, sizeof k->label, "matrix %s %dx%dx%d %s x%s",
+        snprintf(k->label, sizeof k->label, "matrix %s %dx%dx%d%s%s %s x%s",
                  mcf_dtype_names[k->dtype], k->shape[0], k->shape[1], k->shape[2],
+                 k->path ? " " : "", k->path ? mcf_path_names[k->path] : "",
                  mcf_mode_names[k->mode], occupancy(k, buf, sizeof buf));
         break;
     case MCF_FAMILY_VALU:

@@ -31,6 +31,10 @@ enum mcf_memop { MCF_OP_READ, MCF_OP_COPY, MCF_OP_TRIAD, MCF_OP_FMA, MCF_OP_COUN
 enum mcf_mode { MCF_MODE_THROUGHPUT, MCF_MODE_LATENCY, MCF_MODE_COUNT };
 enum mcf_work { MCF_WORK_MATRIX, MCF_WORK_MEMORY, MCF_WORK_COUNT };
 enum mcf_inputs { MCF_INPUTS_RANDOM, MCF_INPUTS_ZERO, MCF_INPUTS_COUNT };
+/* Which matrix instructions: warp-level mma.sync, Hopper's warpgroup wgmma
+ * with A from shared memory (ss) or registers (rs), AMD's MFMA; auto picks by
+ * shape (m = 64: wgmma-ss where the GPU has it). */
+enum mcf_path { MCF_PATH_AUTO, MCF_PATH_MMA, MCF_PATH_WGMMA_SS, MCF_PATH_WGMMA_RS, MCF_PATH_MFMA, MCF_PATH_COUNT };
 
 #define MCF_MAX_STREAMS 16
 #define MCF_MAX_METRICS (8 + 2 * MCF_MAX_STREAMS)
@@ -41,6 +45,7 @@ struct mcf_kernel {
     enum mcf_dtype dtype;
     int shape[3];             /* matrix: m, n, k of one tile / instruction */
     enum mcf_mode mode;       /* matrix: throughput or dependent-chain latency */
+    enum mcf_path path;       /* matrix: which instructions */
     int occupancy;            /* concurrent workers: host threads, GPU warps or waves */
     uint64_t iterations;      /* inner iterations per timed repetition */
     enum mcf_level level;
@@ -62,6 +67,8 @@ struct mcf_sample {
     double seconds;           /* device-timed (events, in-kernel clocks, or a monotonic host clock) */
     double units;             /* work units executed (tile MMAs, elements, loads, FMAs) */
     double clock_mhz;         /* clock measured during the kernel; 0 when the backend cannot */
+    double cycles;            /* matrix latency: SM cycles per dependent instruction */
+    double peak_gflops;       /* matrix: dense peak at the measured clock; 0 when unknown */
     int nstreams;             /* streams family */
     double stream_start[MCF_MAX_STREAMS];  /* concurrent run, seconds from a common origin */
     double stream_end[MCF_MAX_STREAMS];
@@ -80,6 +87,7 @@ struct mcf_metric {
     double (*value)(const struct mcf_kernel *k, const struct mcf_sample *s, int index);
     int index;                /* which stream, for per-stream metrics */
     int detail;               /* recorded, but left out of the printed summary */
+    int optional;             /* NaN allowed (a figure the device cannot give), not an error */
 };
 
 /* The metrics a kernel records; the same on every rank (they depend on the
@@ -95,6 +103,7 @@ extern const char *const mcf_memop_names[MCF_OP_COUNT];
 extern const char *const mcf_mode_names[MCF_MODE_COUNT];
 extern const char *const mcf_work_names[MCF_WORK_COUNT];
 extern const char *const mcf_inputs_names[MCF_INPUTS_COUNT];
+extern const char *const mcf_path_names[MCF_PATH_COUNT];
 int mcf_name_index(const char *const *names, int count, const char *name);
 
 void mcf_kernel_label(struct mcf_kernel *k);

@@ -94,6 +94,7 @@ static int record_params(struct mcf_h5 *h, const char *g, const struct mcf_insta
         snprintf(shape, sizeof shape, "%dx%dx%d", k->shape[0], k->shape[1], k->shape[2]);
         MCF_TRY(mcf_h5_attr_str(h, g, "shape", shape, e));
         MCF_TRY(mcf_h5_attr_str(h, g, "mode", mcf_mode_names[k->mode], e));
+        MCF_TRY(mcf_h5_attr_str(h, g, "path", mcf_path_names[k->path], e));
         __attribute__((fallthrough));   /* and dtype, occupancy, iterations, inputs */
     case MCF_FAMILY_VALU:
         MCF_TRY(mcf_h5_attr_str(h, g, "dtype", mcf_dtype_names[k->dtype], e));

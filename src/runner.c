@@ -201,7 +201,7 @@ static int run_instance(struct run *r, int index, struct mcf_err *fatal)
             res->rep_end[rep] = mcf_now() - r->cs.offset;
             for (int m = 0; m < res->nmetrics; m++) {
                 double v = res->metrics[m].value(&k, &s, res->metrics[m].index);
-                if (!isfinite(v)) {
+                if (!isfinite(v) && !res->metrics[m].optional) {
                     mcf_err_set(&e, MCF_ERUNTIME, __FILE__, __LINE__,
                                 "%s is not finite (%g): the kernel ran %.3g s, too short for the timer; "
                                 "raise its size or iterations", res->metrics[m].name, v, s.seconds);

@@ -62,6 +62,9 @@ int host_tiles_create(const struct mcf_kernel *k, int workers, const uint64_t *i
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "the host backend has no %s matrix unit (fp64 and fp32 only)",
                            mcf_dtype_names[k->dtype]);
+    if (k->path != MCF_PATH_AUTO && k->path != MCF_PATH_MMA)
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "the host backend has no %s instructions", mcf_path_names[k->path]);
     if (k->shape[0] > 64 || k->shape[1] > 64 || k->shape[2] > 64)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "host matrix tiles are at most 64x64x64 (got %dx%dx%d)",

@@ -1,0 +1,422 @@
+/* The CUDA matrix-core family: mma.sync for every type (this file) and wgmma
+ * on Hopper (wgmma.cu). Throughput: every warp keeps 4 independent
+ * accumulators and issues `iterations` MMAs into each, alternating B and -B,
+ * so each accumulator ends at exactly A*B (an odd count). Latency: one warp,
+ * one accumulator, the chain timed with clock64. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+
+#include "matrix.h"
+#include "mma_traits.cuh"
+
+/* ------------------------------------------------------------ shared pieces */
+
+int mcf_operand_bits(enum mcf_dtype t)
+{
+    switch (t) {
+    case MCF_FP64: return 64;
+    case MCF_TF32: case MCF_FP32: return 32;
+    case MCF_FP16: case MCF_FP16_ACC16: case MCF_BF16: return 16;
+    default: return 8;
+    }
+}
+
+uint64_t mcf_encode(enum mcf_dtype t, double v)
+{
+    uint64_t bits = 0;
+    switch (t) {
+    case MCF_FP64: memcpy(&bits, &v, 8); break;
+    case MCF_TF32: case MCF_FP32: { float f = (float)v; uint32_t u; memcpy(&u, &f, 4); bits = u; break; }
+    case MCF_FP16: case MCF_FP16_ACC16: { __half h = __double2half(v); uint16_t u; memcpy(&u, &h, 2); bits = u; break; }
+    case MCF_BF16: { __nv_bfloat16 h = __double2bfloat16(v); uint16_t u; memcpy(&u, &h, 2); bits = u; break; }
+    case MCF_FP8_E4M3: { __nv_fp8_e4m3 f(v); bits = f.__x; break; }
+    case MCF_FP8_E5M2: { __nv_fp8_e5m2 f(v); bits = f.__x; break; }
+    case MCF_INT8: bits = (uint8_t)(int8_t)lrint(v * 8); break;   /* int8 operands are j itself */
+    default: break;
+    }
+    return bits;
+}
+
+int mtile_encode(enum mcf_dtype t, const double *v, int count, int negate, uint8_t **out, struct mcf_err *e)
+{
+    int bytes = mcf_operand_bits(t) / 8;
+    uint8_t *buf = NULL;
+    MCF_ALLOC(e, buf, (size_t)count * bytes);
+    for (int i = 0; i < count; i++) {
+        uint64_t bits = mcf_encode(t, negate ? -v[i] : v[i]);
+        memcpy(buf + (size_t)i * bytes, &bits, (size_t)bytes);   /* little-endian: the low bytes */
+    }
+    *out = buf;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *kern, struct mcf_err *e)
+{
+    uint64_t rng = kern->seed;
+    int zero = kern->inputs == MCF_INPUTS_ZERO;
+    memset(t, 0, sizeof *t);
+    t->m = m; t->n = n; t->k = k;
+    MCF_ALLOC(e, t->a, m * k);
+    MCF_ALLOC(e, t->b, k * n);
+    MCF_ALLOC(e, t->ref, m * n);
+    for (int i = 0; i < m * k; i++) t->a[i] = zero ? 0.0 : mcf_rng_eighths(&rng) / 8.0;
+    for (int i = 0; i < k * n; i++) t->b[i] = zero ? 0.0 : mcf_rng_eighths(&rng) / 8.0;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            double s = 0;
+            for (int p = 0; p < k; p++)
+                s += t->a[i * k + p] * t->b[p * n + j];
+            /* int8 multiplies j, not j/8: the same product scaled by 64 */
+            t->ref[i * n + j] = kern->dtype == MCF_INT8 ? s * 64.0 : s;
+        }
+    return MCF_OK;
+fail:
+    mtiles_free(t);
+    return e->rc;
+}
+
+void mtiles_free(struct mtiles *t)
+{
+    free(t->a); free(t->b); free(t->ref);
+    t->a = t->b = t->ref = NULL;
+}
+
+int mcheck_tiles(const double *out, size_t count, const struct mtiles *t, const char *what, int inject_fault,
+                 struct mcf_err *e)
+{
+    size_t mn = (size_t)t->m * t->n;
+    for (size_t i = 0; i < count; i++)
+        for (size_t j = 0; j < mn; j++) {
+            double got = out[i * mn + j] + (inject_fault && i == 0 && j == 0 ? 1.0 : 0.0);
+            if (got != t->ref[j])
+                return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
+                                   "%s: tile %zu element (%zu, %zu) is %.9g, expected %.9g", what, i,
+                                   j / t->n, j % t->n, got, t->ref[j]);
+        }
+    return MCF_OK;
+}
+
+double mcf_peak_flops_per_sm_cycle(int major, int minor, enum mcf_dtype t)
+{
+    int cc = major * 10 + minor;
+    double scale;
+    if (cc == 80) scale = 1.0;        /* A100: 19.5 / 156 / 312 / 624 dense TFLOP/s at 1410 MHz, 108 SMs */
+    else if (cc == 90) scale = 2.0;   /* H100: twice A100 per SM per cycle, and FP8 */
+    else return 0.0;
+    switch (t) {
+    case MCF_FP64: return 128 * scale;
+    case MCF_TF32: return 1024 * scale;
+    case MCF_FP16: case MCF_FP16_ACC16: case MCF_BF16: return 2048 * scale;
+    case MCF_INT8: return 4096 * scale;
+    case MCF_FP8_E4M3: case MCF_FP8_E5M2: return cc == 90 ? 8192 : 0.0;
+    default: return 0.0;
+    }
+}
+
+/* ------------------------------------------------------------ mma.sync */
+
+template <int BITS> __device__ inline unsigned long long load_bits(const uint8_t *p, size_t i)
+{
+    if (BITS == 64) return ((const unsigned long long *)p)[i];
+    if (BITS == 32) return ((const uint32_t *)p)[i];
+    if (BITS == 16) return ((const uint16_t *)p)[i];
+    return p[i];
+}
+
+template <class R> __device__ inline R from_bits(unsigned long long v);
+template <> __device__ inline double from_bits<double>(unsigned long long v) { return __longlong_as_double((long long)v); }
+template <> __device__ inline uint32_t from_bits<uint32_t>(unsigned long long v) { return (uint32_t)v; }
+
+/* A register of A (is_a) or B, assembled from the tile by the fragment map. */
+template <class T, class R>
+__device__ inline R gather(const uint8_t *tile, int lane, int r, bool is_a)
+{
+    unsigned long long v = 0;
+#pragma unroll
+    for (int h = 0; h < T::SUB; h++) {
+        int i, j;
+        if (is_a) T::a(lane, r, h, &i, &j); else T::b(lane, r, h, &i, &j);
+        size_t idx = is_a ? (size_t)i * T::K + j : (size_t)i * T::N + j;
+        v |= load_bits<T::AB_BITS>(tile, idx) << (h * T::AB_BITS);
+    }
+    return from_bits<R>(v);
+}
+
+template <class T, int ACC>
+__global__ void __launch_bounds__(256) k_mma(const uint8_t *A, const uint8_t *B, const uint8_t *NB,
+                                            typename T::cout *out, long long half, struct gpu_clock *clk)
+{
+    typedef typename T::areg areg;
+    typedef typename T::creg creg;
+    const int lane = threadIdx.x % 32;
+    const size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
+    areg a[T::NA], b[T::NB], nb[T::NB];
+#pragma unroll
+    for (int r = 0; r < T::NA; r++) a[r] = gather<T, areg>(A, lane, r, true);
+#pragma unroll
+    for (int r = 0; r < T::NB; r++) {
+        b[r] = gather<T, areg>(B, lane, r, false);
+        nb[r] = gather<T, areg>(NB, lane, r, false);
+    }
+    creg acc[ACC][T::NC];
+#pragma unroll
+    for (int j = 0; j < ACC; j++)
+#pragma unroll
+        for (int r = 0; r < T::NC; r++) acc[j][r] = 0;
+    const bool stamps = warp == 0 && lane == 0;
+    if (stamps) gpu_clock_start(clk);
+    for (long long i = 0; i < half; i++) {
+#pragma unroll
+        for (int j = 0; j < ACC; j++) T::mma(acc[j], a, b);
+#pragma unroll
+        for (int j = 0; j < ACC; j++) T::mma(acc[j], a, nb);
+    }
+#pragma unroll
+    for (int j = 0; j < ACC; j++) T::mma(acc[j], a, b);
+    if (stamps) gpu_clock_stop(clk);
+    const int csub = (int)(sizeof(creg) / sizeof(typename T::cout));
+#pragma unroll
+    for (int j = 0; j < ACC; j++) {
+        typename T::cout *tile = out + (warp * ACC + j) * (size_t)(T::M * T::N);
+#pragma unroll
+        for (int r = 0; r < T::NC; r++)
+#pragma unroll
+            for (int h = 0; h < csub; h++) {
+                int row, col;
+                T::c(lane, r, h, &row, &col);
+                typename T::cout v;
+                if (csub == 1) v = (typename T::cout)acc[j][r];
+                else { uint32_t bits = (uint32_t)acc[j][r] >> (16 * h); v = (typename T::cout)(bits & 0xffffu); }
+                tile[row * T::N + col] = v;
+            }
+    }
+}
+
+struct mma_run {
+    struct gpu_state *s;
+    struct mcf_kernel k;
+    struct mtiles tiles;
+    int blocks, threads, acc, m, n, kk, out_bytes;
+    long long half;
+    size_t warps;
+    uint8_t *dA, *dB, *dNB;
+    void *dout;
+    struct gpu_clock *clk;
+    void (*launch)(struct mma_run *r);
+    double (*decode)(const void *out, size_t i);
+};
+
+template <class T> static void launch_mma(struct mma_run *r)
+{
+    typedef typename T::cout C;
+    if (r->acc == 1)
+        k_mma<T, 1><<<r->blocks, r->threads, 0, r->s->stream>>>(r->dA, r->dB, r->dNB, (C *)r->dout, r->half, r->clk);
+    else
+        k_mma<T, 4><<<r->blocks, r->threads, 0, r->s->stream>>>(r->dA, r->dB, r->dNB, (C *)r->dout, r->half, r->clk);
+}
+
+static double dec_f64(const void *p, size_t i) { return ((const double *)p)[i]; }
+static double dec_f32(const void *p, size_t i) { return ((const float *)p)[i]; }
+static double dec_s32(const void *p, size_t i) { return ((const int *)p)[i]; }
+static double dec_f16(const void *p, size_t i)
+{
+    __half_raw raw;
+    raw.x = ((const uint16_t *)p)[i];
+    return __half2float(__half(raw));
+}
+
+template <class T> static void bind(struct mma_run *r, double (*decode)(const void *, size_t))
+{
+    r->m = T::M; r->n = T::N; r->kk = T::K;
+    r->out_bytes = (int)sizeof(typename T::cout);
+    r->launch = launch_mma<T>;
+    r->decode = decode;
+}
+
+/* The mma.sync instruction for a type and shape; 0 when there is none. */
+static int choose_mma(struct mma_run *r, enum mcf_dtype t, const int *shape)
+{
+#define IS(m, n, k) (shape[0] == (m) && shape[1] == (n) && shape[2] == (k))
+    switch (t) {
+    case MCF_FP64: if (IS(8, 8, 4)) { bind<mma_f64>(r, dec_f64); return 1; } break;
+    case MCF_TF32: if (IS(16, 8, 8)) { bind<mma_tf32>(r, dec_f32); return 1; } break;
+    case MCF_FP16: if (IS(16, 8, 16)) { bind<mma_f16>(r, dec_f32); return 1; } break;
+    case MCF_BF16: if (IS(16, 8, 16)) { bind<mma_bf16>(r, dec_f32); return 1; } break;
+    case MCF_FP16_ACC16: if (IS(16, 8, 16)) { bind<mma_f16_acc16>(r, dec_f16); return 1; } break;
+    case MCF_FP8_E4M3: if (IS(16, 8, 32)) { bind<mma_e4m3>(r, dec_f32); return 1; } break;
+    case MCF_FP8_E5M2: if (IS(16, 8, 32)) { bind<mma_e5m2>(r, dec_f32); return 1; } break;
+    case MCF_INT8: if (IS(16, 8, 32)) { bind<mma_s8>(r, dec_s32); return 1; } break;
+    default: break;
+    }
+#undef IS
+    return 0;
+}
+
+static void mma_free(struct mma_run *r)
+{
+    if (!r) return;
+    if (r->dA) gpuFree(r->dA);
+    if (r->dB) gpuFree(r->dB);
+    if (r->dNB) gpuFree(r->dNB);
+    if (r->dout) gpuFree(r->dout);
+    if (r->clk) gpuFree(r->clk);
+    mtiles_free(&r->tiles);
+    free(r);
+}
+
+static int upload(const struct mtiles *t, enum mcf_dtype d, int which, int negate, uint8_t **dev, struct mcf_err *e)
+{
+    uint8_t *host = NULL;
+    int count = which == 0 ? t->m * t->k : t->k * t->n;
+    size_t bytes = (size_t)count * (mcf_operand_bits(d) / 8);
+    MCF_TRY(mtile_encode(d, which == 0 ? t->a : t->b, count, negate, &host, e));
+    GPU_TRY(e, gpuMalloc((void **)dev, bytes));
+    GPU_TRY(e, gpuMemcpy(*dev, host, bytes, gpuMemcpyHostToDevice));
+    free(host);
+    return MCF_OK;
+fail:
+    free(host);
+    return e->rc;
+}
+
+static int mma_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
+{
+    struct gpu_state *s = (struct gpu_state *)state;
+    struct mma_run *r = NULL;
+    int cc = s->prop.major * 10 + s->prop.minor;
+    if ((k->dtype == MCF_FP8_E4M3 || k->dtype == MCF_FP8_E5M2) && cc < 89)
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "FP8 mma needs sm_89 or later (this is sm_%d)", cc);
+    MCF_ALLOC(e, r, 1);
+    r->s = s;
+    r->k = *k;
+    if (!choose_mma(r, k->dtype, k->shape))
+        MCF_FAIL(e, MCF_EUNSUPPORTED, "no mma.sync instruction for %s %dx%dx%d", mcf_dtype_names[k->dtype],
+                 k->shape[0], k->shape[1], k->shape[2]);
+    if (k->mode == MCF_MODE_LATENCY) {
+        r->acc = 1; r->blocks = 1; r->threads = 32;
+    } else {
+        r->acc = 4;
+        gpu_fill(s, k->occupancy, 16, &r->blocks, &r->threads);
+    }
+    r->half = (long long)(k->iterations / 2);
+    r->warps = (size_t)r->blocks * r->threads / 32;
+    MCF_TRY(mtiles_make(&r->tiles, r->m, r->n, r->kk, k, e));
+    MCF_TRY(upload(&r->tiles, k->dtype, 0, 0, &r->dA, e));
+    MCF_TRY(upload(&r->tiles, k->dtype, 1, 0, &r->dB, e));
+    MCF_TRY(upload(&r->tiles, k->dtype, 1, 1, &r->dNB, e));
+    GPU_TRY(e, gpuMalloc(&r->dout, r->warps * r->acc * r->m * r->n * r->out_bytes));
+    GPU_TRY(e, gpuMalloc((void **)&r->clk, sizeof *r->clk));
+    *ks = r;
+    return MCF_OK;
+fail:
+    mma_free(r);
+    return e->rc;
+}
+
+static int mma_run_once(void *ks, struct mcf_sample *smp, struct mcf_err *e)
+{
+    struct mma_run *r = (struct mma_run *)ks;
+    struct gpu_clock clk;
+    double per_acc = 2.0 * r->half + 1;
+    MCF_TRY(gpu_time(r->s, [&] { r->launch(r); }, &smp->seconds, e));
+    GPU_TRY(e, gpuMemcpy(&clk, r->clk, sizeof clk, gpuMemcpyDeviceToHost));
+    smp->units = per_acc * r->acc * r->warps;
+    smp->clock_mhz = gpu_clock_mhz(&clk);
+    smp->cycles = (double)(clk.c1 - clk.c0) / per_acc;
+    smp->peak_gflops = mcf_peak_flops_per_sm_cycle(r->s->prop.major, r->s->prop.minor, r->k.dtype) *
+                       r->s->sms * smp->clock_mhz * 1e-3;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+static int mma_verify(void *ks, struct mcf_err *e)
+{
+    struct mma_run *r = (struct mma_run *)ks;
+    size_t count = r->warps * r->acc, mn = (size_t)r->m * r->n;
+    void *raw = malloc(count * mn * r->out_bytes);
+    double *out = (double *)malloc(count * mn * sizeof(double));
+    char what[96];
+    if (!raw || !out)
+        MCF_FAIL(e, MCF_ERUNTIME, "out of host memory");
+    GPU_TRY(e, gpuMemcpy(raw, r->dout, count * mn * r->out_bytes, gpuMemcpyDeviceToHost));
+    for (size_t i = 0; i < count * mn; i++)
+        out[i] = r->decode(raw, i);
+    snprintf(what, sizeof what, "mma.sync %s %dx%dx%d", mcf_dtype_names[r->k.dtype], r->m, r->n, r->kk);
+    MCF_TRY(mcheck_tiles(out, count, &r->tiles, what, r->k.inject_fault, e));
+    free(raw);
+    free(out);
+    return MCF_OK;
+fail:
+    free(raw);
+    free(out);
+    return e->rc;
+}
+
+static void mma_teardown(void *ks) { mma_free((struct mma_run *)ks); }
+
+static const struct mcf_kernel_ops cuda_mma_ops = { mma_setup, mma_run_once, mma_verify, mma_teardown };
+
+/* ------------------------------------------------------------ the family */
+
+/* The matrix family picks its path at setup; the chosen path's kernel state
+ * is wrapped with its ops, so run/verify/teardown go to the same path. */
+struct path_run {
+    const struct mcf_kernel_ops *ops;
+    void *ks;
+};
+
+static int matrix_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
+{
+    struct gpu_state *s = (struct gpu_state *)state;
+    struct path_run *p = NULL;
+    enum mcf_path path = k->path;
+    if (path == MCF_PATH_AUTO)
+        path = k->shape[0] == 64 ? MCF_PATH_WGMMA_SS : MCF_PATH_MMA;
+    if (path == MCF_PATH_MFMA)
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "MFMA is AMD's: this is an NVIDIA GPU");
+    if ((path == MCF_PATH_WGMMA_SS || path == MCF_PATH_WGMMA_RS) && !cuda_wgmma_available(s))
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "wgmma needs an sm_90 GPU and this binary's sm_90a code (this is sm_%d%d)",
+                           s->prop.major, s->prop.minor);
+    MCF_ALLOC(e, p, 1);
+    p->ops = path == MCF_PATH_MMA ? &cuda_mma_ops : &cuda_wgmma_ops;
+    {
+        struct mcf_kernel kp = *k;
+        kp.path = path;
+        MCF_TRY(p->ops->setup(state, &kp, &p->ks, e));
+    }
+    *ks = p;
+    return MCF_OK;
+fail:
+    free(p);
+    return e->rc;
+}
+
+static int matrix_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
+{
+    struct path_run *p = (struct path_run *)ks;
+    return p->ops->run(p->ks, s, e);
+}
+
+static int matrix_verify(void *ks, struct mcf_err *e)
+{
+    struct path_run *p = (struct path_run *)ks;
+    return p->ops->verify(p->ks, e);
+}
+
+static void matrix_teardown(void *ks)
+{
+    struct path_run *p = (struct path_run *)ks;
+    p->ops->teardown(p->ks);
+    free(p);
+}
+
+const struct mcf_kernel_ops gpu_matrix_ops = { matrix_setup, matrix_run, matrix_verify, matrix_teardown };

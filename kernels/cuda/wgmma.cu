@@ -1,0 +1,288 @@
+/* Hopper's warpgroup MMA (wgmma), built for sm_90a only: this file is
+ * compiled with -gencode arch=compute_90a,code=sm_90a and nothing else, so
+ * the kernels exist only where the instruction does.
+ *
+ * A (64 x K) and B (K x N), and -B, sit in shared memory in the canonical
+ * K-major layout without swizzle: 8-row x 16-byte core matrices of 128
+ * contiguous bytes, the two core matrices along K (32 bytes: K = 16 of a
+ * 16-bit type, 8 of tf32, 32 of fp8 or s8) adjacent (leading byte offset
+ * 128), the next 8 rows after them (stride byte offset 256). Each warpgroup
+ * accumulates `iterations` wgmmas alternating B and -B (ends at exactly A*B),
+ * two per commit group, with one group left in flight (wait_group 1). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include "matrix.h"
+
+#define WG_THREADS 128
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define WGMMA_COMPILED 1
+#include "wgmma_ops.cuh"
+#else
+#define WGMMA_COMPILED 0
+#endif
+
+/* Byte offset of (row, kbyte) of an operand in the canonical layout. */
+static __host__ __device__ inline int core_offset(int row, int kbyte)
+{
+    return ((row / 8) * 2 + kbyte / 16) * 128 + (row % 8) * 16 + kbyte % 16;
+}
+
+static __device__ inline uint64_t smem_desc(const void *p)
+{
+    uint64_t addr = (uint64_t)__cvta_generic_to_shared(p);
+    return ((addr & 0x3FFFF) >> 4) | ((uint64_t)(128 >> 4) << 16) | ((uint64_t)(256 >> 4) << 32);
+}
+
+/* One wgmma of type TY, operand source RS, width N. */
+#if WGMMA_COMPILED
+#define WG_CASE(TY, N)                                                                  \
+    if (n == N) { if (rs) wgmma_rs_##TY##_n##N(d, a, db); else wgmma_ss_##TY##_n##N(d, da, db); return; }
+#define WG_CASE_SS(TY, N) if (n == N) { wgmma_ss_##TY##_n##N(d, da, db); return; }
+#define WG_ALL(M) M(8) M(16) M(32) M(64) M(128) M(256)
+#define F16(N) WG_CASE(f16, N)
+#define BF16(N) WG_CASE(bf16, N)
+#define TF32(N) WG_CASE_SS(tf32, N)
+#define E4M3(N) WG_CASE_SS(e4m3, N)
+#define E5M2(N) WG_CASE_SS(e5m2, N)
+#define S8(N) WG_CASE_SS(s8, N)
+template <int TYPE, int NN>
+static __device__ __forceinline__ void wg_op(void *dv, const uint32_t *a, uint64_t da, uint64_t db, bool rs)
+{
+    const int n = NN;
+    if (TYPE == MCF_INT8) { int *d = (int *)dv; WG_ALL(S8) }
+    else {
+        float *d = (float *)dv;
+        if (TYPE == MCF_FP16) { WG_ALL(F16) }
+        if (TYPE == MCF_BF16) { WG_ALL(BF16) }
+        if (TYPE == MCF_TF32) { WG_ALL(TF32) }
+        if (TYPE == MCF_FP8_E4M3) { WG_ALL(E4M3) }
+        if (TYPE == MCF_FP8_E5M2) { WG_ALL(E5M2) }
+    }
+}
+#endif
+
+template <int TYPE, int N, bool RS>
+__global__ void __launch_bounds__(WG_THREADS) k_wgmma(const uint8_t *A, const uint8_t *B, const uint8_t *NB, int es,
+                                                     void *out, long long half, struct gpu_clock *clk)
+{
+#if WGMMA_COMPILED
+    typedef typename std::conditional<TYPE == MCF_INT8, int, float>::type acc_t;
+    extern __shared__ __align__(128) uint8_t smem[];
+    uint8_t *sA = smem, *sB = smem + 64 * 32, *sNB = sB + N * 32;
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    /* A is row-major 64 x (32 bytes); B is row-major K x N elements of es bytes */
+    for (int i = tid; i < 64 * 32; i += blockDim.x)
+        sA[core_offset(i / 32, i % 32)] = A[i];
+    for (int i = tid; i < N * 32; i += blockDim.x) {
+        int nn = i / 32, kb = i % 32, src = ((kb / es) * N + nn) * es + kb % es;
+        sB[core_offset(nn, kb)] = B[src];
+        sNB[core_offset(nn, kb)] = NB[src];
+    }
+    /* generic-proxy stores must be visible to the tensor cores' async proxy */
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    uint64_t da = smem_desc(sA), db = smem_desc(sB), dnb = smem_desc(sNB);
+    uint32_t a[4] = { 0, 0, 0, 0 };
+    if (RS) {   /* the m16n8k16 A fragment of this warp's 16 rows */
+#pragma unroll
+        for (int r = 0; r < 4; r++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                int row = 16 * warp + lane / 4 + 8 * (r & 1), col = 2 * (lane % 4) + h + 8 * (r >> 1);
+                a[r] |= (uint32_t)((const uint16_t *)A)[row * 16 + col] << (16 * h);
+            }
+    }
+    acc_t d[N / 2];
+#pragma unroll
+    for (int i = 0; i < N / 2; i++) d[i] = 0;
+    if (blockIdx.x == 0 && tid == 0) gpu_clock_start(clk);
+    for (long long i = 0; i < half; i++) {
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+        wg_op<TYPE, N>(d, a, da, db, RS);
+        wg_op<TYPE, N>(d, a, da, dnb, RS);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+    }
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    wg_op<TYPE, N>(d, a, da, db, RS);
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    if (blockIdx.x == 0 && tid == 0) gpu_clock_stop(clk);
+    /* the accumulator layout: warp w holds rows 16w..16w+15 */
+    acc_t *tile = (acc_t *)out + (size_t)blockIdx.x * 64 * N;
+#pragma unroll
+    for (int j = 0; j < N / 8; j++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            int row = 16 * warp + lane / 4 + 8 * (r >> 1), col = 8 * j + 2 * (lane % 4) + (r & 1);
+            tile[row * N + col] = d[4 * j + r];
+        }
+#else
+    (void)A; (void)B; (void)NB; (void)es; (void)out; (void)half; (void)clk;
+#endif
+}
+
+typedef void (*wg_kernel_t)(const uint8_t *, const uint8_t *, const uint8_t *, int, void *, long long, struct gpu_clock *);
+
+template <int TYPE, bool RS> static wg_kernel_t pick_n(int n)
+{
+    switch (n) {
+    case 8: return k_wgmma<TYPE, 8, RS>;
+    case 16: return k_wgmma<TYPE, 16, RS>;
+    case 32: return k_wgmma<TYPE, 32, RS>;
+    case 64: return k_wgmma<TYPE, 64, RS>;
+    case 128: return k_wgmma<TYPE, 128, RS>;
+    case 256: return k_wgmma<TYPE, 256, RS>;
+    default: return NULL;
+    }
+}
+
+/* The kernel for a type, width and operand source; NULL when mcfleet has none. */
+static wg_kernel_t pick(enum mcf_dtype t, int n, bool rs)
+{
+    switch (t) {
+    case MCF_FP16: return rs ? pick_n<MCF_FP16, true>(n) : pick_n<MCF_FP16, false>(n);
+    case MCF_BF16: return rs ? pick_n<MCF_BF16, true>(n) : pick_n<MCF_BF16, false>(n);
+    case MCF_TF32: return rs ? NULL : pick_n<MCF_TF32, false>(n);
+    case MCF_FP8_E4M3: return rs ? NULL : pick_n<MCF_FP8_E4M3, false>(n);
+    case MCF_FP8_E5M2: return rs ? NULL : pick_n<MCF_FP8_E5M2, false>(n);
+    case MCF_INT8: return rs ? NULL : pick_n<MCF_INT8, false>(n);
+    default: return NULL;
+    }
+}
+
+static int wgmma_k(enum mcf_dtype t) { return t == MCF_TF32 ? 8 : (t == MCF_FP16 || t == MCF_BF16) ? 16 : 32; }
+
+int cuda_wgmma_available(const struct gpu_state *s)
+{
+    struct cudaFuncAttributes attr;
+    if (s->prop.major != 9 || s->prop.minor != 0)
+        return 0;
+    /* the sm_90a image is there only if the kernel resolves for this device */
+    if (cudaFuncGetAttributes(&attr, (const void *)k_wgmma<MCF_BF16, 8, false>) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return attr.binaryVersion == 90;
+}
+
+struct wg_run {
+    struct gpu_state *s;
+    struct mcf_kernel k;
+    struct mtiles tiles;
+    wg_kernel_t kernel;
+    int n, blocks, es, smem;
+    long long half;
+    uint8_t *dA, *dB, *dNB;
+    void *dout;
+    struct gpu_clock *clk;
+};
+
+static void wg_free(struct wg_run *r)
+{
+    if (!r) return;
+    if (r->dA) cudaFree(r->dA);
+    if (r->dB) cudaFree(r->dB);
+    if (r->dNB) cudaFree(r->dNB);
+    if (r->dout) cudaFree(r->dout);
+    if (r->clk) cudaFree(r->clk);
+    mtiles_free(&r->tiles);
+    free(r);
+}
+
+static int put(const double *v, int count, enum mcf_dtype t, int negate, uint8_t **dev, struct mcf_err *e)
+{
+    uint8_t *host = NULL;
+    size_t bytes = (size_t)count * (mcf_operand_bits(t) / 8);
+    MCF_TRY(mtile_encode(t, v, count, negate, &host, e));
+    GPU_TRY(e, cudaMalloc((void **)dev, bytes));
+    GPU_TRY(e, cudaMemcpy(*dev, host, bytes, cudaMemcpyHostToDevice));
+    free(host);
+    return MCF_OK;
+fail:
+    free(host);
+    return e->rc;
+}
+
+static int wg_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
+{
+    struct gpu_state *s = (struct gpu_state *)state;
+    struct wg_run *r = NULL;
+    bool rs = k->path == MCF_PATH_WGMMA_RS;
+    int kk = wgmma_k(k->dtype);
+    MCF_ALLOC(e, r, 1);
+    r->s = s;
+    r->k = *k;
+    r->n = k->shape[1];
+    r->kernel = pick(k->dtype, r->n, rs);
+    if (k->shape[0] != 64 || k->shape[2] != kk || !r->kernel)
+        MCF_FAIL(e, MCF_EUNSUPPORTED, "no wgmma %s for %s %dx%dx%d (m64nNk%d, N = 8..256%s)",
+                 mcf_path_names[k->path], mcf_dtype_names[k->dtype], k->shape[0], k->shape[1], k->shape[2], kk,
+                 rs ? "; A from registers for fp16 and bf16 only" : "");
+    r->es = mcf_operand_bits(k->dtype) / 8;
+    r->half = (long long)(k->iterations / 2);
+    /* one warpgroup per block; `occupancy` warpgroups per SM (latency: one in all) */
+    r->blocks = k->mode == MCF_MODE_LATENCY ? 1 : s->sms * (k->occupancy > 0 ? k->occupancy : 2);
+    r->smem = 64 * 32 + 2 * r->n * 32;
+    MCF_TRY(mtiles_make(&r->tiles, 64, r->n, kk, k, e));
+    MCF_TRY(put(r->tiles.a, 64 * kk, k->dtype, 0, &r->dA, e));
+    MCF_TRY(put(r->tiles.b, kk * r->n, k->dtype, 0, &r->dB, e));
+    MCF_TRY(put(r->tiles.b, kk * r->n, k->dtype, 1, &r->dNB, e));
+    GPU_TRY(e, cudaMalloc(&r->dout, (size_t)r->blocks * 64 * r->n * 4));
+    GPU_TRY(e, cudaMalloc((void **)&r->clk, sizeof *r->clk));
+    *ks = r;
+    return MCF_OK;
+fail:
+    wg_free(r);
+    return e->rc;
+}
+
+static int wg_run_once(void *ks, struct mcf_sample *smp, struct mcf_err *e)
+{
+    struct wg_run *r = (struct wg_run *)ks;
+    struct gpu_clock clk;
+    double per_wg = 2.0 * r->half + 1;
+    MCF_TRY(gpu_time(r->s, [&] { r->kernel<<<r->blocks, WG_THREADS, r->smem, r->s->stream>>>(r->dA, r->dB, r->dNB, r->es, r->dout, r->half, r->clk); }, &smp->seconds, e));
+    GPU_TRY(e, cudaMemcpy(&clk, r->clk, sizeof clk, cudaMemcpyDeviceToHost));
+    smp->units = per_wg * r->blocks;
+    smp->clock_mhz = gpu_clock_mhz(&clk);
+    smp->cycles = (double)(clk.c1 - clk.c0) / per_wg;
+    smp->peak_gflops = mcf_peak_flops_per_sm_cycle(r->s->prop.major, r->s->prop.minor, r->k.dtype) *
+                       r->s->sms * smp->clock_mhz * 1e-3;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+static int wg_verify(void *ks, struct mcf_err *e)
+{
+    struct wg_run *r = (struct wg_run *)ks;
+    size_t count = (size_t)r->blocks, mn = (size_t)64 * r->n;
+    void *raw = malloc(count * mn * 4);
+    double *out = (double *)malloc(count * mn * sizeof(double));
+    char what[96];
+    if (!raw || !out)
+        MCF_FAIL(e, MCF_ERUNTIME, "out of host memory");
+    GPU_TRY(e, cudaMemcpy(raw, r->dout, count * mn * 4, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < count * mn; i++)
+        out[i] = r->k.dtype == MCF_INT8 ? ((int *)raw)[i] : ((float *)raw)[i];
+    snprintf(what, sizeof what, "wgmma %s %s m64n%dk%d", mcf_path_names[r->k.path], mcf_dtype_names[r->k.dtype],
+             r->n, wgmma_k(r->k.dtype));
+    MCF_TRY(mcheck_tiles(out, count, &r->tiles, what, r->k.inject_fault, e));
+    free(raw);
+    free(out);
+    return MCF_OK;
+fail:
+    free(raw);
+    free(out);
+    return e->rc;
+}
+
+static void wg_teardown(void *ks) { wg_free((struct wg_run *)ks); }
+
+const struct mcf_kernel_ops cuda_wgmma_ops = { wg_setup, wg_run_once, wg_verify, wg_teardown };

@@ -1,0 +1,151 @@
+/* The GPU backend's table: device discovery, identity, and the families. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+
+double gpu_clock_mhz(const struct gpu_clock *c)
+{
+    double ns = (double)(c->t1 - c->t0);
+    return ns > 0 ? (double)(c->c1 - c->c0) / ns * 1e3 : 0.0;
+}
+
+void gpu_fill(const struct gpu_state *s, int warps_per_sm, int default_warps, int *blocks, int *threads)
+{
+    int w = warps_per_sm > 0 ? warps_per_sm : default_warps;
+    int per_block = w < 8 ? w : 8;                 /* blocks of up to 256 threads */
+    int blocks_per_sm = (w + per_block - 1) / per_block;
+    *threads = per_block * GPU_WARP;
+    *blocks = blocks_per_sm * s->sms;
+}
+
+double gpu_relerr(const double *out, const double *ref, size_t n)
+{
+    long double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double d = (long double)out[i] - ref[i];
+        num += d * d;
+        den += (long double)ref[i] * ref[i];
+    }
+    if (num != num)
+        return 1.0 / 0.0;
+    return den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
+}
+
+static int gpu_init(void **state, const struct mcf_rank_env *env, struct mcf_err *e)
+{
+    struct gpu_state *s = NULL;
+    (void)env;
+    MCF_ALLOC(e, s, 1);
+    s->device = -1;
+    *state = s;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+static void gpu_finalize(void *state)
+{
+    struct gpu_state *s = (struct gpu_state *)state;
+    if (s && s->opened) {
+        gpuEventDestroy(s->ev0);
+        gpuEventDestroy(s->ev1);
+        gpuStreamDestroy(s->stream);
+    }
+    free(s);
+}
+
+static int gpu_device_count(void *state, int *count, struct mcf_err *e)
+{
+    (void)state;
+    *count = 0;
+    gpuError_t rc = gpuGetDeviceCount(count);
+    if (rc != gpuSuccess) {
+        *count = 0;
+        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
+                           "no %s GPU is usable here: gpuGetDeviceCount: %s (%s)", MCF_GPU_VENDOR,
+                           gpuGetErrorString(rc), gpuGetErrorName(rc));
+    }
+    return MCF_OK;
+}
+
+static int gpu_open_device(void *state, int index, struct mcf_err *e)
+{
+    struct gpu_state *s = (struct gpu_state *)state;
+    s->device = index;
+    GPU_TRY(e, gpuSetDevice(index));
+    GPU_TRY(e, gpuGetDeviceProperties(&s->prop, index));
+    GPU_TRY(e, gpuDeviceGetAttribute(&s->clock_khz, gpuDevAttrClockRate, index));
+    s->sms = s->prop.multiProcessorCount;
+    GPU_TRY(e, gpuStreamCreateWithFlags(&s->stream, gpuStreamNonBlocking));
+    GPU_TRY(e, gpuEventCreate(&s->ev0));
+    GPU_TRY(e, gpuEventCreate(&s->ev1));
+    s->opened = 1;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+/* The kernel module's version (e.g. 580.159.04), which the runtime does not give. */
+static void driver_version(char *out, size_t len)
+{
+    int drv = 0, rt = 0;
+    gpuDriverGetVersion(&drv);
+    gpuRuntimeGetVersion(&rt);
+    char module[64] = "";
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    if (f) {
+        char line[256];
+        if (fgets(line, sizeof line, f)) {
+            char *p = strstr(line, "Kernel Module");
+            if (p && sscanf(p + strlen("Kernel Module"), " %63s", module) != 1)
+                module[0] = '\0';
+        }
+        fclose(f);
+    }
+    snprintf(out, len, "%s%s%s driver API %d.%d, runtime %d.%d", module, module[0] ? ", " : "",
+             MCF_GPU_VENDOR, drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10);
+}
+
+static int gpu_device_info(void *state, struct mcf_device_info *d, struct mcf_err *e)
+{
+    struct gpu_state *s = (struct gpu_state *)state;
+    const gpuDeviceProp *p = &s->prop;
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "%.127s", p->name);
+#if defined(MCF_GPU_HIP)
+    snprintf(d->uuid, sizeof d->uuid, "%s", "unknown");
+    snprintf(d->arch, sizeof d->arch, "%s", p->gcnArchName);
+#else
+    const unsigned char *u = (const unsigned char *)p->uuid.bytes;
+    snprintf(d->uuid, sizeof d->uuid,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+             u[14], u[15]);
+    snprintf(d->arch, sizeof d->arch, "sm_%d%d", p->major, p->minor);
+#endif
+    GPU_TRY(e, gpuDeviceGetPCIBusId(d->pci_bus_id, (int)sizeof d->pci_bus_id, s->device));
+    driver_version(d->driver, sizeof d->driver);
+    d->memory_bytes = p->totalGlobalMem;
+    d->cache_bytes = (uint64_t)p->l2CacheSize;
+    d->l1_bytes = p->sharedMemPerMultiprocessor;
+    d->compute_units = p->multiProcessorCount;
+    d->clock_mhz = s->clock_khz / 1000.0;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+extern "C" const struct mcf_backend MCF_GPU_BACKEND_TABLE = {
+    MCF_GPU_VENDOR,
+    "GPU kernels through " MCF_GPU_VENDOR,
+    MCF_CAP_CLOCK,
+    1,
+    gpu_init,
+    gpu_finalize,
+    gpu_device_count,
+    gpu_open_device,
+    gpu_device_info,
+    { &gpu_matrix_ops, &gpu_valu_ops, &gpu_memory_ops, &gpu_latency_ops, &gpu_streams_ops },
+};

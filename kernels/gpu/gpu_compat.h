@@ -1,0 +1,120 @@
+/* The small compat layer that lets one source serve CUDA and HIP. Runtime
+ * calls, types and the few intrinsics the shared kernels use are spelled
+ * gpu*; everything vendor-specific beyond this (the matrix-core kernels)
+ * lives in kernels/cuda or kernels/hip. */
+#ifndef MCF_GPU_COMPAT_H
+#define MCF_GPU_COMPAT_H
+
+#if defined(__HIPCC__) || defined(MCF_GPU_HIP)
+#include <hip/hip_fp16.h>
+#include <hip/hip_runtime.h>
+#define MCF_GPU_VENDOR "hip"
+typedef hipError_t gpuError_t;
+typedef hipStream_t gpuStream_t;
+typedef hipEvent_t gpuEvent_t;
+typedef hipDeviceProp_t gpuDeviceProp;
+#define gpuSuccess hipSuccess
+#define gpuGetErrorString hipGetErrorString
+#define gpuGetErrorName hipGetErrorName
+#define gpuGetLastError hipGetLastError
+#define gpuGetDeviceCount hipGetDeviceCount
+#define gpuSetDevice hipSetDevice
+#define gpuGetDeviceProperties hipGetDeviceProperties
+#define gpuDriverGetVersion hipDriverGetVersion
+#define gpuRuntimeGetVersion hipRuntimeGetVersion
+#define gpuDeviceGetPCIBusId hipDeviceGetPCIBusId
+#define gpuMalloc hipMalloc
+#define gpuFree hipFree
+#define gpuMemcpy hipMemcpy
+#define gpuMemcpyAsync hipMemcpyAsync
+#define gpuMemset hipMemset
+#define gpuMemcpyHostToDevice hipMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define gpuDeviceSynchronize hipDeviceSynchronize
+#define gpuStreamCreateWithFlags hipStreamCreateWithFlags
+#define gpuStreamNonBlocking hipStreamNonBlocking
+#define gpuStreamDestroy hipStreamDestroy
+#define gpuStreamSynchronize hipStreamSynchronize
+#define gpuEventCreate hipEventCreate
+#define gpuEventDestroy hipEventDestroy
+#define gpuEventRecord hipEventRecord
+#define gpuEventSynchronize hipEventSynchronize
+#define gpuEventElapsedTime hipEventElapsedTime
+#define gpuFuncSetAttribute(f, a, v) hipFuncSetAttribute((const void *)(f), a, v)
+#define gpuFuncAttributeMaxDynamicSharedMemorySize hipFuncAttributeMaxDynamicSharedMemorySize
+#define gpuDevAttrClockRate hipDeviceAttributeClockRate
+#define gpuDeviceGetAttribute hipDeviceGetAttribute
+#define GPU_WARP 64
+/* wall-clock nanoseconds on the device */
+__device__ static inline unsigned long long gpu_globaltimer(void) { return wall_clock64() * 10ull; }
+#else
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#define MCF_GPU_VENDOR "cuda"
+typedef cudaError_t gpuError_t;
+typedef cudaStream_t gpuStream_t;
+typedef cudaEvent_t gpuEvent_t;
+typedef cudaDeviceProp gpuDeviceProp;
+#define gpuSuccess cudaSuccess
+#define gpuGetErrorString cudaGetErrorString
+#define gpuGetErrorName cudaGetErrorName
+#define gpuGetLastError cudaGetLastError
+#define gpuGetDeviceCount cudaGetDeviceCount
+#define gpuSetDevice cudaSetDevice
+#define gpuGetDeviceProperties cudaGetDeviceProperties
+#define gpuDriverGetVersion cudaDriverGetVersion
+#define gpuRuntimeGetVersion cudaRuntimeGetVersion
+#define gpuDeviceGetPCIBusId cudaDeviceGetPCIBusId
+#define gpuMalloc cudaMalloc
+#define gpuFree cudaFree
+#define gpuMemcpy cudaMemcpy
+#define gpuMemcpyAsync cudaMemcpyAsync
+#define gpuMemset cudaMemset
+#define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define gpuDeviceSynchronize cudaDeviceSynchronize
+#define gpuStreamCreateWithFlags cudaStreamCreateWithFlags
+#define gpuStreamNonBlocking cudaStreamNonBlocking
+#define gpuStreamDestroy cudaStreamDestroy
+#define gpuStreamSynchronize cudaStreamSynchronize
+#define gpuEventCreate cudaEventCreate
+#define gpuEventDestroy cudaEventDestroy
+#define gpuEventRecord cudaEventRecord
+#define gpuEventSynchronize cudaEventSynchronize
+#define gpuEventElapsedTime cudaEventElapsedTime
+#define gpuFuncSetAttribute(f, a, v) cudaFuncSetAttribute(f, a, v)
+#define gpuFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
+#define gpuDevAttrClockRate cudaDevAttrClockRate
+#define gpuDeviceGetAttribute cudaDeviceGetAttribute
+#define GPU_WARP 32
+__device__ static inline unsigned long long gpu_globaltimer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#endif
+
+/* Every runtime call is checked: the call, file:line and the vendor's words. */
+#define GPU_TRY(e, call)                                                                  \
+    do {                                                                                  \
+        gpuError_t gpu_rc_ = (call);                                                      \
+        if (gpu_rc_ != gpuSuccess) {                                                      \
+            mcf_err_set((e), MCF_ERUNTIME, __FILE__, __LINE__, "%s failed: %s (%s)", #call, \
+                        gpuGetErrorString(gpu_rc_), gpuGetErrorName(gpu_rc_));            \
+            goto fail;                                                                    \
+        }                                                                                 \
+    } while (0)
+
+/* After a launch: the launch's own error, then the kernel's. */
+#define GPU_LAUNCHED(e, what)                                                             \
+    do {                                                                                  \
+        gpuError_t gpu_rc_ = gpuGetLastError();                                           \
+        if (gpu_rc_ != gpuSuccess) {                                                      \
+            mcf_err_set((e), MCF_ERUNTIME, __FILE__, __LINE__, "launching %s: %s (%s)", what, \
+                        gpuGetErrorString(gpu_rc_), gpuGetErrorName(gpu_rc_));            \
+            goto fail;                                                                    \
+        }                                                                                 \
+    } while (0)
+
+#endif

@@ -1,0 +1,39 @@
+#!/bin/bash
+# Each matrix kernel contains the instruction it claims (HMMA/DMMA/IMMA for
+# mma.sync, HGMMA/QGMMA/IGMMA for wgmma), and no kernel uses local memory.
+#  - With a CUDA toolkit's cuobjdump (the GPU machines have one): the SASS of
+#    the binary itself (argument 1, or $MCFLEET).
+#  - Otherwise (CI): the same sources compiled by `make sass-cubins` with the
+#    same flags, disassembled by the nvdisasm that tools/fetch-nvdisasm.sh
+#    unpacks from Debian's nvidia-cuda-toolkit. That nvdisasm (11.8) predates
+#    CUDA 13's ELF architecture encoding, so each cubin's e_flags is rewritten
+#    to the old encoding first (tools/cubin-oldflags.py); the instructions
+#    are untouched.
+set -u
+bin=${1:-${MCFLEET:-}}
+src=${srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+build=${builddir:-.}
+py=${PYTHON_H5:-python3}
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+if [ -n "$bin" ] && ! "$bin" --version 2>/dev/null | grep -q "backends:.*cuda"; then
+    echo "SKIP: this mcfleet has no CUDA backend"; exit 77
+fi
+if command -v cuobjdump >/dev/null 2>&1 && [ -n "$bin" ]; then
+    echo "SASS of $bin (cuobjdump $(cuobjdump --version | tail -1))"
+    cuobjdump --dump-sass "$bin" >"$work/dump.txt" || { echo "FAIL: cuobjdump"; exit 1; }
+else
+    nvdisasm=${NVDISASM:-$build/tools/nvdisasm}
+    if [ ! -x "$nvdisasm" ]; then
+        echo "SKIP: no cuobjdump and no $nvdisasm (tools/fetch-nvdisasm.sh fetches it)"; exit 77
+    fi
+    make -s -C "$build" sass-cubins >/dev/null || { echo "FAIL: make sass-cubins"; exit 1; }
+    echo "SASS of the kernels rebuilt as cubins with the build's flags, via $nvdisasm"
+    old=--old-nvdisasm
+    for cubin in "$build"/sass/*/*.cubin; do
+        arch=$(basename "$(dirname "$cubin")")
+        "$py" "$src/tools/cubin-oldflags.py" "$cubin" "$work/x.cubin" || exit 1
+        echo "arch = $arch" >>"$work/dump.txt"
+        "$nvdisasm" "$work/x.cubin" >>"$work/dump.txt" 2>&1 || { echo "FAIL: nvdisasm $cubin"; exit 1; }
+    done
+fi
+"$py" "$src/tests/sass_check.py" ${old:-} "$work/dump.txt"

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Checks SASS (from cuobjdump --dump-sass or nvdisasm) of mcfleet's matrix
+kernels: each contains the instruction it claims, and no kernel at all uses
+local memory (LDL/STL: spills or stack arrays).
+
+usage: sass_check.py [--old-nvdisasm] DUMP   (lines 'arch = sm_XX' separate the images)
+--old-nvdisasm: the dump is from CUDA 11.8's nvdisasm, which silently drops
+the FP8 warpgroup instruction (QGMMA, newer than it): those claims are
+skipped, and said so; cuobjdump on a GPU machine checks them."""
+import re
+import sys
+
+# mangled-name pattern -> (what, instruction regex); dtype numbers are enum mcf_dtype
+CLAIMS = [
+    (r"k_mmaI7mma_f64", "mma.sync fp64", r"\bDMMA\b"),
+    (r"k_mmaI8mma_tf32", "mma.sync tf32", r"\bHMMA\b"),
+    (r"k_mmaI7mma_f16L", "mma.sync fp16", r"\bHMMA\b"),
+    (r"k_mmaI8mma_bf16", "mma.sync bf16", r"\bHMMA\b"),
+    (r"k_mmaI13mma_f16_acc16", "mma.sync fp16 acc16", r"\bHMMA\b"),
+    (r"k_mmaI8mma_e4m3", "mma.sync fp8 e4m3", r"\b(QMMA|HMMA)\b"),
+    (r"k_mmaI8mma_e5m2", "mma.sync fp8 e5m2", r"\b(QMMA|HMMA)\b"),
+    (r"k_mmaI6mma_s8", "mma.sync int8", r"\bIMMA\b"),
+    (r"k_wgmmaILi2E", "wgmma tf32", r"\bHGMMA\b"),
+    (r"k_wgmmaILi3E", "wgmma fp16", r"\bHGMMA\b"),
+    (r"k_wgmmaILi5E", "wgmma bf16", r"\bHGMMA\b"),
+    (r"k_wgmmaILi6E", "wgmma fp8 e4m3", r"\bQGMMA\b"),
+    (r"k_wgmmaILi7E", "wgmma fp8 e5m2", r"\bQGMMA\b"),
+    (r"k_wgmmaILi8E", "wgmma int8", r"\bIGMMA\b"),
+]
+
+
+def functions(text):
+    """Yields (arch, name, body) for every function in the dump."""
+    arch, name, body = "?", None, []
+    for line in text.splitlines():
+        m = re.search(r"arch = (sm_\w+)", line)
+        f = re.search(r"Function : (\S+)", line) or re.match(r"\s*\.text\.(\S+):", line)
+        if m or f:
+            if name:
+                yield arch, name, "\n".join(body)
+            name, body = None, []
+            if m:
+                arch = m.group(1)
+            if f:
+                name = f.group(1)
+            continue
+        if name:
+            body.append(line)
+    if name:
+        yield arch, name, "\n".join(body)
+
+
+def main():
+    old = sys.argv[1] == "--old-nvdisasm"
+    text = open(sys.argv[-1]).read()
+    fails, checked, seen, skipped = [], 0, set(), set()
+    for arch, name, body in functions(text):
+        if re.search(r"\b(LDL|STL)\b", body):
+            fails.append("%s %s uses local memory (LDL/STL)" % (arch, name))
+        for pat, what, ins in CLAIMS:
+            if not re.search(pat, name):
+                continue
+            # the fp8 kernels are a trap below sm_89, by design
+            if "fp8" in what and arch == "sm_80":
+                continue
+            if old and "QGMMA" in ins:
+                skipped.add(what)
+                continue
+            checked += 1
+            seen.add((what, arch))
+            if not re.search(ins, body):
+                found = sorted(set(re.findall(r"\b[A-Z]*MMA[\w.]*", body)))
+                fails.append("%s %s (%s): no %s; matrix instructions found: %s" % (arch, what, name[:60], ins, found or "none"))
+    for what in sorted(set(w for w, _ in seen)):
+        archs = sorted(a for w, a in seen if w == what)
+        print("  %-22s checked in %s" % (what, ", ".join(archs)))
+    for what in sorted(skipped):
+        print("  %-22s SKIPPED: nvdisasm 11.8 cannot decode QGMMA" % what)
+    wanted = set(w for _, w, _ in CLAIMS) - skipped
+    missing = wanted - set(w for w, _ in seen)
+    if missing:
+        fails.append("no kernel found for: " + ", ".join(sorted(missing)))
+    for f in fails:
+        print("FAIL: " + f)
+    print("%d kernel images checked, %d failures" % (checked, len(fails)))
+    sys.exit(1 if fails else 0)
+
+
+main()
