@@ -198,7 +198,8 @@ int mcf_kernel_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_met
     default:
         break;
     }
-    if (caps & MCF_CAP_CLOCK)
+    /* memory kernels do not stamp the clock: they have no clock_mhz */
+    if ((caps & MCF_CAP_CLOCK) && k->family != MCF_FAMILY_MEMORY)
         n = add(out, n, max, "clock_mhz", "MHz", m_clock, 0);
     n = add(out, n, max, "time_s", "s", m_time, 0);
     return n;

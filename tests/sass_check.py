@@ -13,6 +13,9 @@ import sys
 # mangled-name pattern -> (what, instruction regex); dtype numbers are enum mcf_dtype
 CLAIMS = [
     (r"k_mmaI7mma_f64", "mma.sync fp64", r"\bDMMA\b"),
+    (r"k_mmaI12mma_f64_16x8ILi4E", "mma.sync fp64 m16n8k4", r"\bDMMA\b"),
+    (r"k_mmaI12mma_f64_16x8ILi8E", "mma.sync fp64 m16n8k8", r"\bDMMA\b"),
+    (r"k_mmaI12mma_f64_16x8ILi16E", "mma.sync fp64 m16n8k16", r"\bDMMA\b"),
     (r"k_mmaI8mma_tf32", "mma.sync tf32", r"\bHMMA\b"),
     (r"k_mmaI7mma_f16L", "mma.sync fp16", r"\bHMMA\b"),
     (r"k_mmaI8mma_bf16", "mma.sync bf16", r"\bHMMA\b"),
@@ -61,8 +64,8 @@ def main():
             if not re.search(pat, name):
                 continue
             # the fp8 kernels are a trap below sm_89, by design
-            if "fp8" in what and arch == "sm_80":
-                continue
+            if ("fp8" in what or "m16n8k" in what) and arch == "sm_80":
+                continue   # traps below sm_89 / sm_90, by design
             if old and "QGMMA" in ins:
                 skipped.add(what)
                 continue

@@ -151,7 +151,8 @@ __device__ inline R gather(const uint8_t *tile, int lane, int r, bool is_a)
 
 template <class T, int ACC>
 __global__ void __launch_bounds__(256) k_mma(const uint8_t *A, const uint8_t *B, const uint8_t *NB,
-                                            typename T::cout *out, long long half, struct gpu_clock *clk)
+                                            typename T::cout *out, long long half, struct gpu_clock *clk,
+                                            unsigned long long *span)
 {
     typedef typename T::areg areg;
     typedef typename T::creg creg;
@@ -172,6 +173,7 @@ __global__ void __launch_bounds__(256) k_mma(const uint8_t *A, const uint8_t *B,
         for (int r = 0; r < T::NC; r++) acc[j][r] = 0;
     const bool stamps = warp == 0 && lane == 0;
     if (stamps) gpu_clock_start(clk);
+    if (span && threadIdx.x == 0) atomicMin(&span[0], gpu_globaltimer());   /* the streams family */
     for (long long i = 0; i < half; i++) {
 #pragma unroll
         for (int j = 0; j < ACC; j++) T::mma(acc[j], a, b);
@@ -181,6 +183,10 @@ __global__ void __launch_bounds__(256) k_mma(const uint8_t *A, const uint8_t *B,
 #pragma unroll
     for (int j = 0; j < ACC; j++) T::mma(acc[j], a, b);
     if (stamps) gpu_clock_stop(clk);
+    if (span) {
+        __syncthreads();
+        if (threadIdx.x == 0) atomicMax(&span[1], gpu_globaltimer());
+    }
     const int csub = (int)(sizeof(creg) / sizeof(typename T::cout));
 #pragma unroll
     for (int j = 0; j < ACC; j++) {
@@ -209,6 +215,8 @@ struct mma_run {
     uint8_t *dA, *dB, *dNB;
     void *dout;
     struct gpu_clock *clk;
+    gpuStream_t stream;               /* where launches go */
+    unsigned long long *span;         /* device, or NULL: the streams family's kernel span */
     void (*launch)(struct mma_run *r);
     double (*decode)(const void *out, size_t i);
 };
@@ -217,9 +225,9 @@ template <class T> static void launch_mma(struct mma_run *r)
 {
     typedef typename T::cout C;
     if (r->acc == 1)
-        k_mma<T, 1><<<r->blocks, r->threads, 0, r->s->stream>>>(r->dA, r->dB, r->dNB, (C *)r->dout, r->half, r->clk);
+        k_mma<T, 1><<<r->blocks, r->threads, 0, r->stream>>>(r->dA, r->dB, r->dNB, (C *)r->dout, r->half, r->clk, r->span);
     else
-        k_mma<T, 4><<<r->blocks, r->threads, 0, r->s->stream>>>(r->dA, r->dB, r->dNB, (C *)r->dout, r->half, r->clk);
+        k_mma<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(r->dA, r->dB, r->dNB, (C *)r->dout, r->half, r->clk, r->span);
 }
 
 static double dec_f64(const void *p, size_t i) { return ((const double *)p)[i]; }
@@ -241,11 +249,16 @@ template <class T> static void bind(struct mma_run *r, double (*decode)(const vo
 }
 
 /* The mma.sync instruction for a type and shape; 0 when there is none. */
-static int choose_mma(struct mma_run *r, enum mcf_dtype t, const int *shape)
+static int choose_mma(struct mma_run *r, enum mcf_dtype t, const int *shape, int sm90)
 {
 #define IS(m, n, k) (shape[0] == (m) && shape[1] == (n) && shape[2] == (k))
     switch (t) {
-    case MCF_FP64: if (IS(8, 8, 4)) { bind<mma_f64>(r, dec_f64); return 1; } break;
+    case MCF_FP64:
+        if (IS(8, 8, 4)) { bind<mma_f64>(r, dec_f64); return 1; }
+        if (IS(16, 8, 4) && sm90) { bind<mma_f64_16x8<4> >(r, dec_f64); return 1; }
+        if (IS(16, 8, 8) && sm90) { bind<mma_f64_16x8<8> >(r, dec_f64); return 1; }
+        if (IS(16, 8, 16) && sm90) { bind<mma_f64_16x8<16> >(r, dec_f64); return 1; }
+        break;
     case MCF_TF32: if (IS(16, 8, 8)) { bind<mma_tf32>(r, dec_f32); return 1; } break;
     case MCF_FP16: if (IS(16, 8, 16)) { bind<mma_f16>(r, dec_f32); return 1; } break;
     case MCF_BF16: if (IS(16, 8, 16)) { bind<mma_bf16>(r, dec_f32); return 1; } break;
@@ -296,7 +309,8 @@ static int mma_setup(void *state, const struct mcf_kernel *k, void **ks, struct 
     MCF_ALLOC(e, r, 1);
     r->s = s;
     r->k = *k;
-    if (!choose_mma(r, k->dtype, k->shape))
+    r->stream = s->stream;
+    if (!choose_mma(r, k->dtype, k->shape, cc >= 90))
         MCF_FAIL(e, MCF_EUNSUPPORTED, "no mma.sync instruction for %s %dx%dx%d", mcf_dtype_names[k->dtype],
                  k->shape[0], k->shape[1], k->shape[2]);
     if (k->mode == MCF_MODE_LATENCY) {
@@ -363,6 +377,35 @@ fail:
 static void mma_teardown(void *ks) { mma_free((struct mma_run *)ks); }
 
 static const struct mcf_kernel_ops cuda_mma_ops = { mma_setup, mma_run_once, mma_verify, mma_teardown };
+
+/* ------------------------------------------------------------ work for the streams family */
+
+int gpu_mwork_create(struct gpu_state *s, const struct mcf_kernel *k, uint64_t iterations, gpuStream_t st,
+                     unsigned long long *span, void **work, struct mcf_err *e)
+{
+    struct mcf_kernel w = *k;
+    struct mma_run *r = NULL;
+    w.family = MCF_FAMILY_MATRIX;
+    w.mode = MCF_MODE_THROUGHPUT;
+    w.iterations = iterations;
+    w.occupancy = 4;            /* one block of 4 warps per SM: room for other streams' kernels */
+    MCF_TRY(mma_setup(s, &w, (void **)&r, e));
+    r->stream = st;
+    r->span = span;
+    *work = r;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+void gpu_mwork_launch(void *work) { struct mma_run *r = (struct mma_run *)work; r->launch(r); }
+int gpu_mwork_check(void *work, int inject_fault, struct mcf_err *e)
+{
+    struct mma_run *r = (struct mma_run *)work;
+    r->k.inject_fault = inject_fault;
+    return mma_verify(r, e);
+}
+void gpu_mwork_free(void *work) { mma_free((struct mma_run *)work); }
 
 /* ------------------------------------------------------------ the family */
 

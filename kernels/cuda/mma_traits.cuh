@@ -28,6 +28,42 @@ struct mma_f64 {      /* mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 */
     }
 };
 
+/* Hopper's fp64 shapes m16n8k4, k8, k16 (sm_90): A row g + 8*(r%2), column
+ * t + 4*(r/2); B row t + 4*r, column g; the m16n8 accumulator. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define MMA_F64_SM90 1
+#else
+#define MMA_F64_SM90 0
+#endif
+template <int KK>
+struct mma_f64_16x8 {
+    enum { M = 16, N = 8, K = KK, NA = KK / 2, NB = KK / 4, NC = 4, AB_BITS = 64, SUB = 1 };
+    typedef double areg; typedef double creg; typedef double cout;
+    static __host__ __device__ void a(int lane, int r, int h, int *row, int *col) { (void)h; *row = lane / 4 + 8 * (r & 1); *col = lane % 4 + 4 * (r >> 1); }
+    static __host__ __device__ void b(int lane, int r, int h, int *k, int *n) { (void)h; *k = lane % 4 + 4 * r; *n = lane / 4; }
+    static __host__ __device__ void c(int lane, int r, int h, int *row, int *col) { frag16x8::c(lane, r, h, row, col); }
+    static __device__ void mma(creg *d, const areg *a, const areg *b)
+    {
+#if MMA_F64_SM90
+        if (KK == 4)
+            asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+                         : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3]) : "d"(a[0]), "d"(a[1]), "d"(b[0]));
+        else if (KK == 8)
+            asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                         : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                         : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+        else
+            asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};"
+                         : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                         : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+                           "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#else
+        (void)d; (void)a; (void)b;
+        __trap();   /* the host refuses these shapes below sm_90 */
+#endif
+    }
+};
+
 struct mma_tf32 {     /* mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 */
     enum { M = 16, N = 8, K = 8, NA = 4, NB = 2, NC = 4, AB_BITS = 32, SUB = 1 };
     typedef uint32_t areg; typedef float creg; typedef float cout;

@@ -139,6 +139,51 @@ __global__ void k_fma(const typename v16<T>::t *__restrict__ a, typename v16<T>:
     }
 }
 
+/* HBM: each thread keeps UNROLL independent 16-byte loads in flight before
+ * it uses any, with streaming hints (each byte is touched once). */
+#define UNROLL 4
+template <typename T>
+static __device__ inline typename v16<T>::t triad_v(typename v16<T>::t b, typename v16<T>::t c, T s)
+{
+    typename v16<T>::t a;
+    const T *be = (const T *)&b, *ce = (const T *)&c;
+    T *ae = (T *)&a;
+    for (int l = 0; l < v16<T>::n; l++)
+        ae[l] = be[l] + s * ce[l];
+    return a;
+}
+
+template <typename T>
+__global__ void k_hbm(int op, typename v16<T>::t *__restrict__ a, typename v16<T>::t *__restrict__ b,
+                      typename v16<T>::t *__restrict__ c, T s, size_t nv, double *partial)
+{
+    typedef typename v16<T>::t V;
+    const size_t step = (size_t)gridDim.x * blockDim.x;
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    double sum = 0.0;
+    for (; i + (UNROLL - 1) * step < nv; i += UNROLL * step) {
+        V x[UNROLL], y[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            if (op == MCF_OP_TRIAD) { x[u] = gpu_ld_stream(&b[i + u * step]); y[u] = gpu_ld_stream(&c[i + u * step]); }
+            else x[u] = gpu_ld_stream(&a[i + u * step]);
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            if (op == MCF_OP_TRIAD) gpu_st_stream(&a[i + u * step], triad_v<T>(x[u], y[u], s));
+            else if (op == MCF_OP_COPY) gpu_st_stream(&c[i + u * step], x[u]);
+            else { const T *e = (const T *)&x[u]; for (int l = 0; l < v16<T>::n; l++) sum += e[l]; }
+        }
+    }
+    for (; i < nv; i += step) {
+        if (op == MCF_OP_TRIAD) a[i] = triad_v<T>(b[i], c[i], s);
+        else if (op == MCF_OP_COPY) c[i] = a[i];
+        else { V x = a[i]; const T *e = (const T *)&x; for (int l = 0; l < v16<T>::n; l++) sum += e[l]; }
+    }
+    if (op == MCF_OP_READ)
+        block_sum(sum, partial);
+}
+
 /* Shared memory: fill from the formula, then sweep it `passes` times. */
 template <typename T>
 __global__ void k_lds_read(size_t nv, int passes, double *partial)
@@ -181,6 +226,10 @@ static void launch(struct mem_run *r)
     int set = r->cur;
     V *a = (V *)r->a[set], *b = (V *)r->b[set], *c = (V *)r->c[set];
     gpuStream_t st = r->s->stream;
+    if (r->k.level == MCF_LEVEL_HBM && r->k.op != MCF_OP_FMA) {
+        k_hbm<T><<<r->blocks, BLOCK, 0, st>>>((int)r->k.op, a, b, c, (T)MCF_TRIAD_S, r->nv, r->partial);
+        return;
+    }
     switch (r->k.level == MCF_LEVEL_LDS ? -1 : (int)r->k.op) {
     case -1:
         k_lds_read<T><<<r->blocks, BLOCK, r->k.bytes, st>>>(r->nv, r->passes, r->partial);

@@ -1,5 +1,5 @@
-/* Concurrency on a GPU: N streams, each with its own triad arrays, each
- * kernel's span taken on the device (the earliest block start and the latest
+/* Concurrency on a GPU: N streams, each with its own triad arrays or matrix
+ * work (the vendor's mma kernel), each kernel's span taken on the device (the earliest block start and the latest
  * block end on %globaltimer). A repetition runs each stream's kernel alone,
  * then all at once; src/concurrency.c derives speedup, overlap and fairness
  * exactly as for every other backend. Stream 0 carries `imbalance` times the
@@ -34,12 +34,14 @@ struct streams_run {
     size_t len[MCF_MAX_STREAMS];
     unsigned long long *span;          /* device: 2 per stream */
     int blocks[MCF_MAX_STREAMS];
+    void *mwork[MCF_MAX_STREAMS];      /* work: matrix */
 };
 
 static void streams_free(struct streams_run *r)
 {
     if (!r) return;
     for (int i = 0; i < MCF_MAX_STREAMS; i++) {
+        if (r->mwork[i]) gpu_mwork_free(r->mwork[i]);
         if (r->st[i]) gpuStreamDestroy(r->st[i]);
         if (r->a[i]) gpuFree(r->a[i]);
         if (r->b[i]) gpuFree(r->b[i]);
@@ -54,15 +56,22 @@ static int streams_setup(void *state, const struct mcf_kernel *k, void **ks, str
     struct gpu_state *s = (struct gpu_state *)state;
     struct streams_run *r = NULL;
     size_t es = (size_t)mcf_dtype_size(k->dtype);
-    if (k->work != MCF_WORK_MEMORY)
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
-                           "GPU streams run memory work (triad) for now; 'work: matrix' is not implemented");
-    if (k->dtype != MCF_FP64 && k->dtype != MCF_FP32)
+    if (k->work == MCF_WORK_MEMORY && k->dtype != MCF_FP64 && k->dtype != MCF_FP32)
         return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "streams: dtype fp64 or fp32 for memory work");
     MCF_ALLOC(e, r, 1);
     r->s = s;
     r->k = *k;
     r->n = k->streams;
+    GPU_TRY(e, gpuMalloc((void **)&r->span, sizeof(unsigned long long) * 2 * r->n));
+    if (k->work == MCF_WORK_MATRIX) {
+        for (int i = 0; i < r->n; i++) {
+            GPU_TRY(e, gpuStreamCreateWithFlags(&r->st[i], gpuStreamNonBlocking));
+            MCF_TRY(gpu_mwork_create(s, k, k->iterations * (i == 0 ? (uint64_t)k->imbalance : 1), r->st[i],
+                                     r->span + 2 * i, &r->mwork[i], e));
+        }
+        *ks = r;
+        return MCF_OK;
+    }
     for (int i = 0; i < r->n; i++) {
         r->len[i] = k->bytes / es * (i == 0 ? (size_t)k->imbalance : 1);
         size_t want = (r->len[i] + BLOCK * 4 - 1) / (BLOCK * 4);
@@ -73,7 +82,6 @@ static int streams_setup(void *state, const struct mcf_kernel *k, void **ks, str
         GPU_TRY(e, gpuMalloc(&r->c[i], r->len[i] * es));
         MCF_TRY(gpu_init_arrays(k->dtype, r->a[i], r->b[i], r->c[i], r->len[i], s->sms * 4, r->st[i], e));
     }
-    GPU_TRY(e, gpuMalloc((void **)&r->span, sizeof(unsigned long long) * 2 * r->n));
     GPU_TRY(e, gpuDeviceSynchronize());
     *ks = r;
     return MCF_OK;
@@ -84,7 +92,9 @@ fail:
 
 static void launch_one(struct streams_run *r, int i)
 {
-    if (r->k.dtype == MCF_FP64)
+    if (r->mwork[i])
+        gpu_mwork_launch(r->mwork[i]);
+    else if (r->k.dtype == MCF_FP64)
         k_span_triad<double><<<r->blocks[i], BLOCK, 0, r->st[i]>>>((double *)r->a[i], (const double *)r->b[i],
             (const double *)r->c[i], MCF_TRIAD_S, r->len[i], r->span + 2 * i);
     else
@@ -103,7 +113,7 @@ static int run_spans(struct streams_run *r, int only, unsigned long long *span, 
     for (int i = 0; i < r->n; i++)
         if (only < 0 || only == i) {
             launch_one(r, i);
-            GPU_LAUNCHED(e, "k_span_triad");
+            GPU_LAUNCHED(e, "stream work");
         }
     GPU_TRY(e, gpuDeviceSynchronize());
     GPU_TRY(e, gpuMemcpy(span, r->span, sizeof(unsigned long long) * 2 * r->n, gpuMemcpyDeviceToHost));
@@ -139,8 +149,12 @@ fail:
 static int streams_verify(void *ks, struct mcf_err *e)
 {
     struct streams_run *r = (struct streams_run *)ks;
-    for (int i = 0; i < r->n; i++)
-        MCF_TRY(gpu_check_output(MCF_OP_TRIAD, r->k.dtype, 0, r->a[i], r->len[i], r->k.inject_fault && i == 0, e));
+    for (int i = 0; i < r->n; i++) {
+        if (r->mwork[i])
+            MCF_TRY(gpu_mwork_check(r->mwork[i], r->k.inject_fault && i == 0, e));
+        else
+            MCF_TRY(gpu_check_output(MCF_OP_TRIAD, r->k.dtype, 0, r->a[i], r->len[i], r->k.inject_fault && i == 0, e));
+    }
     return MCF_OK;
 fail:
     return e->rc;

@@ -20,7 +20,9 @@ __global__ void k_valu(T *x, T a, T b, long long iterations, struct gpu_clock *c
     if (t == 0) gpu_clock_start(clk);
     for (int l = 0; l < CHAINS; l++)
         v[l] = x[t * CHAINS + l];
+#pragma unroll 8
     for (long long i = 0; i < iterations; i++)
+#pragma unroll
         for (int l = 0; l < CHAINS; l++)
             v[l] = fma_t(a, v[l], b);
     for (int l = 0; l < CHAINS; l++)
