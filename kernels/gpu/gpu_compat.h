@@ -45,9 +45,6 @@ typedef hipDeviceProp_t gpuDeviceProp;
 #define gpuDevAttrClockRate hipDeviceAttributeClockRate
 #define gpuDeviceGetAttribute hipDeviceGetAttribute
 #define GPU_WARP 64
-/* streaming (touch-once) loads and stores: no reuse expected */
-#define gpu_ld_stream(p) __builtin_nontemporal_load(p)
-#define gpu_st_stream(p, v) __builtin_nontemporal_store((v), (p))
 /* wall-clock nanoseconds on the device */
 __device__ static inline unsigned long long gpu_globaltimer(void) { return wall_clock64() * 10ull; }
 #else
@@ -90,9 +87,6 @@ typedef cudaDeviceProp gpuDeviceProp;
 #define gpuDevAttrClockRate cudaDevAttrClockRate
 #define gpuDeviceGetAttribute cudaDeviceGetAttribute
 #define GPU_WARP 32
-/* streaming (touch-once) loads and stores: evict first, no reuse expected */
-#define gpu_ld_stream(p) __ldcs(p)
-#define gpu_st_stream(p, v) __stcs((p), (v))
 __device__ static inline unsigned long long gpu_globaltimer(void)
 {
     unsigned long long t;
