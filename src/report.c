@@ -226,8 +226,8 @@ int mcf_report_file(const char *path, FILE *out, struct mcf_err *e)
     }
 
     fprintf(out, "\nmcfleet results: %s%s\n", path, complete ? "" : "  ** INCOMPLETE RUN **");
-    fprintf(out, "  mcfleet %s, backend %s, %d ranks on %lld node%s, started %s\n", version, backend,
-            f.nranks, nnodes, nnodes == 1 ? "" : "s", start);
+    fprintf(out, "  mcfleet %s, backend %s, %d rank%s on %lld node%s, started %s\n", version, backend,
+            f.nranks, f.nranks == 1 ? "" : "s", nnodes, nnodes == 1 ? "" : "s", start);
     fprintf(out, "  deck: %s\n", deck);
     if (injected[0])
         fprintf(out, "  FAULT INJECTED FOR TESTING: %s\n", injected);

@@ -26,6 +26,8 @@ struct gpu_clock {
     unsigned long long t0, t1;
 };
 double gpu_clock_mhz(const struct gpu_clock *c);
+/* The driver's version from /proc/driver/nvidia/version's first line. */
+extern "C" void gpu_module_version(const char *line, char *out, size_t len);
 /* Stamps go straight to memory: holding them in registers across a kernel's
  * loop costs registers the loop needs (ptxas spilled them). */
 static __device__ inline void gpu_clock_start(struct gpu_clock *c)

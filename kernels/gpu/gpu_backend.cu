@@ -87,21 +87,35 @@ fail:
     return e->rc;
 }
 
-/* The kernel module's version (e.g. 580.159.04), which the runtime does not give. */
+/* The kernel module's version (e.g. 580.159.04), which the runtime does not
+ * give: the first dotted number on /proc/driver/nvidia/version's first line
+ * ("NVRM version: NVIDIA UNIX [Open] Kernel Module [for x86_64]  580.159.04 ..."). */
+extern "C" void gpu_module_version(const char *line, char *out, size_t len)
+{
+    const char *p = strstr(line, "Kernel Module");
+    out[0] = '\0';
+    for (p = p ? p : line; *p; p++) {
+        if (*p >= '0' && *p <= '9' && (p == line || p[-1] == ' ')) {
+            size_t n = strspn(p, "0123456789.");
+            if (memchr(p, '.', n) && n < len) {
+                memcpy(out, p, n);
+                out[n] = '\0';
+                return;
+            }
+        }
+    }
+}
+
 static void driver_version(char *out, size_t len)
 {
     int drv = 0, rt = 0;
+    char module[64] = "", line[256];
     gpuDriverGetVersion(&drv);
     gpuRuntimeGetVersion(&rt);
-    char module[64] = "";
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
     if (f) {
-        char line[256];
-        if (fgets(line, sizeof line, f)) {
-            char *p = strstr(line, "Kernel Module");
-            if (p && sscanf(p + strlen("Kernel Module"), " %63s", module) != 1)
-                module[0] = '\0';
-        }
+        if (fgets(line, sizeof line, f))
+            gpu_module_version(line, module, sizeof module);
         fclose(f);
     }
     snprintf(out, len, "%s%s%s driver API %d.%d, runtime %d.%d", module, module[0] ? ", " : "",
