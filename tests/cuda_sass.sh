@@ -15,6 +15,13 @@ src=${srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${builddir:-.}
 py=${PYTHON_H5:-python3}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+# The checker itself must reject a kernel without its instruction, in either mode.
+printf 'arch = sm_90\n.text._Z5k_mmaI7mma_f16Li4EEv:\n /*0000*/ FFMA R0, R1, R2, R3 ;\n /*0010*/ EXIT ;\n' >"$work/bad.txt"
+for mode in "" --old-nvdisasm; do
+    if "$py" "$src/tests/sass_check.py" $mode "$work/bad.txt" >/dev/null 2>&1; then
+        echo "FAIL: sass_check.py accepted an mma kernel with no HMMA ($mode)"; exit 1
+    fi
+done
 if [ -n "$bin" ] && ! "$bin" --version 2>/dev/null | grep -q "backends:.*cuda"; then
     echo "SKIP: this mcfleet has no CUDA backend"; exit 77
 fi
