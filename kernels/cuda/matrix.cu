@@ -103,6 +103,50 @@ int mcheck_tiles(const double *out, size_t count, const struct mtiles *t, const 
     return MCF_OK;
 }
 
+int mtile_upload(enum mcf_dtype t, const double *v, int count, int negate, uint8_t **dev, struct mcf_err *e)
+{
+    uint8_t *host = NULL;
+    size_t bytes = (size_t)count * (mcf_operand_bits(t) / 8);
+    MCF_TRY(mtile_encode(t, v, count, negate, &host, e));
+    GPU_TRY(e, gpuMalloc((void **)dev, bytes));
+    GPU_TRY(e, gpuMemcpy(*dev, host, bytes, gpuMemcpyHostToDevice));
+    free(host);
+    return MCF_OK;
+fail:
+    free(host);
+    return e->rc;
+}
+
+void msample_fill(struct mcf_sample *smp, const struct gpu_state *s, enum mcf_dtype t,
+                  const struct gpu_clock *clk, double per_chain, double chains)
+{
+    smp->units = per_chain * chains;
+    smp->clock_mhz = gpu_clock_mhz(clk);
+    smp->cycles = (double)(clk->c1 - clk->c0) / per_chain;
+    smp->peak_gflops = mcf_peak_flops_per_sm_cycle(s->prop.major, s->prop.minor, t) * s->sms * smp->clock_mhz * 1e-3;
+}
+
+int mverify_device(const void *dev, size_t count, int out_bytes, double (*decode)(const void *, size_t),
+                   const struct mtiles *t, const char *what, int inject_fault, struct mcf_err *e)
+{
+    size_t n = count * t->m * t->n;
+    void *raw = malloc(n * out_bytes);
+    double *out = (double *)malloc(n * sizeof(double));
+    if (!raw || !out)
+        MCF_FAIL(e, MCF_ERUNTIME, "out of host memory");
+    GPU_TRY(e, gpuMemcpy(raw, dev, n * out_bytes, gpuMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++)
+        out[i] = decode(raw, i);
+    MCF_TRY(mcheck_tiles(out, count, t, what, inject_fault, e));
+    free(raw);
+    free(out);
+    return MCF_OK;
+fail:
+    free(raw);
+    free(out);
+    return e->rc;
+}
+
 double mcf_peak_flops_per_sm_cycle(int major, int minor, enum mcf_dtype t)
 {
     int cc = major * 10 + minor;
@@ -231,8 +275,8 @@ template <class T> static void launch_mma(struct mma_run *r)
 }
 
 static double dec_f64(const void *p, size_t i) { return ((const double *)p)[i]; }
-static double dec_f32(const void *p, size_t i) { return ((const float *)p)[i]; }
-static double dec_s32(const void *p, size_t i) { return ((const int *)p)[i]; }
+double mdecode_f32(const void *p, size_t i) { return ((const float *)p)[i]; }
+double mdecode_s32(const void *p, size_t i) { return ((const int *)p)[i]; }
 static double dec_f16(const void *p, size_t i)
 {
     __half_raw raw;
@@ -259,13 +303,13 @@ static int choose_mma(struct mma_run *r, enum mcf_dtype t, const int *shape, int
         if (IS(16, 8, 8) && sm90) { bind<mma_f64_16x8<8> >(r, dec_f64); return 1; }
         if (IS(16, 8, 16) && sm90) { bind<mma_f64_16x8<16> >(r, dec_f64); return 1; }
         break;
-    case MCF_TF32: if (IS(16, 8, 8)) { bind<mma_tf32>(r, dec_f32); return 1; } break;
-    case MCF_FP16: if (IS(16, 8, 16)) { bind<mma_f16>(r, dec_f32); return 1; } break;
-    case MCF_BF16: if (IS(16, 8, 16)) { bind<mma_bf16>(r, dec_f32); return 1; } break;
+    case MCF_TF32: if (IS(16, 8, 8)) { bind<mma_tf32>(r, mdecode_f32); return 1; } break;
+    case MCF_FP16: if (IS(16, 8, 16)) { bind<mma_f16>(r, mdecode_f32); return 1; } break;
+    case MCF_BF16: if (IS(16, 8, 16)) { bind<mma_bf16>(r, mdecode_f32); return 1; } break;
     case MCF_FP16_ACC16: if (IS(16, 8, 16)) { bind<mma_f16_acc16>(r, dec_f16); return 1; } break;
-    case MCF_FP8_E4M3: if (IS(16, 8, 32)) { bind<mma_e4m3>(r, dec_f32); return 1; } break;
-    case MCF_FP8_E5M2: if (IS(16, 8, 32)) { bind<mma_e5m2>(r, dec_f32); return 1; } break;
-    case MCF_INT8: if (IS(16, 8, 32)) { bind<mma_s8>(r, dec_s32); return 1; } break;
+    case MCF_FP8_E4M3: if (IS(16, 8, 32)) { bind<mma_e4m3>(r, mdecode_f32); return 1; } break;
+    case MCF_FP8_E5M2: if (IS(16, 8, 32)) { bind<mma_e5m2>(r, mdecode_f32); return 1; } break;
+    case MCF_INT8: if (IS(16, 8, 32)) { bind<mma_s8>(r, mdecode_s32); return 1; } break;
     default: break;
     }
 #undef IS
@@ -282,21 +326,6 @@ static void mma_free(struct mma_run *r)
     if (r->clk) gpuFree(r->clk);
     mtiles_free(&r->tiles);
     free(r);
-}
-
-static int upload(const struct mtiles *t, enum mcf_dtype d, int which, int negate, uint8_t **dev, struct mcf_err *e)
-{
-    uint8_t *host = NULL;
-    int count = which == 0 ? t->m * t->k : t->k * t->n;
-    size_t bytes = (size_t)count * (mcf_operand_bits(d) / 8);
-    MCF_TRY(mtile_encode(d, which == 0 ? t->a : t->b, count, negate, &host, e));
-    GPU_TRY(e, gpuMalloc((void **)dev, bytes));
-    GPU_TRY(e, gpuMemcpy(*dev, host, bytes, gpuMemcpyHostToDevice));
-    free(host);
-    return MCF_OK;
-fail:
-    free(host);
-    return e->rc;
 }
 
 static int mma_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
@@ -322,9 +351,9 @@ static int mma_setup(void *state, const struct mcf_kernel *k, void **ks, struct 
     r->half = (long long)(k->iterations / 2);
     r->warps = (size_t)r->blocks * r->threads / 32;
     MCF_TRY(mtiles_make(&r->tiles, r->m, r->n, r->kk, k, e));
-    MCF_TRY(upload(&r->tiles, k->dtype, 0, 0, &r->dA, e));
-    MCF_TRY(upload(&r->tiles, k->dtype, 1, 0, &r->dB, e));
-    MCF_TRY(upload(&r->tiles, k->dtype, 1, 1, &r->dNB, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.a, r->m * r->kk, 0, &r->dA, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, r->kk * r->n, 0, &r->dB, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, r->kk * r->n, 1, &r->dNB, e));
     GPU_TRY(e, gpuMalloc(&r->dout, r->warps * r->acc * r->m * r->n * r->out_bytes));
     GPU_TRY(e, gpuMalloc((void **)&r->clk, sizeof *r->clk));
     *ks = r;
@@ -341,11 +370,7 @@ static int mma_run_once(void *ks, struct mcf_sample *smp, struct mcf_err *e)
     double per_acc = 2.0 * r->half + 1;
     MCF_TRY(gpu_time(r->s, [&] { r->launch(r); }, &smp->seconds, e));
     GPU_TRY(e, gpuMemcpy(&clk, r->clk, sizeof clk, gpuMemcpyDeviceToHost));
-    smp->units = per_acc * r->acc * r->warps;
-    smp->clock_mhz = gpu_clock_mhz(&clk);
-    smp->cycles = (double)(clk.c1 - clk.c0) / per_acc;
-    smp->peak_gflops = mcf_peak_flops_per_sm_cycle(r->s->prop.major, r->s->prop.minor, r->k.dtype) *
-                       r->s->sms * smp->clock_mhz * 1e-3;
+    msample_fill(smp, r->s, r->k.dtype, &clk, per_acc, (double)r->acc * r->warps);
     return MCF_OK;
 fail:
     return e->rc;
@@ -354,24 +379,10 @@ fail:
 static int mma_verify(void *ks, struct mcf_err *e)
 {
     struct mma_run *r = (struct mma_run *)ks;
-    size_t count = r->warps * r->acc, mn = (size_t)r->m * r->n;
-    void *raw = malloc(count * mn * r->out_bytes);
-    double *out = (double *)malloc(count * mn * sizeof(double));
     char what[96];
-    if (!raw || !out)
-        MCF_FAIL(e, MCF_ERUNTIME, "out of host memory");
-    GPU_TRY(e, gpuMemcpy(raw, r->dout, count * mn * r->out_bytes, gpuMemcpyDeviceToHost));
-    for (size_t i = 0; i < count * mn; i++)
-        out[i] = r->decode(raw, i);
     snprintf(what, sizeof what, "mma.sync %s %dx%dx%d", mcf_dtype_names[r->k.dtype], r->m, r->n, r->kk);
-    MCF_TRY(mcheck_tiles(out, count, &r->tiles, what, r->k.inject_fault, e));
-    free(raw);
-    free(out);
-    return MCF_OK;
-fail:
-    free(raw);
-    free(out);
-    return e->rc;
+    return mverify_device(r->dout, r->warps * r->acc, r->out_bytes, r->decode, &r->tiles, what,
+                          r->k.inject_fault, e);
 }
 
 static void mma_teardown(void *ks) { mma_free((struct mma_run *)ks); }

@@ -22,6 +22,21 @@ int mcf_operand_bits(enum mcf_dtype t);
 /* Encodes a rows x cols matrix (row-major values) into a device-ready byte array. */
 int mtile_encode(enum mcf_dtype t, const double *v, int count, int negate, uint8_t **out, struct mcf_err *e);
 
+/* Encodes values (negated if asked) and copies them to a new device buffer. */
+int mtile_upload(enum mcf_dtype t, const double *v, int count, int negate, uint8_t **dev, struct mcf_err *e);
+
+/* Fills a sample from a matrix launch's clock stamps: `per_chain` dependent
+ * instructions in each of `chains` accumulators (the units). */
+void msample_fill(struct mcf_sample *smp, const struct gpu_state *s, enum mcf_dtype t,
+                  const struct gpu_clock *clk, double per_chain, double chains);
+
+/* Copies count tiles of m x n results (elements of out_bytes, decoded by
+ * decode) from the device and checks each against ref (mcheck_tiles). */
+int mverify_device(const void *dev, size_t count, int out_bytes, double (*decode)(const void *, size_t),
+                   const struct mtiles *t, const char *what, int inject_fault, struct mcf_err *e);
+double mdecode_f32(const void *p, size_t i);
+double mdecode_s32(const void *p, size_t i);
+
 /* Every tile in out (count tiles of m x n, as doubles) must equal ref exactly:
  * the kernels apply B and -B alternately an odd number of times, and every
  * partial sum of these inputs is exact in the accumulator. */

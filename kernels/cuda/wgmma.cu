@@ -195,20 +195,6 @@ static void wg_free(struct wg_run *r)
     free(r);
 }
 
-static int put(const double *v, int count, enum mcf_dtype t, int negate, uint8_t **dev, struct mcf_err *e)
-{
-    uint8_t *host = NULL;
-    size_t bytes = (size_t)count * (mcf_operand_bits(t) / 8);
-    MCF_TRY(mtile_encode(t, v, count, negate, &host, e));
-    GPU_TRY(e, cudaMalloc((void **)dev, bytes));
-    GPU_TRY(e, cudaMemcpy(*dev, host, bytes, cudaMemcpyHostToDevice));
-    free(host);
-    return MCF_OK;
-fail:
-    free(host);
-    return e->rc;
-}
-
 static int wg_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
 {
     struct gpu_state *s = (struct gpu_state *)state;
@@ -230,9 +216,9 @@ static int wg_setup(void *state, const struct mcf_kernel *k, void **ks, struct m
     r->blocks = k->mode == MCF_MODE_LATENCY ? 1 : s->sms * (k->occupancy > 0 ? k->occupancy : 2);
     r->smem = 64 * 32 + 2 * r->n * 32;
     MCF_TRY(mtiles_make(&r->tiles, 64, r->n, kk, k, e));
-    MCF_TRY(put(r->tiles.a, 64 * kk, k->dtype, 0, &r->dA, e));
-    MCF_TRY(put(r->tiles.b, kk * r->n, k->dtype, 0, &r->dB, e));
-    MCF_TRY(put(r->tiles.b, kk * r->n, k->dtype, 1, &r->dNB, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.a, 64 * kk, 0, &r->dA, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, kk * r->n, 0, &r->dB, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, kk * r->n, 1, &r->dNB, e));
     GPU_TRY(e, cudaMalloc(&r->dout, (size_t)r->blocks * 64 * r->n * 4));
     GPU_TRY(e, cudaMalloc((void **)&r->clk, sizeof *r->clk));
     *ks = r;
@@ -249,11 +235,7 @@ static int wg_run_once(void *ks, struct mcf_sample *smp, struct mcf_err *e)
     double per_wg = 2.0 * r->half + 1;
     MCF_TRY(gpu_time(r->s, [&] { r->kernel<<<r->blocks, WG_THREADS, r->smem, r->s->stream>>>(r->dA, r->dB, r->dNB, r->es, r->dout, r->half, r->clk); }, &smp->seconds, e));
     GPU_TRY(e, cudaMemcpy(&clk, r->clk, sizeof clk, cudaMemcpyDeviceToHost));
-    smp->units = per_wg * r->blocks;
-    smp->clock_mhz = gpu_clock_mhz(&clk);
-    smp->cycles = (double)(clk.c1 - clk.c0) / per_wg;
-    smp->peak_gflops = mcf_peak_flops_per_sm_cycle(r->s->prop.major, r->s->prop.minor, r->k.dtype) *
-                       r->s->sms * smp->clock_mhz * 1e-3;
+    msample_fill(smp, r->s, r->k.dtype, &clk, per_wg, r->blocks);
     return MCF_OK;
 fail:
     return e->rc;
@@ -262,25 +244,11 @@ fail:
 static int wg_verify(void *ks, struct mcf_err *e)
 {
     struct wg_run *r = (struct wg_run *)ks;
-    size_t count = (size_t)r->blocks, mn = (size_t)64 * r->n;
-    void *raw = malloc(count * mn * 4);
-    double *out = (double *)malloc(count * mn * sizeof(double));
     char what[96];
-    if (!raw || !out)
-        MCF_FAIL(e, MCF_ERUNTIME, "out of host memory");
-    GPU_TRY(e, cudaMemcpy(raw, r->dout, count * mn * 4, cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < count * mn; i++)
-        out[i] = r->k.dtype == MCF_INT8 ? ((int *)raw)[i] : ((float *)raw)[i];
     snprintf(what, sizeof what, "wgmma %s %s m64n%dk%d", mcf_path_names[r->k.path], mcf_dtype_names[r->k.dtype],
              r->n, wgmma_k(r->k.dtype));
-    MCF_TRY(mcheck_tiles(out, count, &r->tiles, what, r->k.inject_fault, e));
-    free(raw);
-    free(out);
-    return MCF_OK;
-fail:
-    free(raw);
-    free(out);
-    return e->rc;
+    return mverify_device(r->dout, r->blocks, 4, r->k.dtype == MCF_INT8 ? mdecode_s32 : mdecode_f32, &r->tiles,
+                          what, r->k.inject_fault, e);
 }
 
 static void wg_teardown(void *ks) { wg_free((struct wg_run *)ks); }

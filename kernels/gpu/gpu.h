@@ -62,9 +62,6 @@ fail:
  * `warps_per_sm` warps on every multiprocessor (0: the backend's choice). */
 void gpu_fill(const struct gpu_state *s, int warps_per_sm, int default_warps, int *blocks, int *threads);
 
-/* Norm-wise relative error of out against ref (absolute when ref is zero). */
-double gpu_relerr(const double *out, const double *ref, size_t n);
-
 /* Checks a copy / triad / fma output buffer of n elements on the device
  * against src/reference.h's formulas (the memory and streams families). */
 int gpu_check_output(enum mcf_memop op, enum mcf_dtype dtype, int intensity, const void *dev, size_t n,

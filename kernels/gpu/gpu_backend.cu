@@ -20,19 +20,6 @@ void gpu_fill(const struct gpu_state *s, int warps_per_sm, int default_warps, in
     *blocks = blocks_per_sm * s->sms;
 }
 
-double gpu_relerr(const double *out, const double *ref, size_t n)
-{
-    long double num = 0, den = 0;
-    for (size_t i = 0; i < n; i++) {
-        long double d = (long double)out[i] - ref[i];
-        num += d * d;
-        den += (long double)ref[i] * ref[i];
-    }
-    if (num != num)
-        return 1.0 / 0.0;
-    return den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
-}
-
 static int gpu_init(void **state, const struct mcf_rank_env *env, struct mcf_err *e)
 {
     struct gpu_state *s = NULL;
