@@ -76,7 +76,7 @@ __global__ void k_read(const typename v16<T>::t *__restrict__ a, size_t nv, int 
 {
     typedef typename v16<T>::t V;
     sweep w(local);
-    double sum = 0.0;
+    double sum[2] = { 0.0, 0.0 };   /* two chains of adds: the loads, not the adds, set the pace */
     for (int p = 0; p < passes; p++) {
         size_t off = ((size_t)p * 32) % nv;
         for (size_t i = w.first; i < nv; i += w.step) {
@@ -84,10 +84,10 @@ __global__ void k_read(const typename v16<T>::t *__restrict__ a, size_t nv, int 
             V v = a[j];
             const T *e = (const T *)&v;
             for (int l = 0; l < v16<T>::n; l++)
-                sum += e[l];
+                sum[l & 1] += e[l];
         }
     }
-    block_sum(sum, partial);
+    block_sum(sum[0] + sum[1], partial);
 }
 
 template <typename T>
@@ -195,7 +195,7 @@ __global__ void k_lds_read(size_t nv, int passes, double *partial)
     for (size_t i = threadIdx.x; i < nv * v16<T>::n; i += blockDim.x)
         flat[i] = (T)mcf_init_a(i);
     __syncthreads();
-    double sum = 0.0;
+    double sum[2] = { 0.0, 0.0 };
     for (int p = 0; p < passes; p++) {
         size_t off = ((size_t)p * 32) % nv;
         for (size_t i = threadIdx.x; i < nv; i += blockDim.x) {
@@ -203,10 +203,10 @@ __global__ void k_lds_read(size_t nv, int passes, double *partial)
             V v = lds[j];
             const T *e = (const T *)&v;
             for (int l = 0; l < v16<T>::n; l++)
-                sum += e[l];
+                sum[l & 1] += e[l];
         }
     }
-    block_sum(sum, partial);
+    block_sum(sum[0] + sum[1], partial);
 }
 
 struct mem_run {
@@ -307,8 +307,16 @@ static int memory_setup(void *state, const struct mcf_kernel *k, void **ks, stru
             MCF_FAIL(e, MCF_EINPUT, "lds test of %zu bytes: this GPU gives a block at most %zu",
                      bytes, (size_t)s->prop.sharedMemPerBlockOptin);
         r->local = 1;
-        r->blocks = s->sms;                     /* one block per SM, each over the whole window */
-        r->passes = (int)(4e9 / (moved * s->sms)) + 1;
+        /* 4 blocks (32 warps) per SM, each over the whole window: the L1 is the
+         * SM's, and each block has its own copy in shared memory (as many as fit) */
+        {
+            int per_sm = 4;
+            if (k->level == MCF_LEVEL_LDS && bytes * per_sm > (size_t)s->prop.sharedMemPerMultiprocessor)
+                per_sm = (int)(s->prop.sharedMemPerMultiprocessor / bytes) > 0
+                       ? (int)(s->prop.sharedMemPerMultiprocessor / bytes) : 1;
+            r->blocks = s->sms * per_sm;
+        }
+        r->passes = (int)(4e9 / (moved * r->blocks)) + 1;
         break;
     default:
         break;
