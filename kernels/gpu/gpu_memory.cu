@@ -71,23 +71,33 @@ struct sweep {
     }
 };
 
+/* Sums src[0..nv) `passes` times from this thread's first element in steps of
+ * step; each pass starts 32 vectors further on, so no load can be hoisted out
+ * of the pass loop. Two chains of adds: the loads, not the adds, set the pace. */
 template <typename T>
-__global__ void k_read(const typename v16<T>::t *__restrict__ a, size_t nv, int passes, int local, double *partial)
+static __device__ inline double sweep_sum(const typename v16<T>::t *src, size_t nv, int passes, size_t first,
+                                          size_t step)
 {
     typedef typename v16<T>::t V;
-    sweep w(local);
-    double sum[2] = { 0.0, 0.0 };   /* two chains of adds: the loads, not the adds, set the pace */
+    double sum[2] = { 0.0, 0.0 };
     for (int p = 0; p < passes; p++) {
         size_t off = ((size_t)p * 32) % nv;
-        for (size_t i = w.first; i < nv; i += w.step) {
+        for (size_t i = first; i < nv; i += step) {
             size_t j = i + off < nv ? i + off : i + off - nv;
-            V v = a[j];
+            V v = src[j];
             const T *e = (const T *)&v;
             for (int l = 0; l < v16<T>::n; l++)
                 sum[l & 1] += e[l];
         }
     }
-    block_sum(sum[0] + sum[1], partial);
+    return sum[0] + sum[1];
+}
+
+template <typename T>
+__global__ void k_read(const typename v16<T>::t *__restrict__ a, size_t nv, int passes, int local, double *partial)
+{
+    sweep w(local);
+    block_sum(sweep_sum<T>(a, nv, passes, w.first, w.step), partial);
 }
 
 template <typename T>
@@ -195,18 +205,7 @@ __global__ void k_lds_read(size_t nv, int passes, double *partial)
     for (size_t i = threadIdx.x; i < nv * v16<T>::n; i += blockDim.x)
         flat[i] = (T)mcf_init_a(i);
     __syncthreads();
-    double sum[2] = { 0.0, 0.0 };
-    for (int p = 0; p < passes; p++) {
-        size_t off = ((size_t)p * 32) % nv;
-        for (size_t i = threadIdx.x; i < nv; i += blockDim.x) {
-            size_t j = i + off < nv ? i + off : i + off - nv;
-            V v = lds[j];
-            const T *e = (const T *)&v;
-            for (int l = 0; l < v16<T>::n; l++)
-                sum[l & 1] += e[l];
-        }
-    }
-    block_sum(sum[0] + sum[1], partial);
+    block_sum(sweep_sum<T>(lds, nv, passes, threadIdx.x, blockDim.x), partial);
 }
 
 struct mem_run {
