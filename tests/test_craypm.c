@@ -1,0 +1,148 @@
+/* The pm_counters reader against a fixture directory shaped like the real
+ * /sys/cray/pm_counters (values from an HPE EX node), including a torn read
+ * and a counter reset. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "craypm.h"
+
+static char root[256];
+
+static void put(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", root, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(root, sizeof root, "/tmp/mcfleet-pmc-XXXXXX");
+    if (!mkdtemp(root)) return -1;
+    put("freshness", "1432\n");
+    put("generation", "7\n");
+    put("startup", "1700000000\n");
+    put("raw_scan_hz", "10\n");
+    put("power", "724 W 7810213855886 us\n");
+    put("energy", "5374287 J 7810213855886 us\n");
+    put("cpu_power", "181 W 7810213855886 us\n");
+    put("cpu_energy", "1320405 J 7810213855886 us\n");
+    put("memory_power", "41 W 7810213855886 us\n");
+    put("memory_energy", "300112 J 7810213855886 us\n");
+    for (int a = 0; a < 4; a++) {
+        char n[32], v[64];
+        snprintf(n, sizeof n, "accel%d_power", a);
+        snprintf(v, sizeof v, "%d W 7810213855886 us\n", 120 + a);
+        put(n, v);
+        snprintf(n, sizeof n, "accel%d_energy", a);
+        snprintf(v, sizeof v, "%d J 7810213855886 us\n", 900000 + a);
+        put(n, v);
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    return system(cmd);
+}
+
+static void reads_a_node(void **state)
+{
+    (void)state;
+    struct mcf_craypm_snapshot s;
+    struct mcf_err e = { 0 };
+    assert_int_equal(mcf_craypm_read(root, &s, NULL, NULL, &e), MCF_OK);
+    assert_int_equal(s.retries, 0);
+    assert_true(s.power.present);
+    assert_float_equal(s.power.value, 724, 0);
+    assert_float_equal(s.power.t_us, 7810213855886.0, 0);
+    assert_float_equal(s.energy.value, 5374287, 0);
+    assert_float_equal(s.memory_power.value, 41, 0);
+    assert_int_equal(s.naccel, 4);
+    assert_float_equal(s.accel_power[3].value, 123, 0);
+    assert_float_equal(s.accel_energy[2].value, 900002, 0);
+    assert_int_equal(s.generation, 7);
+    assert_float_equal(s.raw_scan_hz, 10, 0);
+}
+
+/* The counters update between the first freshness read and the values. */
+static void tear(void *ctx)
+{
+    (void)ctx;
+    put("power", "731 W 7810213955886 us\n");
+    put("freshness", "1433\n");
+}
+
+static void torn_read_is_retried(void **state)
+{
+    (void)state;
+    struct mcf_craypm_snapshot s;
+    struct mcf_err e = { 0 };
+    assert_int_equal(mcf_craypm_read(root, &s, tear, NULL, &e), MCF_OK);
+    assert_int_equal(s.retries, 1);
+    assert_int_equal(s.freshness, 1433);
+    assert_float_equal(s.power.value, 731, 0);       /* the consistent, later values */
+}
+
+static void reset_breaks_comparability(void **state)
+{
+    (void)state;
+    struct mcf_craypm_snapshot a, b;
+    struct mcf_err e = { 0 };
+    assert_int_equal(mcf_craypm_read(root, &a, NULL, NULL, &e), MCF_OK);
+    assert_int_equal(mcf_craypm_read(root, &b, NULL, NULL, &e), MCF_OK);
+    assert_true(mcf_craypm_comparable(&a, &b));
+    put("generation", "8\n");
+    assert_int_equal(mcf_craypm_read(root, &b, NULL, NULL, &e), MCF_OK);
+    assert_false(mcf_craypm_comparable(&a, &b));
+}
+
+static void bad_files_and_missing_root(void **state)
+{
+    (void)state;
+    struct mcf_craypm_snapshot s;
+    struct mcf_err e = { 0 };
+    assert_int_equal(mcf_craypm_read("/nonexistent/pm_counters", &s, NULL, NULL, &e), MCF_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, "no Cray pm_counters"));
+    put("accel1_energy", "garbage\n");
+    mcf_err_clear(&e);
+    assert_int_equal(mcf_craypm_read(root, &s, NULL, NULL, &e), MCF_ERUNTIME);
+    assert_non_null(strstr(e.msg, "accel1_energy"));
+    put("accel1_energy", "900001 J 7810213855886 us\n");
+}
+
+static void accelerators_map_by_sorted_bus_id(void **state)
+{
+    (void)state;
+    const char *buses[] = { "0000:D1:00.0", "0000:C1:00.0", "0000:D6:00.0", "0000:C6:00.0" };
+    assert_int_equal(mcf_craypm_accel_index("0000:C1:00.0", buses, 4), 0);
+    assert_int_equal(mcf_craypm_accel_index("0000:C6:00.0", buses, 4), 1);
+    assert_int_equal(mcf_craypm_accel_index("0000:D1:00.0", buses, 4), 2);
+    assert_int_equal(mcf_craypm_accel_index("0000:D6:00.0", buses, 4), 3);
+    assert_int_equal(mcf_craypm_accel_index("0000:01:00.0", buses, 4), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(reads_a_node),
+        cmocka_unit_test(torn_read_is_retried),
+        cmocka_unit_test(reset_breaks_comparability),
+        cmocka_unit_test(bad_files_and_missing_root),
+        cmocka_unit_test(accelerators_map_by_sorted_bus_id),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
