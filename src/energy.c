@@ -60,7 +60,7 @@ struct mcf_window_figures mcf_window(const struct mcf_psample *s, size_t n, doub
     if (!(t1 > t0))
         return w;
     double e0 = counter_at(s, n, t0), e1 = counter_at(s, n, t1);
-    if (isfinite(e0) && isfinite(e1))
+    if (isfinite(e0) && isfinite(e1) && e1 >= e0)   /* a counter that went back was reset or wrapped */
         w.energy_j = e1 - e0;
     /* each power reading holds from its sample until the next */
     for (size_t i = 0; i + 1 < n; i++) {

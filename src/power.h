@@ -1,0 +1,50 @@
+/* Power sources as tables, like the backends: NVML (NVIDIA), rocm-smi-lib
+ * (AMD), HPE Cray pm_counters. Each may be absent: opening one that cannot
+ * work disables it with its reason (recorded), and the run goes on. Vendor
+ * libraries are loaded with dlopen, so one binary runs where they are not. */
+#ifndef MCF_POWER_H
+#define MCF_POWER_H
+
+#include <stdint.h>
+
+#include "energy.h"
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a source needs to find this rank's device. */
+struct mcf_power_env {
+    char pci_bus_id[32];      /* e.g. 0000:00:06.0 */
+    int local_rank;
+    int node_leader;          /* local rank 0: reads node-level counters */
+    int accel_index;          /* pm_counters accelN for this rank, -1 unknown */
+};
+
+/* One reading beyond power and energy. NaN / 0 where the source has none. */
+struct mcf_preading {
+    struct mcf_psample s;     /* t (set by the sampler), power_w, energy_j */
+    double power_avg_w;       /* the source's own averaged power, where it has both */
+    double temp_c, sm_mhz, mem_mhz;
+    uint64_t throttle;        /* vendor bit mask of clock-limiting reasons */
+};
+
+struct mcf_power_source {
+    const char *name;
+    const char *scope;        /* what the reading covers: "device", "package", "node accelerator" */
+    /* MCF_OK, or MCF_EUNSUPPORTED / MCF_ERUNTIME with why the source is off */
+    int (*open)(void **state, const struct mcf_power_env *env, struct mcf_err *e);
+    int (*read)(void *state, struct mcf_preading *r, struct mcf_err *e);
+    void (*close)(void *state);
+};
+
+extern const struct mcf_power_source mcf_power_nvml, mcf_power_craypm;
+/* NULL-terminated, in the order they are tried. */
+extern const struct mcf_power_source *const mcf_power_sources[];
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

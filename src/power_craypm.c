@@ -1,0 +1,56 @@
+/* The pm_counters power source: this rank's accelerator (accelN, mapped by
+ * PCI bus id, see craypm.h), with the files' own timestamps. The root is
+ * /sys/cray/pm_counters, or $MCFLEET_CRAYPM_ROOT (tests, other mounts). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "craypm.h"
+#include "power.h"
+
+struct craypm_src {
+    const char *root;
+    int accel;
+    struct mcf_craypm_snapshot first;   /* generation and startup at open */
+};
+
+static int craypm_open(void **state, const struct mcf_power_env *env, struct mcf_err *e)
+{
+    struct craypm_src *c = NULL;
+    MCF_ALLOC(e, c, 1);
+    c->root = getenv("MCFLEET_CRAYPM_ROOT");
+    if (!c->root || !*c->root)
+        c->root = "/sys/cray/pm_counters";
+    MCF_TRY(mcf_craypm_read(c->root, &c->first, NULL, NULL, e));
+    c->accel = env->accel_index;
+    if (c->accel < 0 || c->accel >= c->first.naccel)
+        MCF_FAIL(e, MCF_EUNSUPPORTED, "pm_counters: %d accelerators, none mapped to this rank's GPU (%s)",
+                 c->first.naccel, env->pci_bus_id);
+    *state = c;
+    return MCF_OK;
+fail:
+    free(c);
+    return e->rc;
+}
+
+static int craypm_read_src(void *state, struct mcf_preading *r, struct mcf_err *e)
+{
+    struct craypm_src *c = state;
+    struct mcf_craypm_snapshot s;
+    r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = NAN;
+    r->throttle = 0;
+    MCF_TRY(mcf_craypm_read(c->root, &s, NULL, NULL, e));
+    r->s.power_w = s.accel_power[c->accel].value;
+    /* after a counter reset the energies are not comparable with earlier ones */
+    if (mcf_craypm_comparable(&s, &c->first))
+        r->s.energy_j = s.accel_energy[c->accel].value;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+static void craypm_close(void *state) { free(state); }
+
+const struct mcf_power_source mcf_power_craypm = { "craypm", "node accelerator", craypm_open, craypm_read_src,
+                                                   craypm_close };
+
+const struct mcf_power_source *const mcf_power_sources[] = { &mcf_power_nvml, &mcf_power_craypm, NULL };
