@@ -390,11 +390,13 @@ static int parse_power(struct ctx *c, const yaml_node_t *node, struct mcf_deck *
         } else if (key && !strcmp(key, "sources")) {
             if (vn->type != YAML_SEQUENCE_NODE)
                 return at(c, vn, "'sources' in 'power' must be a list of nvml, rsmi, craypm");
+            deck->power_sources = 0;
             for (yaml_node_item_t *i = vn->data.sequence.items.start; i < vn->data.sequence.items.top; i++) {
                 const yaml_node_t *item = yaml_document_get_node(c->doc, *i);
                 const char *s = scalar(item);
                 if (!s || mcf_name_index(power_source_names, 3, s) < 0)
                     return at(c, item, "unknown power source '%s' (nvml, rsmi, craypm)", s ? s : "?");
+                deck->power_sources |= 1u << mcf_name_index(power_source_names, 3, s);
             }
         } else {
             return at(c, kn, "unknown key '%s' in 'power'", key ? key : "?");
@@ -436,6 +438,7 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
     deck->repetitions = DEFAULT_REPETITIONS;
     deck->warmup = DEFAULT_WARMUP;
     deck->power_period_ms = DEFAULT_POWER_PERIOD_MS;
+    deck->power_sources = ~0u;
     if (!(deck->text = strdup(text)))
         MCF_FAIL(e, MCF_ERUNTIME, "out of memory");
 

@@ -30,6 +30,7 @@ struct mcf_deck {
     int repetitions, warmup;         /* defaults for tests */
     int power_period_ms;             /* sampling period (power issue) */
     int quick;                       /* --quick applied */
+    unsigned power_sources;          /* bit i: mcf_power_sources[i] may be used (default all) */
     int ntests;
     struct mcf_deck_test *tests;
 };

@@ -5,30 +5,21 @@
 
 #include "stats.h"
 
-static double value_of(const struct mcf_psample *p, int use_energy)
+/* A new reading from the source: power or the energy counter changed. */
+static int changed(const struct mcf_psample *a, const struct mcf_psample *b)
 {
-    return use_energy ? p->energy_j : p->power_w;
-}
-
-/* Which field shows the source's updates: power when it has it, else energy. */
-static int tracks_energy(const struct mcf_psample *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(s[i].power_w))
-            return 0;
-    return 1;
+    return (isfinite(a->power_w) && isfinite(b->power_w) && a->power_w != b->power_w) ||
+           (isfinite(a->energy_j) && isfinite(b->energy_j) && a->energy_j != b->energy_j);
 }
 
 double mcf_update_cadence(const struct mcf_psample *s, size_t n)
 {
-    int e = tracks_energy(s, n);
     double *gaps = malloc((n ? n : 1) * sizeof *gaps), last = NAN, r = NAN;
     size_t m = 0;
     if (!gaps)
         return NAN;
     for (size_t i = 1; i < n; i++) {
-        double a = value_of(&s[i - 1], e), b = value_of(&s[i], e);
-        if (isfinite(a) && isfinite(b) && a != b) {
+        if (changed(&s[i - 1], &s[i])) {
             if (isfinite(last))
                 gaps[m++] = s[i].t - last;
             last = s[i].t;
@@ -40,22 +31,33 @@ double mcf_update_cadence(const struct mcf_psample *s, size_t n)
     return r;
 }
 
-/* The counter at time t, interpolated between the samples around it. */
+/* The counter at time t. A counter is exact when it steps, and between steps
+ * it stands still while energy flows: so interpolate linearly between the
+ * update points (the first sample showing each new value), not between
+ * samples, whose staircase would put up to one step of error on each edge. */
 static double counter_at(const struct mcf_psample *s, size_t n, double t)
 {
-    size_t lo = 0;
-    while (lo + 1 < n && s[lo + 1].t <= t)
-        lo++;
-    if (lo + 1 >= n || !isfinite(s[lo].energy_j) || !isfinite(s[lo + 1].energy_j) || s[lo].t > t)
-        return NAN;
-    double f = (t - s[lo].t) / (s[lo + 1].t - s[lo].t);
-    return s[lo].energy_j + f * (s[lo + 1].energy_j - s[lo].energy_j);
+    double t_prev = NAN, e_prev = NAN;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(s[i].energy_j))
+            continue;
+        int update = !isfinite(e_prev) || s[i].energy_j != e_prev;
+        if (!update)
+            continue;
+        if (s[i].t >= t && isfinite(t_prev)) {
+            if (s[i].energy_j < e_prev)
+                return NAN;   /* reset or wrap */
+            return e_prev + (t - t_prev) / (s[i].t - t_prev) * (s[i].energy_j - e_prev);
+        }
+        t_prev = s[i].t;
+        e_prev = s[i].energy_j;
+    }
+    return NAN;   /* t lies outside the updates seen */
 }
 
 struct mcf_window_figures mcf_window(const struct mcf_psample *s, size_t n, double t0, double t1, double cadence)
 {
     struct mcf_window_figures w = { NAN, NAN, NAN, 0, 0 };
-    int e = tracks_energy(s, n);
     double weighted = 0.0, covered = 0.0;
     if (!(t1 > t0))
         return w;
@@ -69,8 +71,7 @@ struct mcf_window_figures mcf_window(const struct mcf_psample *s, size_t n, doub
             weighted += s[i].power_w * (b - a);
             covered += b - a;
         }
-        if (s[i + 1].t > t0 && s[i + 1].t <= t1 && isfinite(value_of(&s[i], e)) &&
-            value_of(&s[i + 1], e) != value_of(&s[i], e))
+        if (s[i + 1].t > t0 && s[i + 1].t <= t1 && changed(&s[i], &s[i + 1]))
             w.readings++;
     }
     if (covered > 0)

@@ -23,12 +23,12 @@ struct mcf_window_figures {
     double energy_j;          /* counter delta interpolated at the edges; NaN without a counter */
     double avg_power_w;       /* energy / duration, or the time-weighted mean of power without a counter */
     double mean_power_w;      /* time-weighted mean of the power readings in the window */
-    int readings;             /* distinct power (or energy) values that changed inside the window */
+    int readings;             /* new readings (power or energy changed) inside the window */
     int under_sampled;        /* window < 3 update intervals of the source */
 };
 
-/* The source's update cadence: the median gap between consecutive samples
- * whose value changed (power, else energy). NaN with fewer than 3 changes. */
+/* The source's update cadence: the median gap between the samples at which
+ * a new reading appeared (power or energy changed). NaN with fewer than 3. */
 double mcf_update_cadence(const struct mcf_psample *s, size_t n);
 
 /* Figures for [t0, t1] from samples sorted by time. cadence may be NaN. */

@@ -222,6 +222,71 @@ fail:
     return e->rc;
 }
 
+int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine, size_t n, const char *unit,
+                         struct mcf_err *e)
+{
+    unsigned long long mine_n = n, offset = 0, total = 0;
+    hid_t space = H5I_INVALID_HID, mem = H5I_INVALID_HID, dset = H5I_INVALID_HID;
+    hid_t dcpl = H5I_INVALID_HID, dxpl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID;
+    double *all = NULL;
+    int *counts = NULL, *displs = NULL;
+    MCF_MPI(e, MPI_Exscan(&mine_n, &offset, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, h->comm));
+    if (h->rank == 0)
+        offset = 0;   /* MPI_Exscan leaves rank 0's result undefined */
+    MCF_MPI(e, MPI_Allreduce(&mine_n, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, h->comm));
+    if (h->mode == MCF_H5_GATHER) {
+        int c = (int)n;
+        if (h->rank == 0) {
+            MCF_ALLOC(e, counts, h->size);
+            MCF_ALLOC(e, displs, h->size);
+            MCF_ALLOC(e, all, total);
+        }
+        MCF_MPI(e, MPI_Gather(&c, 1, MPI_INT, counts, 1, MPI_INT, 0, h->comm));
+        if (h->rank == 0)
+            for (int i = 1; i < h->size; i++)
+                displs[i] = displs[i - 1] + counts[i - 1];
+        MCF_MPI(e, MPI_Gatherv(mine, c, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, h->comm));
+    }
+    if (writer(h)) {
+        hsize_t dims = total, chunk = total < 65536 ? (total ? total : 1) : 65536;
+        MCF_H5ID(e, space, H5Screate_simple(1, &dims, NULL));
+        MCF_H5ID(e, dcpl, H5Pcreate(H5P_DATASET_CREATE));
+        MCF_H5(e, H5Pset_chunk(dcpl, 1, &chunk));
+        MCF_H5(e, H5Pset_deflate(dcpl, 4));
+        MCF_H5ID(e, lcpl, H5Pcreate(H5P_LINK_CREATE));
+        MCF_H5(e, H5Pset_create_intermediate_group(lcpl, 1));
+        MCF_H5ID(e, dset, H5Dcreate2(h->file, path, H5T_NATIVE_DOUBLE, space, lcpl, dcpl, H5P_DEFAULT));
+        if (h->mode == MCF_H5_GATHER) {
+            if (total)
+                MCF_H5(e, H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all));
+        } else {
+            hsize_t start = offset, count = n;
+            MCF_H5ID(e, mem, H5Screate_simple(1, &count, NULL));
+            if (n) MCF_H5(e, H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &count, NULL));
+            else { MCF_H5(e, H5Sselect_none(space)); MCF_H5(e, H5Sselect_none(mem)); }
+            MCF_H5ID(e, dxpl, H5Pcreate(H5P_DATASET_XFER));
+#ifdef H5_HAVE_PARALLEL
+            MCF_H5(e, H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
+#endif
+            MCF_H5(e, H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem, space, dxpl, mine));
+        }
+    }
+fail:
+    mcf_err_context(e, "%s: writing dataset %s", h->partial, path);
+    free(all); free(counts); free(displs);
+    if (dxpl >= 0) H5Pclose(dxpl);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (lcpl >= 0) H5Pclose(lcpl);
+    if (dset >= 0) H5Dclose(dset);
+    if (mem >= 0) H5Sclose(mem);
+    if (space >= 0) H5Sclose(space);
+    if (h->mode == MCF_H5_GATHER)
+        agree(h, e);
+    if (e->rc != MCF_OK)
+        return e->rc;
+    return mcf_h5_attr_str(h, path, "unit", unit, e);
+}
+
 int mcf_h5_close(struct mcf_h5 *h, int complete, struct mcf_err *e)
 {
     if (writer(h) && h->file >= 0) {

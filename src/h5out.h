@@ -44,6 +44,12 @@ int mcf_h5_rows_double(struct mcf_h5 *h, const char *path, const double *row, in
 int mcf_h5_rows_long(struct mcf_h5 *h, const char *path, long long value, struct mcf_err *e);
 int mcf_h5_rows_str(struct mcf_h5 *h, const char *path, const char *value, struct mcf_err *e);
 
+/* A 1-D float64 dataset that concatenates every rank's n values in rank
+ * order (a ragged array: the caller records the counts), chunked and
+ * compressed. Each rank gives its own part; n may differ and be 0. */
+int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine, size_t n, const char *unit,
+                         struct mcf_err *e);
+
 /* Closes; when complete, renames <path>.partial to <path> (collective). */
 int mcf_h5_close(struct mcf_h5 *h, int complete, struct mcf_err *e);
 

@@ -27,6 +27,8 @@ void mcf_usage(FILE *out)
 "                       host, cuda or hip\n"
 "  --quick              few repetitions and small sizes: a smoke run in seconds\n"
 "  --list               print the deck's tests (sweeps expanded) and exit\n"
+"  --power on|off       sample power (default on: NVML, rocm-smi, Cray pm_counters,\n"
+"                       whichever work here; each one's status is recorded)\n"
 "  --hdf5-mode MODE     collective (parallel HDF5, the default when available) or\n"
 "                       gather (rank 0 gathers and writes)\n"
 "  -v, --verbose        more progress output\n"
@@ -41,6 +43,9 @@ void mcf_usage(FILE *out)
 "\n"
 "Environment:\n"
 "  MCFLEET_HOST_THREADS       worker threads per rank for the host backend\n"
+"  MCFLEET_NVML_LIB           the NVML library to load (default libnvidia-ml.so.1)\n"
+"  MCFLEET_CRAYPM_ROOT        pm_counters directory (default /sys/cray/pm_counters)\n"
+"  MCFLEET_CRAYPM_ACCEL       this rank's accelN (default: its GPU's place in PCI order)\n"
 "  MCFLEET_INJECT_FAULT=P[@R] testing only: corrupt the output of tests matching\n"
 "                             the glob P (on rank R only); recorded in /meta/injected\n"
 "\n"
@@ -54,7 +59,7 @@ void mcf_usage(FILE *out)
 
 int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_err *e)
 {
-    enum { OPT_DECK = 256, OPT_BACKEND, OPT_QUICK, OPT_LIST, OPT_H5MODE };
+    enum { OPT_DECK = 256, OPT_BACKEND, OPT_QUICK, OPT_LIST, OPT_H5MODE, OPT_POWER };
     static const struct option longopts[] = {
         { "deck", required_argument, NULL, OPT_DECK },
         { "output", required_argument, NULL, 'o' },
@@ -62,6 +67,7 @@ int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_e
         { "quick", no_argument, NULL, OPT_QUICK },
         { "list", no_argument, NULL, OPT_LIST },
         { "hdf5-mode", required_argument, NULL, OPT_H5MODE },
+        { "power", required_argument, NULL, OPT_POWER },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
@@ -109,6 +115,11 @@ int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_e
                 return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
                                    "--hdf5-mode: '%s' is neither collective nor gather", optarg);
             o->h5_mode = optarg;
+            break;
+        case OPT_POWER:
+            if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+                return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "--power: '%s' is neither on nor off", optarg);
+            o->power_off = !strcmp(optarg, "off");
             break;
         case 'v': o->verbose++; break;
         case 'h': o->help = 1; break;

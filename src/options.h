@@ -12,6 +12,7 @@ struct mcf_options {
     const char *backend;       /* auto, host, cuda, hip */
     const char *h5_mode;       /* NULL: collective when available; "gather" */
     int quick, list, verbose, help, version;
+    int power_off;             /* --power off: no sampling at all */
     int report;                /* "mcfleet report FILE" */
     const char *report_file;
     int sync_rounds;

@@ -25,6 +25,7 @@ struct mcf_power_env {
 /* One reading beyond power and energy. NaN / 0 where the source has none. */
 struct mcf_preading {
     struct mcf_psample s;     /* t (set by the sampler), power_w, energy_j */
+    double src_t;             /* the source's own timestamp of the values (s, its clock), NaN if none */
     double power_avg_w;       /* the source's own averaged power, where it has both */
     double temp_c, sm_mhz, mem_mhz;
     uint64_t throttle;        /* vendor bit mask of clock-limiting reasons */

@@ -38,8 +38,10 @@ static int craypm_read_src(void *state, struct mcf_preading *r, struct mcf_err *
     struct mcf_craypm_snapshot s;
     r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = NAN;
     r->throttle = 0;
+    r->src_t = NAN;
     MCF_TRY(mcf_craypm_read(c->root, &s, NULL, NULL, e));
     r->s.power_w = s.accel_power[c->accel].value;
+    r->src_t = s.accel_power[c->accel].t_us * 1e-6;
     /* after a counter reset the energies are not comparable with earlier ones */
     if (mcf_craypm_comparable(&s, &c->first))
         r->s.energy_j = s.accel_energy[c->accel].value;

@@ -64,6 +64,8 @@ static int nvml_open(void **state, const struct mcf_power_env *env, struct mcf_e
     int initialized = 0;
     if (!path || !*path)
         path = "libnvidia-ml.so.1";
+    if (!env->pci_bus_id[0] || !strcmp(env->pci_bus_id, "none"))
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "NVML: this rank's device is not a PCI GPU");
     MCF_ALLOC(e, n, 1);
     if (!(n->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
         MCF_FAIL(e, MCF_EUNSUPPORTED, "NVML: cannot load %s: %s", path, dlerror());
@@ -83,8 +85,6 @@ static int nvml_open(void **state, const struct mcf_power_env *env, struct mcf_e
     if ((rc = n->init()) != NVML_SUCCESS)
         MCF_FAIL(e, MCF_ERUNTIME, "NVML: nvmlInit_v2 failed: %s", nvml_err(n, rc));
     initialized = 1;
-    if (!env->pci_bus_id[0])
-        MCF_FAIL(e, MCF_EUNSUPPORTED, "NVML: this rank's device has no PCI bus id");
     if ((rc = n->by_bus(env->pci_bus_id, &n->dev)) != NVML_SUCCESS)
         MCF_FAIL(e, MCF_ERUNTIME, "NVML: no device at PCI %s: %s", env->pci_bus_id, nvml_err(n, rc));
     {
@@ -112,6 +112,7 @@ static int nvml_read(void *state, struct mcf_preading *r, struct mcf_err *e)
     (void)e;
     r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = NAN;
     r->throttle = 0;
+    r->src_t = NAN;
     if (n->power(n->dev, &mw) == NVML_SUCCESS)
         r->power_avg_w = mw * 1e-3;
     r->s.power_w = r->power_avg_w;

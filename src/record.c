@@ -179,7 +179,8 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
                    const struct mcf_backend *be, const struct mcf_device_info *dev, int device,
                    const struct mcf_clocksync *cs, const struct mcf_options *o,
                    const char *start_time, const struct mcf_instance *inst,
-                   const struct mcf_result *res, int n, struct mcf_err *e)
+                   const struct mcf_result *res, int n, const struct mcf_power_run *power,
+                   struct mcf_err *e)
 {
     (void)inst;
     MCF_TRY(record_ranks(h5, topo, dev, device, cs, e));
@@ -187,6 +188,8 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
     MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", n, e));
     for (int i = 0; i < n; i++)
         MCF_TRY(record_test(h5, &res[i], e));
+    if (power)
+        MCF_TRY(mcf_power_record(h5, power, res, n, e));
     /* /meta last: its `complete` says everything above is there */
     MCF_TRY(record_meta(h5, topo, deck, be, o, start_time, e));
     return MCF_OK;

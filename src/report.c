@@ -169,6 +169,9 @@ static herr_t report_test(hid_t group, const char *name, const H5L_info_t *info,
     f->tests++;
     for (char *save = NULL, *m = strtok_r(metrics, ",", &save); m; m = strtok_r(NULL, ",", &save))
         report_metric(f, g, name, m);
+    attr_str(g, "power_summary", metrics, sizeof metrics);
+    for (char *save = NULL, *m = strtok_r(metrics, ",", &save); m; m = strtok_r(NULL, ",", &save))
+        report_metric(f, g, name, m);
 
     long long *status = calloc((size_t)f->nranks, sizeof *status);
     char **message = read_strings(g, "message", f->nranks);

@@ -16,6 +16,7 @@
 #include "deck.h"
 #include "h5out.h"
 #include "mcfleet.h"
+#include "power_run.h"
 #include "record.h"
 #include "report.h"
 #include "results.h"
@@ -39,6 +40,8 @@ struct run {
     struct mcf_instance *inst;
     int ninst;
     struct mcf_result *res;
+    struct mcf_power_run power;
+    int have_power;
     char start_time[32], output[1024];
 };
 
@@ -344,6 +347,10 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     /* the deadline must outrun the broadcast that announces it: a tree of
      * log2(ranks) hops of at most the worst round trip, with margin */
     r.lead = 1e-3 + 4.0 * max_rtt * (1.0 + ceil(log2((double)r.topo.size)));
+    /* sampling starts before the first test: the idle window */
+    MCF_TRY(mcf_power_begin(&r.power, &r.topo, &r.dev, r.deck.power_period_ms * 1e-3, r.deck.power_sources,
+                            o->power_off, r.cs.offset, o->quick ? 0.5 : 2.0, &e));
+    r.have_power = 1;
     r.t_start = mcf_now();
 
     say(&r, "mcfleet %s: %d rank%s on %d node%s, backend %s, rank 0's device: %s\n", PACKAGE_VERSION,
@@ -356,10 +363,11 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         if (o->verbose)
             verbose_result(&r, i);
     }
+    mcf_power_end(&r.power);
     exit_code = exit_status(&r, &e);
     say(&r, "writing %s\n", r.output);
     MCF_TRY(mcf_record_run(&h5, &r.topo, &r.deck, &r.be, &r.dev, r.device, &r.cs, o, r.start_time,
-                           r.inst, r.res, r.ninst, &e));
+                           r.inst, r.res, r.ninst, &r.power, &e));
     have_h5 = 0;
     MCF_TRY(mcf_h5_close(&h5, 1, &e));
     if (r.topo.rank == 0)
@@ -376,6 +384,8 @@ fail:
         fprintf(stderr, "mcfleet: %s\n", e.msg);
     code = mcf_exit_code(e.rc);
 done:
+    if (r.have_power)
+        mcf_power_free(&r.power);
     if (r.have_state)
         r.be.finalize(r.state);
     mcf_results_free(r.res, r.ninst);

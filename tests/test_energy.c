@@ -25,10 +25,14 @@ static void cadence_is_the_update_interval(void **state)
     (void)state;
     struct mcf_psample s[200];
     size_t n = synth(s, 200);
-    /* power changes only once; the energy counter shows every 0.1 s update,
-     * but power is what the cadence tracks when the source has it */
+    /* power changes only once, but the energy counter shows every 0.1 s
+     * update: a new reading is either changing */
+    assert_float_equal(mcf_update_cadence(s, n), 0.1, 1e-9);
     for (size_t i = 0; i < n; i++) s[i].power_w = NAN;
     assert_float_equal(mcf_update_cadence(s, n), 0.1, 1e-9);
+    /* nothing ever changes: no cadence */
+    for (size_t i = 0; i < n; i++) s[i].energy_j = 5.0;
+    assert_true(isnan(mcf_update_cadence(s, n)));
 }
 
 static void window_energy_and_power(void **state)

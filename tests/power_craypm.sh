@@ -1,0 +1,52 @@
+#!/bin/sh
+# The whole power path on any machine: a simulated Cray node (tests/pmc_node.py)
+# as the power source; the run must find its 300 W, energies consistent with
+# it, its 50 ms cadence, and windows long enough not to be flagged.
+. "$srcdir/tests/lib.sh"
+need_mpirun
+need_h5py
+cat >"$work/deck.yaml" <<YAML
+power:
+  period_ms: 10
+  sources: [craypm]
+defaults:
+  repetitions: 4
+  warmup: 1
+tests:
+  - name: chase
+    kernel: latency
+    working_set: 16MiB
+    iterations: 4000000
+YAML
+"$PYTHON_H5" "$srcdir/tests/pmc_node.py" "$work/pmc" 60 300 &
+node=$!
+trap 'kill $node 2>/dev/null; rm -rf "$work"' EXIT
+sleep 0.5
+MCFLEET_CRAYPM_ROOT="$work/pmc" MCFLEET_CRAYPM_ACCEL=0 mpi 2 --backend host --deck "$work/deck.yaml" -o "$work/p.h5"
+kill $node 2>/dev/null
+expect_rc 0
+expect_in "$work/out" "chase avg_power_w"
+"$PYTHON_H5" - "$work/p.h5" <<'PY' || fail "power figures"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
+p = f["power/craypm"]
+assert [s(x) for x in p["status"][:]] == ["on", "on"], p["status"][:]
+assert int(f["power"].attrs["per_test_figures"]) == 1
+assert [s(x) for x in f["power/nvml/status"][:]][0].startswith("off: not among the deck"), f["power/nvml/status"][:]
+cad = p["cadence_s"][:]
+assert np.all(np.abs(cad - 0.05) < 0.02), cad
+idle = p["idle_power_w"][:]
+assert np.all(np.abs(idle - 300) < 3), idle             # 1%: whole joules over a 2 s window
+n = p["count"][:]
+assert p["t_s"].shape[0] == n.sum() and p["power_w"].shape[0] == n.sum() and n.min() > 50, n
+g = f["results/chase"]
+w, e = g["avg_power_w"][:], g["energy_j"][:]
+dur = g["rep_end_s"][:] - g["rep_start_s"][:]
+assert np.all(np.abs(w - 300) < 9), w                    # 3%: the counter, whole joules, 0.3 s windows
+assert np.all(np.abs(e - 300 * dur) < 0.05 * 300 * dur + 2), (e, dur)
+assert np.all(g["power_under_sampled"][:] == 0), g["power_under_sampled"][:]
+assert np.all(g["power_samples"][:] >= 3), g["power_samples"][:]
+print("power ok: %.1f W, windows %.2f-%.2f s, cadence %.3f s" % (np.median(w), dur.min(), dur.max(), np.median(cad)))
+PY
+echo "power craypm ok"
