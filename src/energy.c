@@ -12,14 +12,15 @@ static int changed(const struct mcf_psample *a, const struct mcf_psample *b)
            (isfinite(a->energy_j) && isfinite(b->energy_j) && a->energy_j != b->energy_j);
 }
 
-double mcf_update_cadence(const struct mcf_psample *s, size_t n)
+double mcf_update_cadence_of(const struct mcf_psample *s, size_t n, int energy)
 {
     double *gaps = malloc((n ? n : 1) * sizeof *gaps), last = NAN, r = NAN;
     size_t m = 0;
     if (!gaps)
         return NAN;
     for (size_t i = 1; i < n; i++) {
-        if (changed(&s[i - 1], &s[i])) {
+        double a = energy ? s[i - 1].energy_j : s[i - 1].power_w, b = energy ? s[i].energy_j : s[i].power_w;
+        if (isfinite(a) && isfinite(b) && a != b) {
             if (isfinite(last))
                 gaps[m++] = s[i].t - last;
             last = s[i].t;
@@ -29,6 +30,14 @@ double mcf_update_cadence(const struct mcf_psample *s, size_t n)
         r = mcf_median(gaps, m);
     free(gaps);
     return r;
+}
+
+double mcf_update_cadence(const struct mcf_psample *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(s[i].energy_j))
+            return mcf_update_cadence_of(s, n, 1);
+    return mcf_update_cadence_of(s, n, 0);
 }
 
 /* The counter at time t. A counter is exact when it steps, and between steps

@@ -27,8 +27,11 @@ struct mcf_window_figures {
     int under_sampled;        /* window < 3 update intervals of the source */
 };
 
-/* The source's update cadence: the median gap between the samples at which
- * a new reading appeared (power or energy changed). NaN with fewer than 3. */
+/* A reading's update cadence: the median gap between the samples at which
+ * its value changed (energy = 1: the counter; 0: power). NaN with fewer than 3. */
+double mcf_update_cadence_of(const struct mcf_psample *s, size_t n, int energy);
+/* The source's cadence: its energy counter's where it has one (energies come
+ * from the counter), else its power reading's. */
 double mcf_update_cadence(const struct mcf_psample *s, size_t n);
 
 /* Figures for [t0, t1] from samples sorted by time. cadence may be NaN. */

@@ -170,6 +170,15 @@ static int record_series(struct mcf_h5 *h, const struct mcf_power_run *p, int i,
     MCF_TRY(mcf_h5_rows_long(h, path, (long long)n, e));
     snprintf(path, sizeof path, "%s/cadence_s", g);
     MCF_TRY(mcf_h5_rows_double(h, path, &cadence, 0, "s", e));
+    {
+        struct mcf_psample *ps = v->on ? as_samples(v) : NULL;
+        double cp = ps ? mcf_update_cadence_of(ps, v->n, 0) : NAN, ce = ps ? mcf_update_cadence_of(ps, v->n, 1) : NAN;
+        free(ps);
+        snprintf(path, sizeof path, "%s/cadence_power_s", g);
+        MCF_TRY(mcf_h5_rows_double(h, path, &cp, 0, "s", e));
+        snprintf(path, sizeof path, "%s/cadence_energy_s", g);
+        MCF_TRY(mcf_h5_rows_double(h, path, &ce, 0, "s", e));
+    }
     if (v->on && p->idle_t1 > p->idle_t0)
         idle = window(v, p->idle_t0, p->idle_t1, cadence).avg_power_w;
     snprintf(path, sizeof path, "%s/idle_power_w", g);

@@ -25,9 +25,10 @@ static void cadence_is_the_update_interval(void **state)
     (void)state;
     struct mcf_psample s[200];
     size_t n = synth(s, 200);
-    /* power changes only once, but the energy counter shows every 0.1 s
-     * update: a new reading is either changing */
+    /* power changes only once, the energy counter every 0.1 s: the source's
+     * cadence is its counter's */
     assert_float_equal(mcf_update_cadence(s, n), 0.1, 1e-9);
+    assert_true(isnan(mcf_update_cadence_of(s, n, 0)));
     for (size_t i = 0; i < n; i++) s[i].power_w = NAN;
     assert_float_equal(mcf_update_cadence(s, n), 0.1, 1e-9);
     /* nothing ever changes: no cadence */
