@@ -44,6 +44,7 @@ void mcf_usage(FILE *out)
 "Environment:\n"
 "  MCFLEET_HOST_THREADS       worker threads per rank for the host backend\n"
 "  MCFLEET_NVML_LIB           the NVML library to load (default libnvidia-ml.so.1)\n"
+"  MCFLEET_RSMI_LIB           the rocm-smi library to load (default librocm_smi64.so)\n"
 "  MCFLEET_CRAYPM_ROOT        pm_counters directory (default /sys/cray/pm_counters)\n"
 "  MCFLEET_CRAYPM_ACCEL       this rank's accelN (default: its GPU's place in PCI order)\n"
 "  MCFLEET_INJECT_FAULT=P[@R] testing only: corrupt the output of tests matching\n"

@@ -40,7 +40,7 @@ struct mcf_power_source {
     void (*close)(void *state);
 };
 
-extern const struct mcf_power_source mcf_power_nvml, mcf_power_craypm;
+extern const struct mcf_power_source mcf_power_nvml, mcf_power_rsmi, mcf_power_craypm;
 /* NULL-terminated, in the order they are tried. */
 extern const struct mcf_power_source *const mcf_power_sources[];
 

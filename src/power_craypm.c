@@ -55,4 +55,5 @@ static void craypm_close(void *state) { free(state); }
 const struct mcf_power_source mcf_power_craypm = { "craypm", "node accelerator", craypm_open, craypm_read_src,
                                                    craypm_close };
 
-const struct mcf_power_source *const mcf_power_sources[] = { &mcf_power_nvml, &mcf_power_craypm, NULL };
+const struct mcf_power_source *const mcf_power_sources[] = { &mcf_power_nvml, &mcf_power_rsmi, &mcf_power_craypm,
+                                                             NULL };
