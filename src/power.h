@@ -28,19 +28,21 @@ struct mcf_preading {
     double src_t;             /* the source's own timestamp of the values (s, its clock), NaN if none */
     double power_avg_w;       /* the source's own averaged power, where it has both */
     double temp_c, sm_mhz, mem_mhz;
+    double cpu_w, memory_w;   /* node sources: the node's CPU and memory power */
     uint64_t throttle;        /* vendor bit mask of clock-limiting reasons */
 };
 
 struct mcf_power_source {
     const char *name;
     const char *scope;        /* what the reading covers: "device", "package", "node accelerator" */
+    int node_level;           /* read by local rank 0 only; never a rank's per-test source */
     /* MCF_OK, or MCF_EUNSUPPORTED / MCF_ERUNTIME with why the source is off */
     int (*open)(void **state, const struct mcf_power_env *env, struct mcf_err *e);
     int (*read)(void *state, struct mcf_preading *r, struct mcf_err *e);
     void (*close)(void *state);
 };
 
-extern const struct mcf_power_source mcf_power_nvml, mcf_power_rsmi, mcf_power_craypm;
+extern const struct mcf_power_source mcf_power_nvml, mcf_power_rsmi, mcf_power_craypm, mcf_power_craypm_node;
 /* NULL-terminated, in the order they are tried. */
 extern const struct mcf_power_source *const mcf_power_sources[];
 

@@ -36,7 +36,7 @@ static int craypm_read_src(void *state, struct mcf_preading *r, struct mcf_err *
 {
     struct craypm_src *c = state;
     struct mcf_craypm_snapshot s;
-    r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = NAN;
+    r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = r->cpu_w = r->memory_w = NAN;
     r->throttle = 0;
     r->src_t = NAN;
     MCF_TRY(mcf_craypm_read(c->root, &s, NULL, NULL, e));
@@ -52,8 +52,50 @@ fail:
 
 static void craypm_close(void *state) { free(state); }
 
-const struct mcf_power_source mcf_power_craypm = { "craypm", "node accelerator", craypm_open, craypm_read_src,
+const struct mcf_power_source mcf_power_craypm = { "craypm", "node accelerator", 0, craypm_open, craypm_read_src,
                                                    craypm_close };
 
+/* The node's own counters (node, CPU, memory), read by local rank 0 only. */
+static int node_open(void **state, const struct mcf_power_env *env, struct mcf_err *e)
+{
+    struct craypm_src *c = NULL;
+    if (!env->node_leader)
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "node counters are read by local rank 0");
+    MCF_ALLOC(e, c, 1);
+    c->root = getenv("MCFLEET_CRAYPM_ROOT");
+    if (!c->root || !*c->root)
+        c->root = "/sys/cray/pm_counters";
+    MCF_TRY(mcf_craypm_read(c->root, &c->first, NULL, NULL, e));
+    if (!c->first.power.present)
+        MCF_FAIL(e, MCF_EUNSUPPORTED, "pm_counters at %s has no node power file", c->root);
+    *state = c;
+    return MCF_OK;
+fail:
+    free(c);
+    return e->rc;
+}
+
+static int node_read(void *state, struct mcf_preading *r, struct mcf_err *e)
+{
+    struct craypm_src *c = state;
+    struct mcf_craypm_snapshot s;
+    r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = r->cpu_w = r->memory_w = NAN;
+    r->throttle = 0;
+    r->src_t = NAN;
+    MCF_TRY(mcf_craypm_read(c->root, &s, NULL, NULL, e));
+    r->s.power_w = s.power.value;
+    r->src_t = s.power.t_us * 1e-6;
+    if (mcf_craypm_comparable(&s, &c->first) && s.energy.present)
+        r->s.energy_j = s.energy.value;
+    if (s.cpu_power.present) r->cpu_w = s.cpu_power.value;
+    if (s.memory_power.present) r->memory_w = s.memory_power.value;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+const struct mcf_power_source mcf_power_craypm_node = { "craypm_node", "node (read by local rank 0)", 1, node_open,
+                                                        node_read, craypm_close };
+
 const struct mcf_power_source *const mcf_power_sources[] = { &mcf_power_nvml, &mcf_power_rsmi, &mcf_power_craypm,
-                                                             NULL };
+                                                             &mcf_power_craypm_node, NULL };

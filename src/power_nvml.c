@@ -110,7 +110,7 @@ static int nvml_read(void *state, struct mcf_preading *r, struct mcf_err *e)
     unsigned int mw, v;
     unsigned long long mj, reasons;
     (void)e;
-    r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = NAN;
+    r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = r->cpu_w = r->memory_w = NAN;
     r->throttle = 0;
     r->src_t = NAN;
     if (n->power(n->dev, &mw) == NVML_SUCCESS)
@@ -140,4 +140,4 @@ static void nvml_close(void *state)
     free(n);
 }
 
-const struct mcf_power_source mcf_power_nvml = { "nvml", "device", nvml_open, nvml_read, nvml_close };
+const struct mcf_power_source mcf_power_nvml = { "nvml", "device", 0, nvml_open, nvml_read, nvml_close };

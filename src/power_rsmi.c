@@ -120,7 +120,7 @@ static int rsmi_read(void *state, struct mcf_preading *p, struct mcf_err *e)
     int64_t mdeg;
     double w;
     (void)e;
-    p->s.power_w = p->s.energy_j = p->power_avg_w = p->temp_c = p->sm_mhz = p->mem_mhz = NAN;
+    p->s.power_w = p->s.energy_j = p->power_avg_w = p->temp_c = p->sm_mhz = p->mem_mhz = p->cpu_w = p->memory_w = NAN;
     p->throttle = 0;
     p->src_t = NAN;
     if (read_power(r, &w) == 0)
@@ -143,4 +143,4 @@ static void rsmi_close(void *state)
 }
 
 const struct mcf_power_source mcf_power_rsmi = { "rsmi", "device; on MI250X the package, read on its primary GCD",
-                                                 rsmi_open, rsmi_read, rsmi_close };
+                                                 0, rsmi_open, rsmi_read, rsmi_close };

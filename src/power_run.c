@@ -39,8 +39,8 @@ static unsigned wanted_mask;
 static int wanted(const char *name)
 {
     static const char *const order[] = { "nvml", "rsmi", "craypm" };   /* the deck's names, in its bit order */
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(order[i], name))
+    for (int i = 0; i < 3; i++)   /* the deck's craypm covers craypm and craypm_node */
+        if (!strncmp(order[i], name, strlen(order[i])))
             return (wanted_mask >> i) & 1u;
     return 1;
 }
@@ -64,12 +64,12 @@ int mcf_power_begin(struct mcf_power_run *p, const struct mcf_topo *t, const str
         wanted_mask = sources;
         MCF_TRY(mcf_sampler_open(&p->sampler, &env, period_s, clock_offset, wanted, e));
     }
-    mine = mcf_sampler_primary(&p->sampler) != NULL;
+    mine = mcf_sampler_primary(&p->sampler) != NULL;   /* node-level sources do not count */
     MCF_MPI(e, MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, t->world));
     p->all_on = all;
     MCF_TRY(mcf_sampler_start(&p->sampler, e));
     MCF_TRY(mcf_agree(t->world, e));
-    if (mine && idle_s > 0) {
+    if (mcf_sampler_primary(&p->sampler) && idle_s > 0) {
         struct timespec ts = { (time_t)idle_s, (long)((idle_s - (time_t)idle_s) * 1e9) };
         p->idle_t0 = mcf_now() - clock_offset;
         nanosleep(&ts, NULL);
@@ -154,6 +154,8 @@ static int record_series(struct mcf_h5 *h, const struct mcf_power_run *p, int i,
         { "temp_c", "degC", offsetof(struct mcf_preading, temp_c) },
         { "sm_mhz", "MHz", offsetof(struct mcf_preading, sm_mhz) },
         { "mem_mhz", "MHz", offsetof(struct mcf_preading, mem_mhz) },
+        { "cpu_power_w", "W", offsetof(struct mcf_preading, cpu_w) },
+        { "memory_power_w", "W", offsetof(struct mcf_preading, memory_w) },
     };
     const struct mcf_series *v = &p->sampler.series[i];
     const struct mcf_power_source *src = mcf_power_sources[i];

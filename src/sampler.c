@@ -81,7 +81,10 @@ static void *sampler_main(void *arg)
 
 int mcf_sampler_start(struct mcf_sampler *s, struct mcf_err *e)
 {
-    if (!mcf_sampler_primary(s))
+    int any = 0;
+    for (int i = 0; i < s->nseries; i++)
+        any |= s->series[i].on;
+    if (!any)
         return MCF_OK;   /* nothing to sample */
     s->stop = 0;
     MCF_ERRNO(e, pthread_create(&s->thread, NULL, sampler_main, s));
@@ -115,7 +118,7 @@ void mcf_sampler_close(struct mcf_sampler *s)
 const struct mcf_series *mcf_sampler_primary(const struct mcf_sampler *s)
 {
     for (int i = 0; i < s->nseries; i++)
-        if (s->series[i].on)
+        if (s->series[i].on && !s->series[i].src->node_level)
             return &s->series[i];
     return NULL;
 }

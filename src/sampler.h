@@ -39,7 +39,7 @@ int mcf_sampler_open(struct mcf_sampler *s, const struct mcf_power_env *env, dou
 int mcf_sampler_start(struct mcf_sampler *s, struct mcf_err *e);
 void mcf_sampler_stop(struct mcf_sampler *s);
 void mcf_sampler_close(struct mcf_sampler *s);
-/* The first source that is on, or NULL: the one per-test figures come from. */
+/* The first per-rank source that is on, or NULL: the one per-test figures come from. */
 const struct mcf_series *mcf_sampler_primary(const struct mcf_sampler *s);
 
 #endif

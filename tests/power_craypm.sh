@@ -47,6 +47,10 @@ assert np.all(np.abs(w - 300) < 9), w                    # 3%: the counter, whol
 assert np.all(np.abs(e - 300 * dur) < 0.05 * 300 * dur + 2), (e, dur)
 assert np.all(g["power_under_sampled"][:] == 0), g["power_under_sampled"][:]
 assert np.all(g["power_samples"][:] >= 3), g["power_samples"][:]
+nd = f["power/craypm_node"]
+st = [s(x) for x in nd["status"][:]]
+assert st[0] == "on" and st[1] == "off: node counters are read by local rank 0", st
+assert nd["count"][1] == 0 and abs(nd["idle_power_w"][0] - 550) < 6, (nd["count"][:], nd["idle_power_w"][:])
 print("power ok: %.1f W, windows %.2f-%.2f s, cadence %.3f s" % (np.median(w), dur.min(), dur.max(), np.median(cad)))
 PY
 echo "power craypm ok"
