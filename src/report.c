@@ -20,6 +20,8 @@ struct fleet {
     size_t outliers_len;
     char *problems;
     size_t problems_len;
+    char *notes;               /* power windows too short to trust */
+    size_t notes_len;
 };
 
 static void append(char **buf, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -172,6 +174,23 @@ static herr_t report_test(hid_t group, const char *name, const H5L_info_t *info,
     attr_str(g, "power_summary", metrics, sizeof metrics);
     for (char *save = NULL, *m = strtok_r(metrics, ",", &save); m; m = strtok_r(NULL, ",", &save))
         report_metric(f, g, name, m);
+    if (H5Lexists(g, "power_under_sampled", H5P_DEFAULT) > 0) {
+        hid_t d = H5Dopen2(g, "power_under_sampled", H5P_DEFAULT);
+        hid_t sp = H5Dget_space(d);
+        hssize_t cnt = H5Sget_simple_extent_npoints(sp);
+        double *u = malloc(sizeof(double) * (size_t)(cnt > 0 ? cnt : 1));
+        if (u && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, u) >= 0) {
+            long n = 0;
+            for (hssize_t i = 0; i < cnt; i++) n += u[i] == 1.0;
+            if (n)
+                append(&f->notes, &f->notes_len,
+                       "  %s: %ld of %lld repetition windows shorter than 3 power updates (whole-test power shown)\n",
+                       name, n, (long long)cnt);
+        }
+        free(u);
+        H5Sclose(sp);
+        H5Dclose(d);
+    }
 
     long long *status = calloc((size_t)f->nranks, sizeof *status);
     char **message = read_strings(g, "message", f->nranks);
@@ -242,6 +261,8 @@ int mcf_report_file(const char *path, FILE *out, struct mcf_err *e)
     fprintf(out, "\nOutliers (per-rank median outside median +- %.1f x %.4f x MAD):\n", MCF_OUTLIER_K,
             MCF_MAD_SCALE);
     fprintf(out, "%s", f.outliers ? f.outliers : "  none\n");
+    if (f.notes)
+        fprintf(out, "\nUnder-sampled power (per-repetition figures in the file are flagged):\n%s", f.notes);
     if (f.problems)
         fprintf(out, "\nNot verified:\n%s", f.problems);
     fprintf(out, "\n%d tests: %d verified on every rank, %d unsupported, %d failed verification, %d with errors\n",
@@ -255,5 +276,6 @@ fail:
     free(f.node);
     free(f.outliers);
     free(f.problems);
+    free(f.notes);
     return e->rc;
 }

@@ -25,7 +25,7 @@ sleep 0.5
 MCFLEET_CRAYPM_ROOT="$work/pmc" MCFLEET_CRAYPM_ACCEL=0 mpi 2 --backend host --deck "$work/deck.yaml" -o "$work/p.h5"
 kill $node 2>/dev/null
 expect_rc 0
-expect_in "$work/out" "chase avg_power_w"
+expect_in "$work/out" "chase test_avg_power_w"
 "$PYTHON_H5" - "$work/p.h5" <<'PY' || fail "power figures"
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
