@@ -306,37 +306,40 @@ int mcf_power_record(struct mcf_h5 *h, const struct mcf_power_run *p, const stru
     MCF_ALLOC(e, w, n);
     for (int i = 0; i < n; i++)
         MCF_TRY(record_test_power(h, p, &res[i], cadence, &tf[i], &w[i], e));
-    /* The power model per data type over its matrix throughput tests:
-     * P = a * TFLOP/s + b (shared/seeds/000_*, Eq. 3). */
-    for (int d = 0; d < MCF_DTYPE_COUNT; d++) {
-        double x[256], y[256], a, b, r2;
-        size_t m = 0;
-        int any = 0;
-        for (int i = 0; i < n && m < 256; i++) {
-            const struct mcf_kernel *k = &res[i].inst->kernel;
-            if (k->family != MCF_FAMILY_MATRIX || k->mode != MCF_MODE_THROUGHPUT || (int)k->dtype != d)
-                continue;
-            any = 1;
-            x[m] = tf[i];
-            y[m] = w[i];
-            m++;
+    /* The power model per data type and input kind over its matrix
+     * throughput tests: P = a * TFLOP/s + b (shared/seeds/000_*, Eq. 3).
+     * Random and zero inputs are fitted apart: power depends on the data. */
+    for (int d = 0; d < MCF_DTYPE_COUNT; d++)
+        for (int in = 0; in < MCF_INPUTS_COUNT; in++) {
+            double x[256], y[256], a, b, r2;
+            size_t m = 0;
+            for (int i = 0; i < n && m < 256; i++) {
+                const struct mcf_kernel *k = &res[i].inst->kernel;
+                if (k->family != MCF_FAMILY_MATRIX || k->mode != MCF_MODE_THROUGHPUT || (int)k->dtype != d ||
+                    (int)k->inputs != in)
+                    continue;
+                x[m] = tf[i];
+                y[m] = w[i];
+                m++;
+            }
+            if (m < 2)
+                continue;   /* the same on every rank: the deck decides */
+            mcf_linfit(x, y, m, &a, &b, &r2);
+            char g[96], path[160];
+            double pts = (double)m;
+            snprintf(g, sizeof g, "/power_model/%s%s", mcf_dtype_names[d],
+                     in == MCF_INPUTS_RANDOM ? "" : "-zero");
+            MCF_TRY(mcf_h5_group(h, g, e));
+            MCF_TRY(mcf_h5_attr_str(h, g, "inputs", mcf_inputs_names[in], e));
+            snprintf(path, sizeof path, "%s/slope", g);
+            MCF_TRY(mcf_h5_rows_double(h, path, &a, 0, "W per TFLOP/s", e));
+            snprintf(path, sizeof path, "%s/intercept", g);
+            MCF_TRY(mcf_h5_rows_double(h, path, &b, 0, "W", e));
+            snprintf(path, sizeof path, "%s/r2", g);
+            MCF_TRY(mcf_h5_rows_double(h, path, &r2, 0, "1", e));
+            snprintf(path, sizeof path, "%s/points", g);
+            MCF_TRY(mcf_h5_rows_double(h, path, &pts, 0, "1", e));
         }
-        if (!any || m < 2)
-            continue;   /* the same on every rank: the deck decides */
-        mcf_linfit(x, y, m, &a, &b, &r2);
-        char g[96], path[160];
-        double pts = (double)m;
-        snprintf(g, sizeof g, "/power_model/%s", mcf_dtype_names[d]);
-        MCF_TRY(mcf_h5_group(h, g, e));
-        snprintf(path, sizeof path, "%s/slope", g);
-        MCF_TRY(mcf_h5_rows_double(h, path, &a, 0, "W per TFLOP/s", e));
-        snprintf(path, sizeof path, "%s/intercept", g);
-        MCF_TRY(mcf_h5_rows_double(h, path, &b, 0, "W", e));
-        snprintf(path, sizeof path, "%s/r2", g);
-        MCF_TRY(mcf_h5_rows_double(h, path, &r2, 0, "1", e));
-        snprintf(path, sizeof path, "%s/points", g);
-        MCF_TRY(mcf_h5_rows_double(h, path, &pts, 0, "1", e));
-    }
 fail:
     free(tf);
     free(w);

@@ -17,6 +17,8 @@ tests:
     kernel: latency
     working_set: 16MiB
     iterations: 4000000
+  - {name: mm, kernel: matrix, dtype: fp64, shape: [8, 8, 4], occupancy: [1, 2], iterations: 100000, repetitions: 3}
+  - {name: mm-zero, kernel: matrix, dtype: fp64, shape: [8, 8, 4], occupancy: [1, 2], iterations: 100000, repetitions: 3, inputs: zero}
 YAML
 "$PYTHON_H5" "$srcdir/tests/pmc_node.py" "$work/pmc" 60 300 &
 node=$!
@@ -47,6 +49,9 @@ assert np.all(np.abs(w - 300) < 9), w                    # 3%: the counter, whol
 assert np.all(np.abs(e - 300 * dur) < 0.05 * 300 * dur + 2), (e, dur)
 assert np.all(g["power_under_sampled"][:] == 0), g["power_under_sampled"][:]
 assert np.all(g["power_samples"][:] >= 3), g["power_samples"][:]
+pm = f["power_model"]
+assert sorted(pm.keys()) == ["fp64", "fp64-zero"], list(pm.keys())
+assert s(pm["fp64-zero"].attrs["inputs"]) == "zero" and list(pm["fp64"]["points"][:]) == [2, 2], pm["fp64"]["points"][:]
 nd = f["power/craypm_node"]
 st = [s(x) for x in nd["status"][:]]
 assert st[0] == "on" and st[1] == "off: node counters are read by local rank 0", st
