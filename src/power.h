@@ -32,6 +32,14 @@ struct mcf_preading {
     uint64_t throttle;        /* vendor bit mask of clock-limiting reasons */
 };
 
+/* A reading with nothing in it: every figure NaN, no reasons, no stamp. */
+static inline void mcf_preading_blank(struct mcf_preading *r)
+{
+    r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = 0.0 / 0.0;
+    r->cpu_w = r->memory_w = r->src_t = 0.0 / 0.0;
+    r->throttle = 0;
+}
+
 struct mcf_power_source {
     const char *name;
     const char *scope;        /* what the reading covers: "device", "package", "node accelerator" */

@@ -13,7 +13,8 @@ struct craypm_src {
     struct mcf_craypm_snapshot first;   /* generation and startup at open */
 };
 
-static int craypm_open(void **state, const struct mcf_power_env *env, struct mcf_err *e)
+/* Both pm_counters sources: the root, and a first snapshot that must read. */
+static int craypm_start(struct craypm_src **out, struct mcf_err *e)
 {
     struct craypm_src *c = NULL;
     MCF_ALLOC(e, c, 1);
@@ -21,6 +22,17 @@ static int craypm_open(void **state, const struct mcf_power_env *env, struct mcf
     if (!c->root || !*c->root)
         c->root = "/sys/cray/pm_counters";
     MCF_TRY(mcf_craypm_read(c->root, &c->first, NULL, NULL, e));
+    *out = c;
+    return MCF_OK;
+fail:
+    free(c);
+    return e->rc;
+}
+
+static int craypm_open(void **state, const struct mcf_power_env *env, struct mcf_err *e)
+{
+    struct craypm_src *c = NULL;
+    MCF_TRY(craypm_start(&c, e));
     c->accel = env->accel_index;
     if (c->accel < 0 || c->accel >= c->first.naccel)
         MCF_FAIL(e, MCF_EUNSUPPORTED, "pm_counters: %d accelerators, none mapped to this rank's GPU (%s)",
@@ -36,9 +48,7 @@ static int craypm_read_src(void *state, struct mcf_preading *r, struct mcf_err *
 {
     struct craypm_src *c = state;
     struct mcf_craypm_snapshot s;
-    r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = r->cpu_w = r->memory_w = NAN;
-    r->throttle = 0;
-    r->src_t = NAN;
+    mcf_preading_blank(r);
     MCF_TRY(mcf_craypm_read(c->root, &s, NULL, NULL, e));
     r->s.power_w = s.accel_power[c->accel].value;
     r->src_t = s.accel_power[c->accel].t_us * 1e-6;
@@ -61,11 +71,7 @@ static int node_open(void **state, const struct mcf_power_env *env, struct mcf_e
     struct craypm_src *c = NULL;
     if (!env->node_leader)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "node counters are read by local rank 0");
-    MCF_ALLOC(e, c, 1);
-    c->root = getenv("MCFLEET_CRAYPM_ROOT");
-    if (!c->root || !*c->root)
-        c->root = "/sys/cray/pm_counters";
-    MCF_TRY(mcf_craypm_read(c->root, &c->first, NULL, NULL, e));
+    MCF_TRY(craypm_start(&c, e));
     if (!c->first.power.present)
         MCF_FAIL(e, MCF_EUNSUPPORTED, "pm_counters at %s has no node power file", c->root);
     *state = c;
@@ -79,9 +85,7 @@ static int node_read(void *state, struct mcf_preading *r, struct mcf_err *e)
 {
     struct craypm_src *c = state;
     struct mcf_craypm_snapshot s;
-    r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = r->cpu_w = r->memory_w = NAN;
-    r->throttle = 0;
-    r->src_t = NAN;
+    mcf_preading_blank(r);
     MCF_TRY(mcf_craypm_read(c->root, &s, NULL, NULL, e));
     r->s.power_w = s.power.value;
     r->src_t = s.power.t_us * 1e-6;

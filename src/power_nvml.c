@@ -110,9 +110,7 @@ static int nvml_read(void *state, struct mcf_preading *r, struct mcf_err *e)
     unsigned int mw, v;
     unsigned long long mj, reasons;
     (void)e;
-    r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = r->cpu_w = r->memory_w = NAN;
-    r->throttle = 0;
-    r->src_t = NAN;
+    mcf_preading_blank(r);
     if (n->power(n->dev, &mw) == NVML_SUCCESS)
         r->power_avg_w = mw * 1e-3;
     r->s.power_w = r->power_avg_w;

@@ -120,9 +120,7 @@ static int rsmi_read(void *state, struct mcf_preading *p, struct mcf_err *e)
     int64_t mdeg;
     double w;
     (void)e;
-    p->s.power_w = p->s.energy_j = p->power_avg_w = p->temp_c = p->sm_mhz = p->mem_mhz = p->cpu_w = p->memory_w = NAN;
-    p->throttle = 0;
-    p->src_t = NAN;
+    mcf_preading_blank(p);
     if (read_power(r, &w) == 0)
         p->s.power_w = w;
     if (r->energy(r->dev, &counter, &res, &ts) == RSMI_OK) {
