@@ -194,6 +194,11 @@ static int record_series(struct mcf_h5 *h, const struct mcf_power_run *p, int i,
         col[k] = v->r[k].src_t;
     snprintf(path, sizeof path, "%s/source_t_s", g);
     MCF_TRY(mcf_h5_ragged_double(h, path, col, n, "s on the source's own clock (NaN: none)", e));
+    /* the clock-event (throttle) reason bits, exact as doubles below 2^53 */
+    for (size_t k = 0; k < n; k++)
+        col[k] = (double)v->r[k].throttle;
+    snprintf(path, sizeof path, "%s/throttle_reasons", g);
+    MCF_TRY(mcf_h5_ragged_double(h, path, col, n, "NVML clock-event reason bit mask", e));
     for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
         for (size_t k = 0; k < n; k++)
             col[k] = *(const double *)((const char *)&v->r[k] + fields[f].off);

@@ -42,6 +42,7 @@ idle = p["idle_power_w"][:]
 assert np.all(np.abs(idle - 300) < 3), idle             # 1%: whole joules over a 2 s window
 n = p["count"][:]
 assert p["t_s"].shape[0] == n.sum() and p["power_w"].shape[0] == n.sum() and n.min() > 50, n
+assert p["throttle_reasons"].shape[0] == n.sum() and p["source_t_s"].shape[0] == n.sum()
 g = f["results/chase"]
 w, e = g["avg_power_w"][:], g["energy_j"][:]
 dur = g["rep_end_s"][:] - g["rep_start_s"][:]
