@@ -14,7 +14,7 @@ const char *const mcf_test_bookkeeping[] = {
 
 static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct mcf_deck *deck,
                        const struct mcf_backend *be, const struct mcf_options *o,
-                       const char *start_time, struct mcf_err *e)
+                       const char *start_time, int complete, const char *not_run, struct mcf_err *e)
 {
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING], hdf5[64], end_time[32];
     int len = 0;
@@ -46,7 +46,8 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "build", MCF_BUILD_INFO, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "clock", "CLOCK_MONOTONIC, offsets to rank 0 by min-RTT ping-pong", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected", inject ? inject : "", e));
-    MCF_TRY(mcf_h5_attr_long(h, "/meta", "complete", 1, e));
+    MCF_TRY(mcf_h5_attr_long(h, "/meta", "complete", complete, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "tests_not_run", not_run, e));
     return MCF_OK;
 fail:
     return e->rc;
@@ -179,7 +180,7 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
                    const struct mcf_backend *be, const struct mcf_device_info *dev, int device,
                    const struct mcf_clocksync *cs, const struct mcf_options *o,
                    const char *start_time, const struct mcf_instance *inst,
-                   const struct mcf_result *res, int n, const struct mcf_power_run *power,
+                   const struct mcf_result *res, int n, const struct mcf_power_run *power, int complete,
                    struct mcf_err *e)
 {
     (void)inst;
@@ -191,7 +192,23 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
     if (power)
         MCF_TRY(mcf_power_record(h5, power, res, n, e));
     /* /meta last: its `complete` says everything above is there */
-    MCF_TRY(record_meta(h5, topo, deck, be, o, start_time, e));
+    {
+        size_t len = 1;
+        for (int i = 0; i < n; i++)
+            if (res[i].status == MCF_STATUS_NOT_RUN)
+                len += strlen(res[i].inst->name) + 1;
+        char *not_run = calloc(len, 1);
+        if (!not_run)
+            MCF_FAIL(e, MCF_ERUNTIME, "out of memory");
+        for (int i = 0; i < n; i++)
+            if (res[i].status == MCF_STATUS_NOT_RUN) {
+                if (not_run[0]) strcat(not_run, ",");
+                strcat(not_run, res[i].inst->name);
+            }
+        int rc = record_meta(h5, topo, deck, be, o, start_time, complete, not_run, e);
+        free(not_run);
+        MCF_TRY(rc);
+    }
     return MCF_OK;
 fail:
     return e->rc;

@@ -17,7 +17,7 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
                    const struct mcf_backend *be, const struct mcf_device_info *dev, int device,
                    const struct mcf_clocksync *cs, const struct mcf_options *o,
                    const char *start_time, const struct mcf_instance *inst,
-                   const struct mcf_result *res, int n, const struct mcf_power_run *power,
+                   const struct mcf_result *res, int n, const struct mcf_power_run *power, int complete,
                    struct mcf_err *e);
 
 /* Datasets of a test group that are not metrics (the report skips them). */

@@ -15,7 +15,7 @@ struct fleet {
     char **hostname, **device_name;
     long long *node;
     FILE *out;
-    int tests, verified_all, unsupported, wrong, errors;
+    int tests, verified_all, unsupported, wrong, errors, not_run;
     char *outliers;            /* collected lines, printed after the table */
     size_t outliers_len;
     char *problems;
@@ -195,10 +195,10 @@ static herr_t report_test(hid_t group, const char *name, const H5L_info_t *info,
     long long *status = calloc((size_t)f->nranks, sizeof *status);
     char **message = read_strings(g, "message", f->nranks);
     if (status && read_longs(g, "status", status) == 0) {
-        int count[4] = { 0 };   /* wrong, unsupported, error, verified */
-        int first[4] = { -1, -1, -1, -1 };
+        int count[5] = { 0 };   /* wrong, unsupported, error, verified, not run */
+        int first[5] = { -1, -1, -1, -1, -1 };
         for (int r = 0; r < f->nranks; r++) {
-            int c = status[r] == 0 ? 0 : status[r] == -1 ? 1 : status[r] == -2 ? 2 : 3;
+            int c = status[r] == 0 ? 0 : status[r] == -1 ? 1 : status[r] == -2 ? 2 : status[r] == -3 ? 4 : 3;
             if (first[c] < 0) first[c] = r;
             count[c]++;
         }
@@ -212,6 +212,10 @@ static herr_t report_test(hid_t group, const char *name, const H5L_info_t *info,
         if (count[0]) f->wrong++;
         if (count[2]) f->errors++;
         if (count[1] == f->nranks) f->unsupported++;
+        if (count[4]) {
+            f->not_run++;
+            append(&f->problems, &f->problems_len, "  %s: NOT RUN (%s)\n", name, message ? message[first[4]] : "?");
+        }
     }
     free(status);
     free_strings(message, f->nranks);
@@ -265,8 +269,10 @@ int mcf_report_file(const char *path, FILE *out, struct mcf_err *e)
         fprintf(out, "\nUnder-sampled power (per-repetition figures in the file are flagged):\n%s", f.notes);
     if (f.problems)
         fprintf(out, "\nNot verified:\n%s", f.problems);
-    fprintf(out, "\n%d tests: %d verified on every rank, %d unsupported, %d failed verification, %d with errors\n",
-            f.tests, f.verified_all, f.unsupported, f.wrong, f.errors);
+    fprintf(out, "\n%d tests: %d verified on every rank, %d unsupported, %d failed verification, %d with errors%s",
+            f.tests, f.verified_all, f.unsupported, f.wrong, f.errors, f.not_run ? "" : "\n");
+    if (f.not_run)
+        fprintf(out, ", %d not run (the run was stopped)\n", f.not_run);
 fail:
     if (results >= 0) H5Gclose(results);
     if (meta >= 0) H5Gclose(meta);

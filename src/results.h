@@ -10,7 +10,8 @@ enum mcf_status {
     MCF_STATUS_VERIFIED = 1,      /* ran, and the output matched the reference */
     MCF_STATUS_WRONG = 0,         /* ran, and the output was wrong: no timing is reported */
     MCF_STATUS_UNSUPPORTED = -1,  /* the backend cannot run this kernel */
-    MCF_STATUS_ERROR = -2         /* a runtime failure (allocation, device, timer) */
+    MCF_STATUS_ERROR = -2,        /* a runtime failure (allocation, device, timer) */
+    MCF_STATUS_NOT_RUN = -3       /* the run was stopped (a signal) before this test */
 };
 
 struct mcf_result {

@@ -2,6 +2,7 @@
 #include "runner.h"
 
 #include <fnmatch.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +25,22 @@
 #include "topo.h"
 
 #define SYNC_ROUNDS 16
+
+/* SIGTERM (Slurm's time limit), SIGUSR1/SIGUSR2 (sbatch --signal): finish the
+ * repetition in hand, stop at the next test boundary, write what was measured. */
+static volatile sig_atomic_t stop_signal;
+static void on_stop_signal(int sig) { stop_signal = sig; }
+
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGUSR2, &sa, NULL);
+}
 
 struct run {
     const struct mcf_options *o;
@@ -196,7 +213,7 @@ static int run_instance(struct run *r, int index, struct mcf_err *fatal)
             if (ops->run(ks, &s, &e) == MCF_OK)
                 res->warmup_runs++;
         }
-        for (int rep = 0; rep < reps && e.rc == MCF_OK; rep++) {
+        for (int rep = 0; rep < reps && e.rc == MCF_OK && !stop_signal; rep++) {
             memset(&s, 0, sizeof s);
             res->rep_start[rep] = mcf_now() - r->cs.offset;
             if (ops->run(ks, &s, &e) != MCF_OK)
@@ -357,7 +374,22 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         r.topo.size, r.topo.size == 1 ? "" : "s", r.topo.nnodes, r.topo.nnodes == 1 ? "" : "s",
         r.be.name, r.dev.name);
     say(&r, "deck %s: %d tests; results to %s\n", r.deck.path, r.ninst, r.output);
+    catch_stop_signals();
+    int stopped = 0;
     for (int i = 0; i < r.ninst; i++) {
+        /* stop together, at a test boundary: no rank waits alone in a collective */
+        int mine = stop_signal, any = 0;
+        MCF_MPI(&e, MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r.topo.world));
+        if (any) {
+            for (int j = i; j < r.ninst; j++) {
+                r.res[j].inst = &r.inst[j];
+                r.res[j].status = MCF_STATUS_NOT_RUN;
+                snprintf(r.res[j].message, sizeof r.res[j].message, "not run: stopped by signal %d", any);
+            }
+            say(&r, "stopped by signal %d before test %d of %d: writing what was measured\n", any, i + 1, r.ninst);
+            stopped = 1;
+            break;
+        }
         progress(&r, i);
         MCF_TRY(run_instance(&r, i, &e));
         if (o->verbose)
@@ -367,12 +399,12 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     exit_code = exit_status(&r, &e);
     say(&r, "writing %s\n", r.output);
     MCF_TRY(mcf_record_run(&h5, &r.topo, &r.deck, &r.be, &r.dev, r.device, &r.cs, o, r.start_time,
-                           r.inst, r.res, r.ninst, &r.power, &e));
+                           r.inst, r.res, r.ninst, &r.power, !stopped, &e));
     have_h5 = 0;
     MCF_TRY(mcf_h5_close(&h5, 1, &e));
     if (r.topo.rank == 0)
         mcf_report_file(r.output, stdout, &e);
-    code = exit_code;
+    code = stopped ? MCF_EXIT_RUNTIME : exit_code;
     goto done;
 fail:
     if (have_h5) {

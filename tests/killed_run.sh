@@ -1,17 +1,45 @@
 #!/bin/sh
-# A run killed mid-way never leaves a file that looks complete.
+# Stopping a run. SIGTERM (Slurm's time limit, or sbatch --signal): every rank
+# finishes its repetition, they stop together at the next test boundary, and
+# what was measured is written, marked complete = 0 with the tests not run
+# listed. SIGKILL: nothing can be written, and nothing looks complete.
 . "$srcdir/tests/lib.sh"
 need_mpirun
-"$MPIRUN" -np 2 --oversubscribe --mca btl self,vader,tcp --bind-to none \
-    "$MCFLEET" --backend host --deck "$srcdir/tests/decks/slow.yaml" -o "$work/k.h5" \
-    >"$work/out" 2>&1 &
-pid=$!
-i=0
-while ! grep -q "slow-chase" "$work/out" 2>/dev/null; do
-    i=$((i + 1)); [ $i -lt 300 ] || { kill -9 $pid; fail "the run never started"; }
-    sleep 0.1
-done
+need_h5py
+
+start() {   # start OUTPUT: mcfleet on 2 ranks in the background, $pid its mpirun
+    "$MPIRUN" -np 2 --oversubscribe --mca btl self,vader,tcp --bind-to none \
+        "$MCFLEET" --backend host --deck "$srcdir/tests/decks/slow.yaml" -o "$1" >"$work/out" 2>&1 &
+    pid=$!
+    i=0
+    while ! grep -q "slow-chase" "$work/out" 2>/dev/null; do
+        i=$((i + 1)); [ $i -lt 300 ] || { kill -9 $pid; fail "the run never started"; }
+        sleep 0.1
+    done
+    sleep 1
+}
+
+start "$work/t.h5"
 kill -TERM $pid
 wait $pid || true
-[ ! -e "$work/k.h5" ] || fail "a killed run left $work/k.h5"
-echo "killed run ok (left: $(ls "$work" | tr '\n' ' '))"
+[ -e "$work/t.h5" ] || { cat "$work/out"; fail "SIGTERM: no results file"; }
+expect_in "$work/out" "stopped by signal 15"
+"$PYTHON_H5" - "$work/t.h5" <<'PY' || fail "SIGTERM: the partial file"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+m = f["meta"].attrs
+s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
+assert int(m["complete"]) == 0, m["complete"]
+assert s(m["tests_not_run"]) == "never-reached", m["tests_not_run"]
+assert list(f["results/never-reached/status"][:]) == [-3, -3]
+assert list(f["results/slow-chase/status"][:]) == [1, 1]      # what ran, verified
+PY
+"$MCFLEET" report "$work/t.h5" >"$work/report"
+expect_in "$work/report" "INCOMPLETE RUN"
+expect_in "$work/report" "never-reached: NOT RUN"
+
+start "$work/k.h5"
+pkill -KILL -f "$work/k.h5" || true
+wait $pid || true
+[ ! -e "$work/k.h5" ] || fail "SIGKILL left $work/k.h5"
+echo "killed run ok"
