@@ -471,13 +471,21 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
         if (key && !strcmp(key, "tests")) tests = vn;
         else if (key && !strcmp(key, "defaults")) defaults = vn;
         else if (key && !strcmp(key, "power")) MCF_TRY(parse_power(&c, vn, deck));
+        else if (key && !strcmp(key, "allow_shared_devices")) {
+            const char *v = scalar(vn);
+            if (!v || (strcmp(v, "true") && strcmp(v, "false"))) {
+                at(&c, vn, "'allow_shared_devices' must be true or false");
+                goto fail;
+            }
+            deck->allow_shared_devices = !strcmp(v, "true");
+        }
         else if (key && !strcmp(key, "name")) {
             if (!scalar(vn) || !valid_name(scalar(vn))) { at(&c, vn, "deck 'name' must be a short word"); goto fail; }
             snprintf(deck->name, sizeof deck->name, "%s", scalar(vn));
         } else if (key && !strcmp(key, "description")) {
             if (!scalar(vn)) { at(&c, vn, "'description' must be text"); goto fail; }
         } else {
-            at(&c, kn, "unknown top-level key '%s' (name, description, defaults, power, tests)",
+            at(&c, kn, "unknown top-level key '%s' (name, description, defaults, power, allow_shared_devices, tests)",
                key ? key : "?");
             goto fail;
         }

@@ -31,6 +31,7 @@ struct mcf_deck {
     int power_period_ms;             /* sampling period (power issue) */
     int quick;                       /* --quick applied */
     unsigned power_sources;          /* bit i: mcf_power_sources[i] may be used (default all) */
+    int allow_shared_devices;        /* several ranks may use one GPU */
     int ntests;
     struct mcf_deck_test *tests;
 };

@@ -12,6 +12,12 @@ const char *const mcf_test_bookkeeping[] = {
     "verified", "status", "message", "start_skew_us", "warmup_runs", "rep_start_s", "rep_end_s", NULL
 };
 
+static const char *env_or(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    return v ? v : fallback;
+}
+
 static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct mcf_deck *deck,
                        const struct mcf_backend *be, const struct mcf_options *o,
                        const char *start_time, int complete, const char *not_run, struct mcf_err *e)
@@ -46,6 +52,10 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "build", MCF_BUILD_INFO, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "clock", "CLOCK_MONOTONIC, offsets to rank 0 by min-RTT ping-pong", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected", inject ? inject : "", e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_job_id", env_or("SLURM_JOB_ID", ""), e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_step_id", env_or("SLURM_STEP_ID", ""), e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_job_nodelist", env_or("SLURM_JOB_NODELIST", ""), e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_cluster_name", env_or("SLURM_CLUSTER_NAME", ""), e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "complete", complete, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "tests_not_run", not_run, e));
     return MCF_OK;
@@ -71,6 +81,13 @@ static int record_ranks(struct mcf_h5 *h, const struct mcf_topo *t, const struct
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/cpu_affinity", t->affinity, e));
     MCF_TRY(mcf_h5_rows_double(h, "/ranks/clock_offset_s", &cs->offset, 0, "s", e));
     MCF_TRY(mcf_h5_rows_double(h, "/ranks/clock_sync_rtt_s", &cs->rtt, 0, "s", e));
+    /* how the launcher placed the rank: Slurm's ids and the visibility variables */
+    MCF_TRY(mcf_h5_rows_long(h, "/ranks/slurm_localid", atoll(env_or("SLURM_LOCALID", "-1")), e));
+    MCF_TRY(mcf_h5_rows_long(h, "/ranks/slurm_nodeid", atoll(env_or("SLURM_NODEID", "-1")), e));
+    MCF_TRY(mcf_h5_rows_long(h, "/ranks/slurm_procid", atoll(env_or("SLURM_PROCID", "-1")), e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/cuda_visible_devices", env_or("CUDA_VISIBLE_DEVICES", "(unset)"), e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/rocr_visible_devices", env_or("ROCR_VISIBLE_DEVICES", "(unset)"), e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/hip_visible_devices", env_or("HIP_VISIBLE_DEVICES", "(unset)"), e));
     return MCF_OK;
 fail:
     return e->rc;

@@ -49,7 +49,7 @@ struct run {
     struct mcf_backend be;
     void *state;
     int have_state;
-    int device;
+    int device, device_count;
     struct mcf_device_info dev;
     struct mcf_clocksync cs;
     double lead;                 /* how far ahead each test's start deadline is set */
@@ -115,6 +115,7 @@ static int open_backend(struct run *r, const char *name, struct mcf_err *e)
     MCF_TRY(r->be.init(&r->state, &env, e));
     r->have_state = 1;
     MCF_TRY(r->be.device_count(r->state, &count, e));
+    r->device_count = count;
     r->device = mcf_choose_device(count, r->topo.local_rank);
     if (r->device < 0)
         MCF_FAIL(e, MCF_ERUNTIME, "backend '%s' sees no device on %s", name, r->topo.hostname);
@@ -158,6 +159,27 @@ static int choose_backend(struct run *r, struct mcf_err *e)
     return MCF_OK;
 fail:
     return e->rc;
+}
+
+/* One rank per GPU, as the launcher bound them: checked on every node before
+ * any test (GPU backends; host ranks share the CPU by design). Collective. */
+static int check_binding(struct run *r, struct mcf_err *e)
+{
+    int n = r->topo.local_size, *counts = NULL;
+    char *ids = NULL, msg[512];
+    const size_t w = sizeof r->dev.uuid;
+    if (!r->be.is_gpu)
+        return MCF_OK;
+    MCF_ALLOC(e, counts, n);
+    MCF_ALLOC(e, ids, n * w);
+    MCF_MPI(e, MPI_Allgather(&r->device_count, 1, MPI_INT, counts, 1, MPI_INT, r->topo.node));
+    MCF_MPI(e, MPI_Allgather(r->dev.uuid, (int)w, MPI_CHAR, ids, (int)w, MPI_CHAR, r->topo.node));
+    if (mcf_check_binding(counts, ids, w, n, r->deck.allow_shared_devices, msg, sizeof msg) != 0)
+        mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "node %s: %s", r->topo.hostname, msg);
+fail:
+    free(counts);
+    free(ids);
+    return mcf_agree(r->topo.world, e);
 }
 
 static int inject_here(const struct run *r, const char *test)
@@ -336,6 +358,7 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         goto done;
     }
     MCF_TRY(choose_backend(&r, &e));
+    MCF_TRY(check_binding(&r, &e));
     /* "auto" sizes come from rank 0's device, so every rank runs the same work */
     struct mcf_device_info dev0 = r.dev;
     MCF_MPI(&e, MPI_Bcast(&dev0, sizeof dev0, MPI_BYTE, 0, r.topo.world));

@@ -91,3 +91,26 @@ void mcf_topo_free(struct mcf_topo *t)
     if (t->world != MPI_COMM_NULL) MPI_Comm_free(&t->world);
     t->node = t->world = MPI_COMM_NULL;
 }
+
+int mcf_check_binding(const int *counts, const char *ids, size_t idlen, int n, int allow_shared,
+                      char *msg, size_t len)
+{
+    for (int i = 1; i < n; i++)
+        if (counts[i] != counts[0]) {
+            snprintf(msg, len, "local ranks 0 and %d see %d and %d GPUs: check the launcher's GPU binding "
+                     "(srun --gpus-per-task=1 --gpu-bind=closest, or the *_VISIBLE_DEVICES variables)",
+                     i, counts[0], counts[i]);
+            return -1;
+        }
+    if (allow_shared)
+        return 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (strncmp(ids + i * idlen, ids + j * idlen, idlen) == 0) {
+                snprintf(msg, len, "local ranks %d and %d both use GPU %.*s: mcfleet expects one rank per GPU "
+                         "(one per GCD on MI250X); set 'allow_shared_devices: true' in the deck to measure sharing",
+                         i, j, (int)idlen, ids + i * idlen);
+                return -1;
+            }
+    return 0;
+}

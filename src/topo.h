@@ -24,6 +24,13 @@ void mcf_topo_free(struct mcf_topo *t);
  * bound it), else local rank modulo the count. -1 when there are none. */
 int mcf_choose_device(int visible, int local_rank);
 
+/* The launcher's binding of one node's ranks to GPUs, checked before any
+ * test: every rank must see the same number of devices, and no two may use
+ * one device unless allowed. counts[i] and ids[i] (fixed-width strings of
+ * idlen bytes) are local rank i's. 0, or -1 with the reason in msg. */
+int mcf_check_binding(const int *counts, const char *ids, size_t idlen, int n, int allow_shared,
+                      char *msg, size_t len);
+
 /* Formats a CPU list like "0-3,8,10-11" from a 0/1 array; returns chars written. */
 int mcf_format_cpulist(const unsigned char *cpus, int n, char *out, size_t len);
 

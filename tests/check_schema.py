@@ -9,11 +9,13 @@ import sys
 import h5py
 
 META_STR = ["mcfleet_version", "start_time", "end_time", "command_line", "backend", "deck",
-            "deck_path", "mpi_library", "hdf5_version", "hdf5_write_mode", "build", "clock", "injected"]
+            "deck_path", "mpi_library", "hdf5_version", "hdf5_write_mode", "build", "clock", "injected",
+            "tests_not_run", "slurm_job_id", "slurm_step_id", "slurm_job_nodelist", "slurm_cluster_name"]
 META_INT = ["nranks", "nnodes", "complete", "quick"]
 RANK_FIELDS = ["hostname", "node", "local_rank", "device", "device_name", "device_uuid",
                "pci_bus_id", "cpu_affinity", "driver", "device_arch", "compute_units",
-               "device_clock_mhz", "clock_offset_s", "clock_sync_rtt_s"]
+               "device_clock_mhz", "clock_offset_s", "clock_sync_rtt_s", "slurm_localid", "slurm_nodeid",
+               "slurm_procid", "cuda_visible_devices", "rocr_visible_devices", "hip_visible_devices"]
 PER_RANK = ["verified", "status", "message", "start_skew_us", "warmup_runs"]
 
 

@@ -37,7 +37,7 @@ static const struct bad bad_decks[] = {
     { "tests:\n  - name: c\n    kernel: latency\n    working_set: 4 parsecs\n",
       "deck.yaml:4:18: 'working_set' in test 'c' must be a size such as 4096, 64KiB or 2GiB, got '4 parsecs'" },
     { "test:\n  - name: x\n",
-      "deck.yaml:1:1: unknown top-level key 'test' (name, description, defaults, power, tests)" },
+      "deck.yaml:1:1: unknown top-level key 'test' (name, description, defaults, power, allow_shared_devices, tests)" },
     { "",
       "deck.yaml:1:1: the deck is empty" },
     { "tests:\n  - name: x\n    kernel: matrix\n    dtype: fp64\n    shape: [8, 8]\n",

@@ -55,6 +55,20 @@ static void single_rank_topology(void **state)
     mcf_topo_free(&t);
 }
 
+static void binding_checks(void **state)
+{
+    (void)state;
+    char msg[512];
+    int same[] = { 8, 8, 8 }, differ[] = { 8, 8, 1 };
+    const char ok[3][16] = { "GPU-a", "GPU-b", "GPU-c" }, dup[3][16] = { "GPU-a", "GPU-b", "GPU-a" };
+    assert_int_equal(mcf_check_binding(same, &ok[0][0], 16, 3, 0, msg, sizeof msg), 0);
+    assert_int_equal(mcf_check_binding(differ, &ok[0][0], 16, 3, 0, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "local ranks 0 and 2 see 8 and 1 GPUs"));
+    assert_int_equal(mcf_check_binding(same, &dup[0][0], 16, 3, 0, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "local ranks 0 and 2 both use GPU GPU-a"));
+    assert_int_equal(mcf_check_binding(same, &dup[0][0], 16, 3, 1, msg, sizeof msg), 0);   /* allowed */
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -62,6 +76,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(device_choice),
         cmocka_unit_test(cpu_lists),
         cmocka_unit_test(single_rank_topology),
+        cmocka_unit_test(binding_checks),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
