@@ -2,6 +2,7 @@
 #include "runner.h"
 
 #include <fnmatch.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <math.h>
@@ -59,6 +60,7 @@ struct run {
     struct mcf_result *res;
     struct mcf_power_run power;
     int have_power;
+    double sync_s;               /* time in the synchronized starts, all tests */
     char start_time[32], output[1024];
 };
 
@@ -226,8 +228,12 @@ static int run_instance(struct run *r, int index, struct mcf_err *fatal)
     if (ops->setup(r->state, &k, &ks, &e) == MCF_OK)
         have_ks = 1;
     /* Every rank joins the start, whatever its setup did: no rank may wait alone. */
-    if (mcf_start_together(r->topo.world, &r->cs, r->lead, &start_common, &res->start_skew_us, fatal))
-        goto out;
+    {
+        double t_sync = mcf_now();
+        if (mcf_start_together(r->topo.world, &r->cs, r->lead, &start_common, &res->start_skew_us, fatal))
+            goto out;
+        r->sync_s += mcf_now() - t_sync;
+    }
     if (have_ks) {
         struct mcf_sample s;
         for (int w = 0; w < in->warmup && e.rc == MCF_OK; w++) {
@@ -297,6 +303,27 @@ static void verbose_result(const struct run *r, int i)
             res->metrics[m].name, mcf_median(v, (size_t)reps), res->metrics[m].unit,
             mcf_min(v, (size_t)reps), mcf_max(v, (size_t)reps), reps, res->start_skew_us, res->elapsed_s);
     }
+}
+
+/* -v: what the run's own machinery cost (docs/scaling.md): the end of the
+ * run and the synchronized starts, with peak memory on rank 0 and elsewhere. */
+static int cost_summary(const struct run *r, double write_s, double close_s, double report_s, struct mcf_err *e)
+{
+    struct rusage ru;
+    double mine[2], worst[2];
+    long rss0 = 0;
+    getrusage(RUSAGE_SELF, &ru);
+    mine[0] = r->topo.rank ? (double)ru.ru_maxrss : 0.0;   /* KiB on Linux */
+    mine[1] = r->sync_s;
+    MCF_MPI(e, MPI_Reduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, 0, r->topo.world));
+    rss0 = ru.ru_maxrss;
+    say(r, "cost: end of run %.3f s (gather and write %.3f s, close and rename %.3f s, report %.3f s); "
+           "synchronized starts %.3f s over %d tests (slowest rank %.3f s); peak RSS rank 0 %ld KiB, "
+           "other ranks at most %.0f KiB\n",
+        write_s + close_s + report_s, write_s, close_s, report_s, r->sync_s, r->ninst, worst[1], rss0, worst[0]);
+    return MCF_OK;
+fail:
+    return e->rc;
 }
 
 static void default_output(struct run *r)
@@ -419,14 +446,20 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
             verbose_result(&r, i);
     }
     mcf_power_end(&r.power);
+    double t_end0 = mcf_now();
     exit_code = exit_status(&r, &e);
     say(&r, "writing %s\n", r.output);
     MCF_TRY(mcf_record_run(&h5, &r.topo, &r.deck, &r.be, &r.dev, r.device, &r.cs, o, r.start_time,
                            r.inst, r.res, r.ninst, &r.power, !stopped, &e));
     have_h5 = 0;
+    double t_end1 = mcf_now();
     MCF_TRY(mcf_h5_close(&h5, 1, &e));
+    double t_end2 = mcf_now();
     if (r.topo.rank == 0)
         mcf_report_file(r.output, stdout, &e);
+    double t_end3 = mcf_now();
+    if (o->verbose)
+        MCF_TRY(cost_summary(&r, t_end1 - t_end0, t_end2 - t_end1, t_end3 - t_end2, &e));
     code = stopped ? MCF_EXIT_RUNTIME : exit_code;
     goto done;
 fail:
