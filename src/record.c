@@ -198,10 +198,18 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
                    const struct mcf_clocksync *cs, const struct mcf_options *o,
                    const char *start_time, const struct mcf_instance *inst,
                    const struct mcf_result *res, int n, const struct mcf_power_run *power, int complete,
-                   struct mcf_err *e)
+                   const struct mcf_locality *loc, struct mcf_err *e)
 {
     (void)inst;
     MCF_TRY(record_ranks(h5, topo, dev, device, cs, e));
+    {
+        char cpus[300];
+        snprintf(cpus, sizeof cpus, "%s", loc->gpu_cpus[0] ? loc->gpu_cpus : "unknown");
+        MCF_TRY(mcf_h5_rows_str(h5, "/ranks/gpu_local_cpus", cpus, e));
+        MCF_TRY(mcf_h5_rows_long(h5, "/ranks/gpu_numa_node", loc->numa_node, e));
+        MCF_TRY(mcf_h5_rows_long(h5, "/ranks/cores_local_to_gpu", loc->local, e));
+        MCF_TRY(mcf_h5_rows_str(h5, "/ranks/locality_note", loc->why, e));
+    }
     MCF_TRY(mcf_h5_group(h5, "/results", e));
     MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", n, e));
     for (int i = 0; i < n; i++)

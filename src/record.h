@@ -8,6 +8,7 @@
 #include "clocksync.h"
 #include "deck.h"
 #include "h5out.h"
+#include "locality.h"
 #include "options.h"
 #include "power_run.h"
 #include "results.h"
@@ -18,7 +19,7 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
                    const struct mcf_clocksync *cs, const struct mcf_options *o,
                    const char *start_time, const struct mcf_instance *inst,
                    const struct mcf_result *res, int n, const struct mcf_power_run *power, int complete,
-                   struct mcf_err *e);
+                   const struct mcf_locality *loc, struct mcf_err *e);
 
 /* Datasets of a test group that are not metrics (the report skips them). */
 extern const char *const mcf_test_bookkeeping[];

@@ -262,6 +262,18 @@ int mcf_report_file(const char *path, FILE *out, struct mcf_err *e)
     MCF_H5ID(e, results, H5Gopen2(f.file, "/results", H5P_DEFAULT));
     MCF_H5(e, H5Literate(results, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, report_test, &f));
 
+    {
+        long long *local = calloc((size_t)f.nranks, sizeof *local);
+        int far = 0;
+        if (local && read_longs(f.file, "/ranks/cores_local_to_gpu", local) == 0)
+            for (int r = 0; r < f.nranks; r++)
+                if (local[r] == 0) {
+                    if (!far++) fprintf(out, "\nBinding: ranks whose cores are not local to their GPU:\n");
+                    fprintf(out, "  rank %d (%s, %s)\n", r, f.hostname ? f.hostname[r] : "?",
+                            f.device_name ? f.device_name[r] : "?");
+                }
+        free(local);
+    }
     fprintf(out, "\nOutliers (per-rank median outside median +- %.1f x %.4f x MAD):\n", MCF_OUTLIER_K,
             MCF_MAD_SCALE);
     fprintf(out, "%s", f.outliers ? f.outliers : "  none\n");

@@ -17,6 +17,7 @@
 #include "clocksync.h"
 #include "deck.h"
 #include "h5out.h"
+#include "locality.h"
 #include "mcfleet.h"
 #include "power_run.h"
 #include "record.h"
@@ -61,6 +62,7 @@ struct run {
     struct mcf_power_run power;
     int have_power;
     double sync_s;               /* time in the synchronized starts, all tests */
+    struct mcf_locality loc;     /* the cores closest to this rank's GPU */
     char start_time[32], output[1024];
 };
 
@@ -182,6 +184,28 @@ fail:
     free(counts);
     free(ids);
     return mcf_agree(r->topo.world, e);
+}
+
+/* Cores far from their GPU: recorded per rank, and rank 0 warns. Collective. */
+static int check_locality(struct run *r, struct mcf_err *e)
+{
+    int far, total = 0;
+    if (r->be.is_gpu) {
+        mcf_gpu_locality(r->dev.pci_bus_id, &r->loc);
+    } else {
+        memset(&r->loc, 0, sizeof r->loc);
+        r->loc.numa_node = r->loc.local = -1;
+        snprintf(r->loc.why, sizeof r->loc.why, "the host backend uses no GPU");
+    }
+    far = r->loc.local == 0;
+    MCF_MPI(e, MPI_Allreduce(&far, &total, 1, MPI_INT, MPI_SUM, r->topo.world));
+    if (total)
+        say(r, "warning: %d of %d ranks run on cores not local to their GPU: check the binding "
+               "(srun --gpu-bind=closest --cpu-bind=cores); /ranks/cores_local_to_gpu says which\n",
+            total, r->topo.size);
+    return MCF_OK;
+fail:
+    return e->rc;
 }
 
 static int inject_here(const struct run *r, const char *test)
@@ -386,6 +410,7 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     }
     MCF_TRY(choose_backend(&r, &e));
     MCF_TRY(check_binding(&r, &e));
+    MCF_TRY(check_locality(&r, &e));
     /* "auto" sizes come from rank 0's device, so every rank runs the same work */
     struct mcf_device_info dev0 = r.dev;
     MCF_MPI(&e, MPI_Bcast(&dev0, sizeof dev0, MPI_BYTE, 0, r.topo.world));
@@ -450,7 +475,7 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     exit_code = exit_status(&r, &e);
     say(&r, "writing %s\n", r.output);
     MCF_TRY(mcf_record_run(&h5, &r.topo, &r.deck, &r.be, &r.dev, r.device, &r.cs, o, r.start_time,
-                           r.inst, r.res, r.ninst, &r.power, !stopped, &e));
+                           r.inst, r.res, r.ninst, &r.power, !stopped, &r.loc, &e));
     have_h5 = 0;
     double t_end1 = mcf_now();
     MCF_TRY(mcf_h5_close(&h5, 1, &e));
