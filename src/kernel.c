@@ -140,15 +140,19 @@ static double m_stream_time(const struct mcf_kernel *k, const struct mcf_sample 
 static double m_stream_speedup(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
 { (void)k; return s->stream_alone[i] / (s->stream_end[i] - s->stream_start[i]); }
 
+/* How a metric is shown and checked: the rates, latencies and concurrency
+ * figures are the summary; raw times and per-stream figures are DETAIL (kept
+ * in the file, not printed); an OPTIONAL figure may be NaN (a device the
+ * table of peaks does not know). */
+enum { SUMMARY = 0, DETAIL = 1, OPTIONAL = 2 };
+
 static int add(struct mcf_metric *out, int n, int max, const char *name, const char *unit,
-               double (*fn)(const struct mcf_kernel *, const struct mcf_sample *, int), int index)
+               double (*fn)(const struct mcf_kernel *, const struct mcf_sample *, int), int index, int flags)
 {
     if (n >= max)
         return n;
-    /* the rates, latencies and concurrency figures are the summary; raw
-     * times and per-stream figures stay in the file */
-    out[n].detail = strstr(name, "_s") != NULL || strncmp(name, "stream", 6) == 0;
-    out[n].optional = strcmp(name, "peak_fraction") == 0;
+    out[n].detail = (flags & DETAIL) != 0;
+    out[n].optional = (flags & OPTIONAL) != 0;
     snprintf(out[n].name, sizeof out[n].name, "%s", name);
     out[n].unit = unit;
     out[n].value = fn;
@@ -163,36 +167,36 @@ int mcf_kernel_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_met
     case MCF_FAMILY_MATRIX:
     case MCF_FAMILY_VALU:
         if (k->family == MCF_FAMILY_MATRIX && k->mode == MCF_MODE_LATENCY) {
-            n = add(out, n, max, "latency_ns", "ns", m_latency, 0);
+            n = add(out, n, max, "latency_ns", "ns", m_latency, 0, SUMMARY);
             if (caps & MCF_CAP_CLOCK)
-                n = add(out, n, max, "latency_cycles", "cycles", m_cycles, 0);
+                n = add(out, n, max, "latency_cycles", "cycles", m_cycles, 0, SUMMARY);
         } else {
-            n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0);
+            n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
             if (k->family == MCF_FAMILY_MATRIX && (caps & MCF_CAP_CLOCK))
-                n = add(out, n, max, "peak_fraction", "1", m_peak_fraction, 0);
+                n = add(out, n, max, "peak_fraction", "1", m_peak_fraction, 0, OPTIONAL);
         }
         break;
     case MCF_FAMILY_MEMORY:
-        n = add(out, n, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0);
+        n = add(out, n, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0, SUMMARY);
         if (k->op == MCF_OP_FMA)
-            n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0);
+            n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
         break;
     case MCF_FAMILY_LATENCY:
-        n = add(out, n, max, "latency_ns", "ns", m_latency, 0);
+        n = add(out, n, max, "latency_ns", "ns", m_latency, 0, SUMMARY);
         break;
     case MCF_FAMILY_STREAMS:
-        n = add(out, n, max, "speedup", "1", m_speedup, 0);
-        n = add(out, n, max, "overlap_efficiency", "1", m_overlap, 0);
-        n = add(out, n, max, "fairness", "1", m_fairness, 0);
-        n = add(out, n, max, "cross_stream_cv", "1", m_cv, 0);
-        n = add(out, n, max, "serial_s", "s", m_serial, 0);
-        n = add(out, n, max, "wall_s", "s", m_wall, 0);
+        n = add(out, n, max, "speedup", "1", m_speedup, 0, SUMMARY);
+        n = add(out, n, max, "overlap_efficiency", "1", m_overlap, 0, SUMMARY);
+        n = add(out, n, max, "fairness", "1", m_fairness, 0, SUMMARY);
+        n = add(out, n, max, "cross_stream_cv", "1", m_cv, 0, SUMMARY);
+        n = add(out, n, max, "serial_s", "s", m_serial, 0, DETAIL);
+        n = add(out, n, max, "wall_s", "s", m_wall, 0, DETAIL);
         for (int i = 0; i < k->streams && i < MCF_MAX_STREAMS; i++) {
             char name[32];
             snprintf(name, sizeof name, "stream%d_time_s", i);
-            n = add(out, n, max, name, "s", m_stream_time, i);
+            n = add(out, n, max, name, "s", m_stream_time, i, DETAIL);
             snprintf(name, sizeof name, "stream%d_speedup", i);
-            n = add(out, n, max, name, "1", m_stream_speedup, i);
+            n = add(out, n, max, name, "1", m_stream_speedup, i, DETAIL);
         }
         return n;
     default:
@@ -200,8 +204,8 @@ int mcf_kernel_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_met
     }
     /* memory kernels do not stamp the clock: they have no clock_mhz */
     if ((caps & MCF_CAP_CLOCK) && k->family != MCF_FAMILY_MEMORY)
-        n = add(out, n, max, "clock_mhz", "MHz", m_clock, 0);
-    n = add(out, n, max, "time_s", "s", m_time, 0);
+        n = add(out, n, max, "clock_mhz", "MHz", m_clock, 0, SUMMARY);
+    n = add(out, n, max, "time_s", "s", m_time, 0, DETAIL);
     return n;
 }
 
