@@ -81,7 +81,49 @@ fail:
     return e->rc;
 }
 
-static double cadence_of(const struct mcf_series *v);
+void mcf_power_free(struct mcf_power_run *p) { mcf_sampler_close(&p->sampler); }
+
+/* A series on rank 0's time base, converted once and shared by every window.
+ * Where the source stamps its values (pm_counters, rocm-smi's counter), a
+ * sample's time is the stamp plus the source clock's offset, estimated as the
+ * least lag between a stamp and its reading (as clock sync estimates offsets
+ * by the least round trip): updates then sit where they happened, not where
+ * the next poll found them. */
+struct timed {
+    struct mcf_psample *s;
+    size_t n;
+    double cadence;            /* the source's: its energy counter's, else its power's */
+};
+
+static int timed_make(const struct mcf_series *v, struct timed *t)
+{
+    double lag = INFINITY;
+    t->n = v->n;
+    t->cadence = NAN;
+    if (!(t->s = malloc((v->n ? v->n : 1) * sizeof *t->s)))
+        return -1;
+    for (size_t i = 0; i < v->n; i++)
+        if (isfinite(v->r[i].src_t) && v->r[i].s.t - v->r[i].src_t < lag)
+            lag = v->r[i].s.t - v->r[i].src_t;
+    for (size_t i = 0; i < v->n; i++) {
+        t->s[i] = v->r[i].s;
+        if (isfinite(lag) && isfinite(v->r[i].src_t))
+            t->s[i].t = v->r[i].src_t + lag;
+    }
+    t->cadence = mcf_update_cadence(t->s, t->n);
+    return 0;
+}
+
+static void timed_free(struct timed *t)
+{
+    free(t->s);
+    t->s = NULL;
+}
+
+static struct mcf_window_figures window(const struct timed *t, double t0, double t1)
+{
+    return mcf_window(t->s, t->n, t0, t1, t->cadence);
+}
 
 /* Sampling goes on a little past the last test: a window's energy needs the
  * counter's first update after its end (three update intervals, 0.1-2 s). */
@@ -89,60 +131,18 @@ void mcf_power_end(struct mcf_power_run *p)
 {
     const struct mcf_series *v = mcf_sampler_primary(&p->sampler);
     if (v && p->sampler.running) {
-        pthread_mutex_lock((pthread_mutex_t *)&p->sampler.lock);
-        double c = cadence_of(v);
-        pthread_mutex_unlock((pthread_mutex_t *)&p->sampler.lock);
+        struct timed t = { NULL, 0, NAN };
+        pthread_mutex_lock(&p->sampler.lock);
+        int made = timed_make(v, &t) == 0;
+        pthread_mutex_unlock(&p->sampler.lock);
+        double c = made ? t.cadence : NAN;
+        timed_free(&t);
         double wait = isfinite(c) ? 3 * c : 0.5;
         wait = wait < 0.1 ? 0.1 : wait > 2.0 ? 2.0 : wait;
         struct timespec ts = { (time_t)wait, (long)((wait - (time_t)wait) * 1e9) };
         nanosleep(&ts, NULL);
     }
     mcf_sampler_stop(&p->sampler);
-}
-void mcf_power_free(struct mcf_power_run *p) { mcf_sampler_close(&p->sampler); }
-
-/* The series as samples on rank 0's time base. Where the source stamps its
- * values (pm_counters), a sample's time is the stamp plus the source clock's
- * offset, estimated as the least lag between a stamp and its reading (as
- * clock sync estimates offsets by the least round trip): updates then sit
- * where they happened, not where the next poll found them. */
-static struct mcf_psample *as_samples(const struct mcf_series *v)
-{
-    struct mcf_psample *s = malloc((v->n ? v->n : 1) * sizeof *s);
-    double lag = INFINITY;
-    if (!s)
-        return NULL;
-    for (size_t i = 0; i < v->n; i++)
-        if (isfinite(v->r[i].src_t) && v->r[i].s.t - v->r[i].src_t < lag)
-            lag = v->r[i].s.t - v->r[i].src_t;
-    for (size_t i = 0; i < v->n; i++) {
-        s[i] = v->r[i].s;
-        if (isfinite(lag) && isfinite(v->r[i].src_t))
-            s[i].t = v->r[i].src_t + lag;
-    }
-    return s;
-}
-
-static struct mcf_window_figures window(const struct mcf_series *v, double t0, double t1, double cadence)
-{
-    struct mcf_psample *s = as_samples(v);
-    struct mcf_window_figures w = { NAN, NAN, NAN, 0, 1 };
-    if (!s)
-        return w;
-    w = mcf_window(s, v->n, t0, t1, cadence);
-    free(s);
-    return w;
-}
-
-static double cadence_of(const struct mcf_series *v)
-{
-    struct mcf_psample *s = as_samples(v);
-    double c = NAN;
-    if (!s)
-        return c;
-    c = mcf_update_cadence(s, v->n);
-    free(s);
-    return c;
 }
 
 static int record_series(struct mcf_h5 *h, const struct mcf_power_run *p, int i, struct mcf_err *e)
@@ -160,8 +160,17 @@ static int record_series(struct mcf_h5 *h, const struct mcf_power_run *p, int i,
     const struct mcf_series *v = &p->sampler.series[i];
     const struct mcf_power_source *src = mcf_power_sources[i];
     char g[128], path[192];
-    double *col = NULL, cadence = v->on ? cadence_of(v) : NAN, idle = NAN;
+    double *col = NULL, idle = NAN, cp = NAN, ce = NAN;
+    struct timed t = { NULL, 0, NAN };
     size_t n = v->on ? v->n : 0;
+    if (v->on)
+        timed_make(v, &t);   /* out of memory: NaN figures, never a rank missing from a collective */
+    if (t.s) {
+        cp = mcf_update_cadence_of(t.s, t.n, 0);
+        ce = mcf_update_cadence_of(t.s, t.n, 1);
+        if (p->idle_t1 > p->idle_t0)
+            idle = window(&t, p->idle_t0, p->idle_t1).avg_power_w;
+    }
     snprintf(g, sizeof g, "/power/%s", src->name);
     MCF_TRY(mcf_h5_group(h, g, e));
     MCF_TRY(mcf_h5_attr_str(h, g, "scope", src->scope, e));
@@ -171,18 +180,11 @@ static int record_series(struct mcf_h5 *h, const struct mcf_power_run *p, int i,
     snprintf(path, sizeof path, "%s/count", g);
     MCF_TRY(mcf_h5_rows_long(h, path, (long long)n, e));
     snprintf(path, sizeof path, "%s/cadence_s", g);
-    MCF_TRY(mcf_h5_rows_double(h, path, &cadence, 0, "s", e));
-    {
-        struct mcf_psample *ps = v->on ? as_samples(v) : NULL;
-        double cp = ps ? mcf_update_cadence_of(ps, v->n, 0) : NAN, ce = ps ? mcf_update_cadence_of(ps, v->n, 1) : NAN;
-        free(ps);
-        snprintf(path, sizeof path, "%s/cadence_power_s", g);
-        MCF_TRY(mcf_h5_rows_double(h, path, &cp, 0, "s", e));
-        snprintf(path, sizeof path, "%s/cadence_energy_s", g);
-        MCF_TRY(mcf_h5_rows_double(h, path, &ce, 0, "s", e));
-    }
-    if (v->on && p->idle_t1 > p->idle_t0)
-        idle = window(v, p->idle_t0, p->idle_t1, cadence).avg_power_w;
+    MCF_TRY(mcf_h5_rows_double(h, path, &t.cadence, 0, "s", e));
+    snprintf(path, sizeof path, "%s/cadence_power_s", g);
+    MCF_TRY(mcf_h5_rows_double(h, path, &cp, 0, "s", e));
+    snprintf(path, sizeof path, "%s/cadence_energy_s", g);
+    MCF_TRY(mcf_h5_rows_double(h, path, &ce, 0, "s", e));
     snprintf(path, sizeof path, "%s/idle_power_w", g);
     MCF_TRY(mcf_h5_rows_double(h, path, &idle, 0, "W", e));
     MCF_ALLOC(e, col, n);
@@ -206,9 +208,11 @@ static int record_series(struct mcf_h5 *h, const struct mcf_power_run *p, int i,
         MCF_TRY(mcf_h5_ragged_double(h, path, col, n, fields[f].unit, e));
     }
     free(col);
+    timed_free(&t);
     return MCF_OK;
 fail:
     free(col);
+    timed_free(&t);
     return e->rc;
 }
 
@@ -222,10 +226,9 @@ static int metric_index(const struct mcf_result *r, const char *name)
 
 /* Per repetition: energy, average power, readings, the under-sampled flag,
  * and the rate per watt. */
-static int record_test_power(struct mcf_h5 *h, const struct mcf_power_run *p, const struct mcf_result *r,
-                             double cadence, double *tflops_med, double *watts_med, struct mcf_err *e)
+static int record_test_power(struct mcf_h5 *h, const struct timed *v, const struct mcf_result *r,
+                             double *tflops_med, double *watts_med, struct mcf_err *e)
 {
-    const struct mcf_series *v = mcf_sampler_primary(&p->sampler);
     int reps = r->inst->repetitions, gm = metric_index(r, "gflops"), bm = metric_index(r, "bandwidth_gbs");
     double *energy = NULL, *power = NULL, *count = NULL, *under = NULL, *eff = NULL, *mean = NULL;
     double span_w = NAN, span_mean_w = NAN, span_e = NAN, span_eff = NAN;
@@ -239,8 +242,8 @@ static int record_test_power(struct mcf_h5 *h, const struct mcf_power_run *p, co
     MCF_ALLOC(e, mean, reps);
     for (int k = 0; k < reps; k++) {
         struct mcf_window_figures w = { NAN, NAN, NAN, 0, 1 };
-        if (v && r->status == MCF_STATUS_VERIFIED)
-            w = window(v, r->rep_start[k], r->rep_end[k], cadence);
+        if (v->s && r->status == MCF_STATUS_VERIFIED)
+            w = window(v, r->rep_start[k], r->rep_end[k]);
         energy[k] = w.energy_j;
         power[k] = w.avg_power_w;
         mean[k] = w.mean_power_w;
@@ -251,8 +254,8 @@ static int record_test_power(struct mcf_h5 *h, const struct mcf_power_run *p, co
     }
     /* the whole test, its repetitions back to back: long enough where one
      * repetition is shorter than the source's update interval */
-    if (v && r->status == MCF_STATUS_VERIFIED && reps > 0) {
-        struct mcf_window_figures w = window(v, r->rep_start[0], r->rep_end[reps - 1], cadence);
+    if (v->s && r->status == MCF_STATUS_VERIFIED && reps > 0) {
+        struct mcf_window_figures w = window(v, r->rep_start[0], r->rep_end[reps - 1]);
         span_w = w.avg_power_w;
         span_mean_w = w.mean_power_w;
         span_e = w.energy_j;
@@ -298,19 +301,21 @@ fail:
 int mcf_power_record(struct mcf_h5 *h, const struct mcf_power_run *p, const struct mcf_result *res, int n,
                      struct mcf_err *e)
 {
-    double *tf = NULL, *w = NULL, cadence = NAN;
+    double *tf = NULL, *w = NULL;
     const struct mcf_series *v = mcf_sampler_primary(&p->sampler);
+    struct timed primary = { NULL, 0, NAN };
     MCF_TRY(mcf_h5_group(h, "/power", e));
     MCF_TRY(mcf_h5_attr_long(h, "/power", "per_test_figures", p->all_on, e));
     for (int i = 0; mcf_power_sources[i]; i++)
         MCF_TRY(record_series(h, p, i, e));
     if (!p->all_on)
         return MCF_OK;
-    cadence = v ? cadence_of(v) : NAN;
+    if (v)
+        timed_make(v, &primary);   /* out of memory: NaN figures */
     MCF_ALLOC(e, tf, n);
     MCF_ALLOC(e, w, n);
     for (int i = 0; i < n; i++)
-        MCF_TRY(record_test_power(h, p, &res[i], cadence, &tf[i], &w[i], e));
+        MCF_TRY(record_test_power(h, &primary, &res[i], &tf[i], &w[i], e));
     /* The power model per data type and input kind over its matrix
      * throughput tests: P = a * TFLOP/s + b (shared/seeds/000_*, Eq. 3).
      * Random and zero inputs are fitted apart: power depends on the data. */
@@ -348,5 +353,6 @@ int mcf_power_record(struct mcf_h5 *h, const struct mcf_power_run *p, const stru
 fail:
     free(tf);
     free(w);
+    timed_free(&primary);
     return e->rc;
 }
