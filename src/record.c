@@ -64,8 +64,10 @@ fail:
 }
 
 static int record_ranks(struct mcf_h5 *h, const struct mcf_topo *t, const struct mcf_device_info *d,
-                        int device, const struct mcf_clocksync *cs, struct mcf_err *e)
+                        int device, const struct mcf_clocksync *cs, const struct mcf_locality *loc,
+                        struct mcf_err *e)
 {
+    char cpus[300];
     MCF_TRY(mcf_h5_group(h, "/ranks", e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/hostname", t->hostname, e));
     MCF_TRY(mcf_h5_rows_long(h, "/ranks/node", t->node_index, e));
@@ -88,6 +90,12 @@ static int record_ranks(struct mcf_h5 *h, const struct mcf_topo *t, const struct
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/cuda_visible_devices", env_or("CUDA_VISIBLE_DEVICES", "(unset)"), e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/rocr_visible_devices", env_or("ROCR_VISIBLE_DEVICES", "(unset)"), e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/hip_visible_devices", env_or("HIP_VISIBLE_DEVICES", "(unset)"), e));
+    /* the cores closest to the rank's GPU, and whether the rank runs on them */
+    snprintf(cpus, sizeof cpus, "%s", loc->gpu_cpus[0] ? loc->gpu_cpus : "unknown");
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/gpu_local_cpus", cpus, e));
+    MCF_TRY(mcf_h5_rows_long(h, "/ranks/gpu_numa_node", loc->numa_node, e));
+    MCF_TRY(mcf_h5_rows_long(h, "/ranks/cores_local_to_gpu", loc->local, e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/locality_note", loc->why, e));
     return MCF_OK;
 fail:
     return e->rc;
@@ -201,15 +209,7 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
                    const struct mcf_locality *loc, struct mcf_err *e)
 {
     (void)inst;
-    MCF_TRY(record_ranks(h5, topo, dev, device, cs, e));
-    {
-        char cpus[300];
-        snprintf(cpus, sizeof cpus, "%s", loc->gpu_cpus[0] ? loc->gpu_cpus : "unknown");
-        MCF_TRY(mcf_h5_rows_str(h5, "/ranks/gpu_local_cpus", cpus, e));
-        MCF_TRY(mcf_h5_rows_long(h5, "/ranks/gpu_numa_node", loc->numa_node, e));
-        MCF_TRY(mcf_h5_rows_long(h5, "/ranks/cores_local_to_gpu", loc->local, e));
-        MCF_TRY(mcf_h5_rows_str(h5, "/ranks/locality_note", loc->why, e));
-    }
+    MCF_TRY(record_ranks(h5, topo, dev, device, cs, loc, e));
     MCF_TRY(mcf_h5_group(h5, "/results", e));
     MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", n, e));
     for (int i = 0; i < n; i++)

@@ -111,9 +111,16 @@ fail:
     return e->rc;
 }
 
-static int open_backend(struct run *r, const char *name, struct mcf_err *e)
+/* What a backend is told about the rank at init. */
+static struct mcf_rank_env rank_env(const struct run *r)
 {
     struct mcf_rank_env env = { r->topo.local_rank, r->topo.local_size, r->topo.ncpus };
+    return env;
+}
+
+static int open_backend(struct run *r, const char *name, struct mcf_err *e)
+{
+    struct mcf_rank_env env = rank_env(r);
     int count = 0;
     MCF_TRY(mcf_backend_select(name, &r->be, e));
     MCF_TRY(r->be.init(&r->state, &env, e));
@@ -144,7 +151,7 @@ static int choose_backend(struct run *r, struct mcf_err *e)
                 struct mcf_err probe = { 0 };
                 void *state = NULL;
                 int count = 0;
-                struct mcf_rank_env env = { r->topo.local_rank, r->topo.local_size, r->topo.ncpus };
+                struct mcf_rank_env env = rank_env(r);
                 if (!mcf_backends[i]->is_gpu || mcf_backend_select(mcf_backends[i]->name, &be, &probe))
                     continue;
                 if (be.init(&state, &env, &probe) == MCF_OK) {
