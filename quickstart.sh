@@ -22,7 +22,8 @@ say() { printf '\033[1m== %s\033[0m\n' "$*"; }
 # ---------------------------------------------------------------- packages
 packages=(build-essential autoconf automake libtool pkg-config
           libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools
-          libyaml-dev libcmocka-dev libhwloc-dev python3-h5py python3-matplotlib)
+          libyaml-dev libcmocka-dev libhwloc-dev python3-h5py python3-matplotlib
+          slurm-wlm munge)   # slurm-wlm and munge: the test against a real, local Slurm
 if command -v dpkg-query >/dev/null 2>&1; then
     missing=()
     for p in "${packages[@]}"; do

@@ -6,6 +6,10 @@
 # measured is written with /meta/complete = 0 (exit 3). Without the trap, the
 # limit's SIGTERM does the same, with Slurm's KillWait (often 30 s) to do it in.
 #   mcfleet_srun SRUN_OPTIONS... -- MCFLEET_OPTIONS...
+# mcfleet is an Open MPI program: started by srun directly, it finds its peers
+# through PMIx. Sites that set MpiDefault=pmix need nothing; elsewhere this
+# default saves a failed MPI_Init (override with SLURM_MPI_TYPE).
+export SLURM_MPI_TYPE="${SLURM_MPI_TYPE:-pmix}"
 mcfleet_srun() {
     local srun_args=() mcf_args=()
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do srun_args+=("$1"); shift; done

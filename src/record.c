@@ -87,6 +87,7 @@ static int record_ranks(struct mcf_h5 *h, const struct mcf_topo *t, const struct
     MCF_TRY(mcf_h5_rows_long(h, "/ranks/slurm_localid", atoll(env_or("SLURM_LOCALID", "-1")), e));
     MCF_TRY(mcf_h5_rows_long(h, "/ranks/slurm_nodeid", atoll(env_or("SLURM_NODEID", "-1")), e));
     MCF_TRY(mcf_h5_rows_long(h, "/ranks/slurm_procid", atoll(env_or("SLURM_PROCID", "-1")), e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/slurm_nodename", env_or("SLURMD_NODENAME", ""), e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/cuda_visible_devices", env_or("CUDA_VISIBLE_DEVICES", "(unset)"), e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/rocr_visible_devices", env_or("ROCR_VISIBLE_DEVICES", "(unset)"), e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/hip_visible_devices", env_or("HIP_VISIBLE_DEVICES", "(unset)"), e));

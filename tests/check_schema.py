@@ -15,7 +15,7 @@ META_INT = ["nranks", "nnodes", "complete", "quick"]
 RANK_FIELDS = ["hostname", "node", "local_rank", "device", "device_name", "device_uuid",
                "pci_bus_id", "cpu_affinity", "driver", "device_arch", "compute_units",
                "device_clock_mhz", "clock_offset_s", "clock_sync_rtt_s", "slurm_localid", "slurm_nodeid",
-               "slurm_procid", "cuda_visible_devices", "rocr_visible_devices", "hip_visible_devices",
+               "slurm_procid", "slurm_nodename", "cuda_visible_devices", "rocr_visible_devices", "hip_visible_devices",
                "gpu_local_cpus", "gpu_numa_node", "cores_local_to_gpu", "locality_note"]
 PER_RANK = ["verified", "status", "message", "start_skew_us", "warmup_runs"]
 
@@ -33,11 +33,15 @@ def main():
     path, nranks = sys.argv[1], int(sys.argv[2])
     failed = set()
     nnodes = None
+    complete = 1
     args = sys.argv[3:]
     while args:
         if args[0] == "--failed":
             failed.add((args[1], int(args[2])))
             args = args[3:]
+        elif args[0] == "--incomplete":     # a run stopped early: complete = 0
+            complete = 0
+            args = args[1:]
         elif args[0] == "--nnodes":
             nnodes = int(args[1])
             args = args[2:]
@@ -53,8 +57,8 @@ def main():
             die("/meta lacks " + k)
     if int(meta["nranks"]) != nranks:
         die("/meta nranks %s != %d" % (meta["nranks"], nranks))
-    if int(meta["complete"]) != 1:
-        die("/meta complete is not 1")
+    if int(meta["complete"]) != complete:
+        die("/meta complete is %s, expected %d" % (meta["complete"], complete))
     if nnodes is not None and int(meta["nnodes"]) != nnodes:
         die("/meta nnodes %s != %d" % (meta["nnodes"], nnodes))
     if "tests:" not in text(meta["deck"]):
@@ -120,7 +124,13 @@ def main():
                 die("%s/%s has no unit" % (name, m))
             for r in range(nranks):
                 row = d[r, :]
-                ok = all(math.isfinite(float(v)) for v in row)
+                finite = [math.isfinite(float(v)) for v in row]
+                if not complete and any(finite):
+                    # a stopped run: the repetitions never reached are NaN, after the measured ones
+                    finite = finite[:finite.index(False)] if False in finite else finite
+                    if any(math.isfinite(float(v)) for v in row[len(finite):]):
+                        die("%s/%s rank %d: measured values after unmeasured ones" % (name, m, r))
+                ok = all(finite)
                 if status[r] == 1 and not ok:
                     die("%s/%s rank %d has non-finite values %s" % (name, m, r, list(row)))
                 if status[r] != 1 and any(math.isfinite(float(v)) for v in row) and m not in ("rep_start_s", "rep_end_s"):

@@ -1,0 +1,77 @@
+#!/bin/bash
+# mcfleet under a real Slurm: four slurmd on this machine (tests/slurm_cluster.sh).
+# 1. srun -N 4 -n 8 --mpi=pmix: eight ranks, four distinct nodes, Slurm's ids
+#    recorded per rank and for the job.
+# 2. sbatch of jobscripts/acceptance.sbatch with a time limit too short for its
+#    deck and --signal=B:USR1: the job ends through the partial-results path,
+#    with a valid file marked incomplete and the report beside it.
+# Skips (77) where Slurm or munge is not installed; stops its daemons by pid.
+. "$srcdir/tests/lib.sh"
+need_h5py
+. "$srcdir/tests/slurm_cluster.sh"
+trap 'slurm_down; rm -rf "$work"' EXIT
+slurm_up "$work/slurm" || { st=$?; [ $st = 77 ] && exit 77; fail "the test cluster did not start"; }
+
+# Open MPI over loopback TCP between the "nodes"; the nodes share two cores,
+# so waiting ranks must yield rather than spin.
+export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_mpi_yield_when_idle=1
+cd "$work"
+
+# ---- 1. srun
+rc=0
+timeout 300 srun -N 4 -n 8 --mpi=pmix "$MCFLEET" --backend host --quick -o srun.h5 >srun.out 2>&1 || rc=$?
+[ $rc = 0 ] || { cat srun.out; tail -20 "$work"/slurm/slurmd-n1.log; fail "srun: exit $rc"; }
+expect_in srun.out "8 ranks on 4 nodes"
+schema srun.h5 8
+"$PYTHON_H5" - srun.h5 <<'PY' || fail "srun: Slurm's placement in the file"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+r, m = f["ranks"], f["meta"].attrs
+s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
+assert int(m["complete"]) == 1
+assert len(r["hostname"]) == 8 and int(m["nranks"]) == 8
+assert len(set(r["node"][:])) == 4, list(r["node"][:])
+assert sorted(s(x) for x in r["slurm_nodename"][:]) == ["n1", "n1", "n2", "n2", "n3", "n3", "n4", "n4"]
+assert list(r["slurm_procid"][:]) == list(range(8))
+assert sorted(r["slurm_localid"][:]) == [0, 0, 0, 0, 1, 1, 1, 1]
+assert sorted(r["slurm_nodeid"][:]) == [0, 0, 1, 1, 2, 2, 3, 3]
+# ranks Slurm put on one node share a node index, and only they do
+by_name = {}
+for name, node in zip(r["slurm_nodename"][:], r["node"][:]):
+    by_name.setdefault(s(name), set()).add(int(node))
+assert all(len(v) == 1 for v in by_name.values()), by_name
+assert s(m["slurm_job_id"]).isdigit() and s(m["slurm_step_id"]) == "0", (m["slurm_job_id"], m["slurm_step_id"])
+assert s(m["slurm_job_nodelist"]) == "n[1-4]", m["slurm_job_nodelist"]
+assert s(m["slurm_cluster_name"]) == "mcfci"
+PY
+
+# ---- 2. sbatch: the time limit arrives mid-deck
+export MCFLEET DECK="$srcdir/tests/decks/slow.yaml"
+job=$(sbatch --parsable -N 2 -n 4 -t 1 --signal=B:USR1@50 -o job.out \
+      "$srcdir/jobscripts/acceptance.sbatch") || fail "sbatch refused the job"
+# slurmctld checks limits every 30 s or so: the signal comes 10-40 s in
+job_ended() { ! scontrol show job "$job" -o | grep -qE "JobState=(PENDING|RUNNING|COMPLETING|CONFIGURING)"; }
+slurm_wait 150 job_ended || { cat job.out; fail "job $job did not end"; }
+state=$(scontrol show job "$job" -o)
+echo "$state" | grep -q "ExitCode=3:0" || { cat job.out; echo "$state"; fail "job $job: expected exit code 3"; }
+echo "$state" | grep -q "JobState=FAILED" || { echo "$state"; fail "job $job: expected state FAILED (exit 3), not a time-out"; }
+expect_in job.out "time limit near: asking the ranks to stop"
+expect_in job.out "stopped by signal 10"
+out="mcfleet-acceptance-$job.h5"
+[ -f "$out" ] || { cat job.out; fail "no results file $out"; }
+[ ! -e "$out.partial" ] || fail "$out.partial left behind"
+schema "$out" 4 --incomplete
+expect_in "mcfleet-acceptance-$job.report.txt" "INCOMPLETE RUN"
+"$PYTHON_H5" - "$out" "$job" <<'PY' || fail "sbatch: the partial file"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+m = f["meta"].attrs
+s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
+assert int(m["complete"]) == 0
+assert s(m["slurm_job_id"]) == sys.argv[2]
+assert s(m["tests_not_run"]) == "never-reached", m["tests_not_run"]
+assert list(f["results/slow-chase/status"][:]) == [1] * 4
+assert list(f["results/never-reached/status"][:]) == [-3] * 4
+assert len(set(f["ranks/node"][:])) == 2
+PY
+echo "slurm launch ok (job $job)"
