@@ -151,8 +151,13 @@ static int write_rows(struct mcf_h5 *h, const char *path, hid_t type, size_t esi
     int rank2 = ncols > 0;
     hsize_t dims[2] = { (hsize_t)h->size, (hsize_t)(ncols > 0 ? ncols : 1) };
     size_t rowbytes = esize * (size_t)dims[1];
+    /* Small datasets (one value per rank, at any scale we know of) are
+     * gathered and written by rank 0 even in collective mode: one MPI_Gather
+     * costs far less than MPI-IO's two-phase collective write of a few bytes
+     * per rank. Large ones are written collectively, each rank its own row. */
+    int gathered = h->mode == MCF_H5_GATHER || rowbytes * (size_t)h->size <= MCF_H5_GATHER_BYTES;
 
-    if (h->mode == MCF_H5_GATHER) {
+    if (gathered) {
         if (h->rank == 0 && !(all = malloc(rowbytes * (size_t)h->size)))
             mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory gathering '%s'", path);
         MCF_MPI(e, MPI_Gather(row, (int)rowbytes, MPI_BYTE, all, (int)rowbytes, MPI_BYTE, 0, h->comm));
@@ -164,8 +169,9 @@ static int write_rows(struct mcf_h5 *h, const char *path, hid_t type, size_t esi
         MCF_H5ID(e, lcpl, H5Pcreate(H5P_LINK_CREATE));
         MCF_H5(e, H5Pset_create_intermediate_group(lcpl, 1));
         MCF_H5ID(e, dset, H5Dcreate2(h->file, path, type, space, lcpl, H5P_DEFAULT, H5P_DEFAULT));
-        if (h->mode == MCF_H5_GATHER) {
-            MCF_H5(e, H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, all));
+        if (gathered) {
+            if (h->rank == 0)   /* an independent write: the other ranks take no part */
+                MCF_H5(e, H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, all));
         } else {
             hsize_t start[2] = { (hsize_t)h->rank, 0 }, count[2] = { 1, dims[1] };
             MCF_H5(e, H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL));
@@ -185,7 +191,7 @@ fail:
     if (dset >= 0) H5Dclose(dset);
     if (mem >= 0) H5Sclose(mem);
     if (space >= 0) H5Sclose(space);
-    return h->mode == MCF_H5_GATHER ? agree(h, e) : (int)e->rc;
+    return gathered ? agree(h, e) : (int)e->rc;   /* rank 0 alone may have failed */
 }
 
 int mcf_h5_rows_double(struct mcf_h5 *h, const char *path, const double *row, int ncols,

@@ -16,6 +16,10 @@
 
 enum mcf_h5_mode { MCF_H5_COLLECTIVE, MCF_H5_GATHER };
 
+/* In collective mode, datasets up to this size in all (rows × ranks) are
+ * gathered to rank 0 and written by it; larger ones are written collectively. */
+#define MCF_H5_GATHER_BYTES (4u << 20)
+
 struct mcf_h5 {
     MPI_Comm comm;
     int rank, size;

@@ -34,6 +34,13 @@ static void write_and_read_back(enum mcf_h5_mode mode)
     assert_int_equal(mcf_h5_rows_double(&h, "/results/t:key=1/gflops", row, 3, "GFLOP/s", &e), MCF_OK);
     assert_int_equal(mcf_h5_rows_long(&h, "/results/t:key=1/verified", 1, &e), MCF_OK);
     assert_int_equal(mcf_h5_rows_str(&h, "/ranks/hostname", "node-a", &e), MCF_OK);
+    /* larger than MCF_H5_GATHER_BYTES: written collectively, row by row, in that mode */
+    int nbig = (int)(MCF_H5_GATHER_BYTES / sizeof(double)) + 7;
+    double *big = malloc(sizeof *big * (size_t)nbig);
+    assert_non_null(big);
+    for (int i = 0; i < nbig; i++)
+        big[i] = i * 0.5;
+    assert_int_equal(mcf_h5_rows_double(&h, "/results/t:key=1/big", big, nbig, "1", &e), MCF_OK);
     assert_int_equal(mcf_h5_close(&h, 1, &e), MCF_OK);
     assert_true(exists(path));
     assert_false(exists(partial));
@@ -55,6 +62,15 @@ static void write_and_read_back(enum mcf_h5_mode mode)
     assert_true(isnan(back[2]));
     assert_true(H5Aexists(d, "unit") > 0);
     H5Sclose(s);
+    H5Dclose(d);
+    d = H5Dopen2(f, "/results/t:key=1/big", H5P_DEFAULT);
+    assert_true(d >= 0);
+    memset(big, 0, sizeof *big * (size_t)nbig);
+    assert_true(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, big) >= 0);
+    for (int i = 0; i < nbig; i++)
+        if (big[i] != i * 0.5)
+            fail_msg("big[%d] = %g", i, big[i]);
+    free(big);
     H5Dclose(d);
     d = H5Dopen2(f, "/ranks/hostname", H5P_DEFAULT);
     hid_t t = H5Dget_type(d);
