@@ -8,148 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cuda_bf16.h>
-#include <cuda_fp8.h>
-
 #include "matrix.h"
 #include "mma_traits.cuh"
 
-/* ------------------------------------------------------------ shared pieces */
-
-int mcf_operand_bits(enum mcf_dtype t)
+/* Dense FLOP per SM per cycle of the tensor cores (NVIDIA architecture
+ * whitepapers: A100 sm_80, H100 sm_90). */
+double gpu_matrix_peak(const struct gpu_state *s, enum mcf_dtype t)
 {
-    switch (t) {
-    case MCF_FP64: return 64;
-    case MCF_TF32: case MCF_FP32: return 32;
-    case MCF_FP16: case MCF_FP16_ACC16: case MCF_BF16: return 16;
-    default: return 8;
-    }
-}
-
-uint64_t mcf_encode(enum mcf_dtype t, double v)
-{
-    uint64_t bits = 0;
-    switch (t) {
-    case MCF_FP64: memcpy(&bits, &v, 8); break;
-    case MCF_TF32: case MCF_FP32: { float f = (float)v; uint32_t u; memcpy(&u, &f, 4); bits = u; break; }
-    case MCF_FP16: case MCF_FP16_ACC16: { __half h = __double2half(v); uint16_t u; memcpy(&u, &h, 2); bits = u; break; }
-    case MCF_BF16: { __nv_bfloat16 h = __double2bfloat16(v); uint16_t u; memcpy(&u, &h, 2); bits = u; break; }
-    case MCF_FP8_E4M3: { __nv_fp8_e4m3 f(v); bits = f.__x; break; }
-    case MCF_FP8_E5M2: { __nv_fp8_e5m2 f(v); bits = f.__x; break; }
-    case MCF_INT8: bits = (uint8_t)(int8_t)lrint(v * 8); break;   /* int8 operands are j itself */
-    default: break;
-    }
-    return bits;
-}
-
-int mtile_encode(enum mcf_dtype t, const double *v, int count, int negate, uint8_t **out, struct mcf_err *e)
-{
-    int bytes = mcf_operand_bits(t) / 8;
-    uint8_t *buf = NULL;
-    MCF_ALLOC(e, buf, (size_t)count * bytes);
-    for (int i = 0; i < count; i++) {
-        uint64_t bits = mcf_encode(t, negate ? -v[i] : v[i]);
-        memcpy(buf + (size_t)i * bytes, &bits, (size_t)bytes);   /* little-endian: the low bytes */
-    }
-    *out = buf;
-    return MCF_OK;
-fail:
-    return e->rc;
-}
-
-int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *kern, struct mcf_err *e)
-{
-    uint64_t rng = kern->seed;
-    int zero = kern->inputs == MCF_INPUTS_ZERO;
-    memset(t, 0, sizeof *t);
-    t->m = m; t->n = n; t->k = k;
-    MCF_ALLOC(e, t->a, m * k);
-    MCF_ALLOC(e, t->b, k * n);
-    MCF_ALLOC(e, t->ref, m * n);
-    for (int i = 0; i < m * k; i++) t->a[i] = zero ? 0.0 : mcf_rng_eighths(&rng) / 8.0;
-    for (int i = 0; i < k * n; i++) t->b[i] = zero ? 0.0 : mcf_rng_eighths(&rng) / 8.0;
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < n; j++) {
-            double s = 0;
-            for (int p = 0; p < k; p++)
-                s += t->a[i * k + p] * t->b[p * n + j];
-            /* int8 multiplies j, not j/8: the same product scaled by 64 */
-            t->ref[i * n + j] = kern->dtype == MCF_INT8 ? s * 64.0 : s;
-        }
-    return MCF_OK;
-fail:
-    mtiles_free(t);
-    return e->rc;
-}
-
-void mtiles_free(struct mtiles *t)
-{
-    free(t->a); free(t->b); free(t->ref);
-    t->a = t->b = t->ref = NULL;
-}
-
-int mcheck_tiles(const double *out, size_t count, const struct mtiles *t, const char *what, int inject_fault,
-                 struct mcf_err *e)
-{
-    size_t mn = (size_t)t->m * t->n;
-    for (size_t i = 0; i < count; i++)
-        for (size_t j = 0; j < mn; j++) {
-            double got = out[i * mn + j] + (inject_fault && i == 0 && j == 0 ? 1.0 : 0.0);
-            if (got != t->ref[j])
-                return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
-                                   "%s: tile %zu element (%zu, %zu) is %.9g, expected %.9g", what, i,
-                                   j / t->n, j % t->n, got, t->ref[j]);
-        }
-    return MCF_OK;
-}
-
-int mtile_upload(enum mcf_dtype t, const double *v, int count, int negate, uint8_t **dev, struct mcf_err *e)
-{
-    uint8_t *host = NULL;
-    size_t bytes = (size_t)count * (mcf_operand_bits(t) / 8);
-    MCF_TRY(mtile_encode(t, v, count, negate, &host, e));
-    GPU_TRY(e, gpuMalloc((void **)dev, bytes));
-    GPU_TRY(e, gpuMemcpy(*dev, host, bytes, gpuMemcpyHostToDevice));
-    free(host);
-    return MCF_OK;
-fail:
-    free(host);
-    return e->rc;
-}
-
-void msample_fill(struct mcf_sample *smp, const struct gpu_state *s, enum mcf_dtype t,
-                  const struct gpu_clock *clk, double per_chain, double chains)
-{
-    smp->units = per_chain * chains;
-    smp->clock_mhz = gpu_clock_mhz(clk);
-    smp->cycles = (double)(clk->c1 - clk->c0) / per_chain;
-    smp->peak_gflops = mcf_peak_flops_per_sm_cycle(s->prop.major, s->prop.minor, t) * s->sms * smp->clock_mhz * 1e-3;
-}
-
-int mverify_device(const void *dev, size_t count, int out_bytes, double (*decode)(const void *, size_t),
-                   const struct mtiles *t, const char *what, int inject_fault, struct mcf_err *e)
-{
-    size_t n = count * t->m * t->n;
-    void *raw = malloc(n * out_bytes);
-    double *out = (double *)malloc(n * sizeof(double));
-    if (!raw || !out)
-        MCF_FAIL(e, MCF_ERUNTIME, "out of host memory");
-    GPU_TRY(e, gpuMemcpy(raw, dev, n * out_bytes, gpuMemcpyDeviceToHost));
-    for (size_t i = 0; i < n; i++)
-        out[i] = decode(raw, i);
-    MCF_TRY(mcheck_tiles(out, count, t, what, inject_fault, e));
-    free(raw);
-    free(out);
-    return MCF_OK;
-fail:
-    free(raw);
-    free(out);
-    return e->rc;
-}
-
-double mcf_peak_flops_per_sm_cycle(int major, int minor, enum mcf_dtype t)
-{
-    int cc = major * 10 + minor;
+    int cc = s->prop.major * 10 + s->prop.minor;
     double scale;
     if (cc == 80) scale = 1.0;        /* A100: 19.5 / 156 / 312 / 624 dense TFLOP/s at 1410 MHz, 108 SMs */
     else if (cc == 90) scale = 2.0;   /* H100: twice A100 per SM per cycle, and FP8 */
@@ -274,16 +140,6 @@ template <class T> static void launch_mma(struct mma_run *r)
         k_mma<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(r->dA, r->dB, r->dNB, (C *)r->dout, r->half, r->clk, r->span);
 }
 
-static double dec_f64(const void *p, size_t i) { return ((const double *)p)[i]; }
-double mdecode_f32(const void *p, size_t i) { return ((const float *)p)[i]; }
-double mdecode_s32(const void *p, size_t i) { return ((const int *)p)[i]; }
-static double dec_f16(const void *p, size_t i)
-{
-    __half_raw raw;
-    raw.x = ((const uint16_t *)p)[i];
-    return __half2float(__half(raw));
-}
-
 template <class T> static void bind(struct mma_run *r, double (*decode)(const void *, size_t))
 {
     r->m = T::M; r->n = T::N; r->kk = T::K;
@@ -298,15 +154,15 @@ static int choose_mma(struct mma_run *r, enum mcf_dtype t, const int *shape, int
 #define IS(m, n, k) (shape[0] == (m) && shape[1] == (n) && shape[2] == (k))
     switch (t) {
     case MCF_FP64:
-        if (IS(8, 8, 4)) { bind<mma_f64>(r, dec_f64); return 1; }
-        if (IS(16, 8, 4) && sm90) { bind<mma_f64_16x8<4> >(r, dec_f64); return 1; }
-        if (IS(16, 8, 8) && sm90) { bind<mma_f64_16x8<8> >(r, dec_f64); return 1; }
-        if (IS(16, 8, 16) && sm90) { bind<mma_f64_16x8<16> >(r, dec_f64); return 1; }
+        if (IS(8, 8, 4)) { bind<mma_f64>(r, mdecode_f64); return 1; }
+        if (IS(16, 8, 4) && sm90) { bind<mma_f64_16x8<4> >(r, mdecode_f64); return 1; }
+        if (IS(16, 8, 8) && sm90) { bind<mma_f64_16x8<8> >(r, mdecode_f64); return 1; }
+        if (IS(16, 8, 16) && sm90) { bind<mma_f64_16x8<16> >(r, mdecode_f64); return 1; }
         break;
     case MCF_TF32: if (IS(16, 8, 8)) { bind<mma_tf32>(r, mdecode_f32); return 1; } break;
     case MCF_FP16: if (IS(16, 8, 16)) { bind<mma_f16>(r, mdecode_f32); return 1; } break;
     case MCF_BF16: if (IS(16, 8, 16)) { bind<mma_bf16>(r, mdecode_f32); return 1; } break;
-    case MCF_FP16_ACC16: if (IS(16, 8, 16)) { bind<mma_f16_acc16>(r, dec_f16); return 1; } break;
+    case MCF_FP16_ACC16: if (IS(16, 8, 16)) { bind<mma_f16_acc16>(r, mdecode_f16); return 1; } break;
     case MCF_FP8_E4M3: if (IS(16, 8, 32)) { bind<mma_e4m3>(r, mdecode_f32); return 1; } break;
     case MCF_FP8_E5M2: if (IS(16, 8, 32)) { bind<mma_e5m2>(r, mdecode_f32); return 1; } break;
     case MCF_INT8: if (IS(16, 8, 32)) { bind<mma_s8>(r, mdecode_s32); return 1; } break;
@@ -351,9 +207,9 @@ static int mma_setup(void *state, const struct mcf_kernel *k, void **ks, struct 
     r->half = (long long)(k->iterations / 2);
     r->warps = (size_t)r->blocks * r->threads / 32;
     MCF_TRY(mtiles_make(&r->tiles, r->m, r->n, r->kk, k, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.a, r->m * r->kk, 0, &r->dA, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, r->kk * r->n, 0, &r->dB, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, r->kk * r->n, 1, &r->dNB, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.a, r->m * r->kk, 0, MCF_FP8_OCP, &r->dA, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, r->kk * r->n, 0, MCF_FP8_OCP, &r->dB, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, r->kk * r->n, 1, MCF_FP8_OCP, &r->dNB, e));
     GPU_TRY(e, gpuMalloc(&r->dout, r->warps * r->acc * r->m * r->n * r->out_bytes));
     GPU_TRY(e, gpuMalloc((void **)&r->clk, sizeof *r->clk));
     *ks = r;

@@ -216,9 +216,9 @@ static int wg_setup(void *state, const struct mcf_kernel *k, void **ks, struct m
     r->blocks = k->mode == MCF_MODE_LATENCY ? 1 : s->sms * (k->occupancy > 0 ? k->occupancy : 2);
     r->smem = 64 * 32 + 2 * r->n * 32;
     MCF_TRY(mtiles_make(&r->tiles, 64, r->n, kk, k, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.a, 64 * kk, 0, &r->dA, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, kk * r->n, 0, &r->dB, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, kk * r->n, 1, &r->dNB, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.a, 64 * kk, 0, MCF_FP8_OCP, &r->dA, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, kk * r->n, 0, MCF_FP8_OCP, &r->dB, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, kk * r->n, 1, MCF_FP8_OCP, &r->dNB, e));
     GPU_TRY(e, cudaMalloc(&r->dout, (size_t)r->blocks * 64 * r->n * 4));
     GPU_TRY(e, cudaMalloc((void **)&r->clk, sizeof *r->clk));
     *ks = r;

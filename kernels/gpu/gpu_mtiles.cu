@@ -1,0 +1,177 @@
+/* The matrix-core paths' shared pieces (gpu_mtiles.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_mtiles.h"
+
+
+int mcf_operand_bits(enum mcf_dtype t)
+{
+    switch (t) {
+    case MCF_FP64: return 64;
+    case MCF_TF32: case MCF_FP32: return 32;
+    case MCF_FP16: case MCF_FP16_ACC16: case MCF_BF16: return 16;
+    default: return 8;
+    }
+}
+
+/* v in a binary format of ebits exponent bits, mbits mantissa bits and the
+ * given bias, rounded to nearest even; no infinities (the inputs are small). */
+static uint64_t minifloat(double v, int ebits, int mbits, int bias, int fnuz)
+{
+    uint64_t sign = v < 0 || (v == 0 && signbit(v) && !fnuz) ? 1 : 0;
+    double a = fabs(v);
+    int e2 = 0;
+    if (a == 0)
+        return sign << (ebits + mbits);
+    double f = frexp(a, &e2);                 /* a = f * 2^e2, f in [0.5, 1) */
+    int exp = e2 - 1 + bias;
+    uint64_t mant;
+    if (exp > 0) {
+        mant = (uint64_t)nearbyint((2 * f - 1) * ldexp(1.0, mbits));
+        if (mant >> mbits) { mant = 0; exp++; }          /* rounded up to the next binade */
+    } else {                                             /* subnormal */
+        mant = (uint64_t)nearbyint(a * ldexp(1.0, bias - 1 + mbits));
+        exp = mant >> mbits ? 1 : 0;
+        mant &= (1ull << mbits) - 1;
+    }
+    return sign << (ebits + mbits) | (uint64_t)exp << mbits | mant;
+}
+
+extern "C" uint64_t mcf_encode(enum mcf_dtype t, double v, enum mcf_fp8_kind fp8)
+{
+    int fnuz = fp8 == MCF_FP8_FNUZ;
+    uint64_t bits = 0;
+    switch (t) {
+    case MCF_FP64: memcpy(&bits, &v, 8); break;
+    case MCF_TF32: case MCF_FP32: { float f = (float)v; uint32_t u; memcpy(&u, &f, 4); bits = u; break; }
+    case MCF_FP16: case MCF_FP16_ACC16: bits = minifloat(v, 5, 10, 15, 0); break;
+    case MCF_BF16: bits = minifloat(v, 8, 7, 127, 0); break;
+    case MCF_FP8_E4M3: bits = minifloat(v, 4, 3, fnuz ? 8 : 7, fnuz); break;
+    case MCF_FP8_E5M2: bits = minifloat(v, 5, 2, fnuz ? 16 : 15, fnuz); break;
+    case MCF_INT8: bits = (uint8_t)(int8_t)lrint(v * 8); break;   /* int8 operands are j itself */
+    default: break;
+    }
+    return bits;
+}
+
+int mtile_encode(enum mcf_dtype t, const double *v, int count, int negate, enum mcf_fp8_kind fp8, uint8_t **out,
+                 struct mcf_err *e)
+{
+    int bytes = mcf_operand_bits(t) / 8;
+    uint8_t *buf = NULL;
+    MCF_ALLOC(e, buf, (size_t)count * bytes);
+    for (int i = 0; i < count; i++) {
+        uint64_t bits = mcf_encode(t, negate ? -v[i] : v[i], fp8);
+        memcpy(buf + (size_t)i * bytes, &bits, (size_t)bytes);   /* little-endian: the low bytes */
+    }
+    *out = buf;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *kern, struct mcf_err *e)
+{
+    uint64_t rng = kern->seed;
+    int zero = kern->inputs == MCF_INPUTS_ZERO;
+    memset(t, 0, sizeof *t);
+    t->m = m; t->n = n; t->k = k;
+    MCF_ALLOC(e, t->a, m * k);
+    MCF_ALLOC(e, t->b, k * n);
+    MCF_ALLOC(e, t->ref, m * n);
+    for (int i = 0; i < m * k; i++) t->a[i] = zero ? 0.0 : mcf_rng_eighths(&rng) / 8.0;
+    for (int i = 0; i < k * n; i++) t->b[i] = zero ? 0.0 : mcf_rng_eighths(&rng) / 8.0;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            double s = 0;
+            for (int p = 0; p < k; p++)
+                s += t->a[i * k + p] * t->b[p * n + j];
+            /* int8 multiplies j, not j/8: the same product scaled by 64 */
+            t->ref[i * n + j] = kern->dtype == MCF_INT8 ? s * 64.0 : s;
+        }
+    return MCF_OK;
+fail:
+    mtiles_free(t);
+    return e->rc;
+}
+
+void mtiles_free(struct mtiles *t)
+{
+    free(t->a); free(t->b); free(t->ref);
+    t->a = t->b = t->ref = NULL;
+}
+
+int mcheck_tiles(const double *out, size_t count, const struct mtiles *t, const char *what, int inject_fault,
+                 struct mcf_err *e)
+{
+    size_t mn = (size_t)t->m * t->n;
+    for (size_t i = 0; i < count; i++)
+        for (size_t j = 0; j < mn; j++) {
+            double got = out[i * mn + j] + (inject_fault && i == 0 && j == 0 ? 1.0 : 0.0);
+            if (got != t->ref[j])
+                return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
+                                   "%s: tile %zu element (%zu, %zu) is %.9g, expected %.9g", what, i,
+                                   j / t->n, j % t->n, got, t->ref[j]);
+        }
+    return MCF_OK;
+}
+
+int mtile_upload(enum mcf_dtype t, const double *v, int count, int negate, enum mcf_fp8_kind fp8, uint8_t **dev,
+                 struct mcf_err *e)
+{
+    uint8_t *host = NULL;
+    size_t bytes = (size_t)count * (mcf_operand_bits(t) / 8);
+    MCF_TRY(mtile_encode(t, v, count, negate, fp8, &host, e));
+    GPU_TRY(e, gpuMalloc((void **)dev, bytes));
+    GPU_TRY(e, gpuMemcpy(*dev, host, bytes, gpuMemcpyHostToDevice));
+    free(host);
+    return MCF_OK;
+fail:
+    free(host);
+    return e->rc;
+}
+
+void msample_fill(struct mcf_sample *smp, const struct gpu_state *s, enum mcf_dtype t,
+                  const struct gpu_clock *clk, double per_chain, double chains)
+{
+    smp->units = per_chain * chains;
+    smp->clock_mhz = gpu_clock_mhz(clk);
+    smp->cycles = (double)(clk->c1 - clk->c0) / per_chain;
+    smp->peak_gflops = gpu_matrix_peak(s, t) * s->sms * smp->clock_mhz * 1e-3;
+}
+
+int mverify_device(const void *dev, size_t count, int out_bytes, double (*decode)(const void *, size_t),
+                   const struct mtiles *t, const char *what, int inject_fault, struct mcf_err *e)
+{
+    size_t n = count * t->m * t->n;
+    void *raw = malloc(n * out_bytes);
+    double *out = (double *)malloc(n * sizeof(double));
+    if (!raw || !out)
+        MCF_FAIL(e, MCF_ERUNTIME, "out of host memory");
+    GPU_TRY(e, gpuMemcpy(raw, dev, n * out_bytes, gpuMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++)
+        out[i] = decode(raw, i);
+    MCF_TRY(mcheck_tiles(out, count, t, what, inject_fault, e));
+    free(raw);
+    free(out);
+    return MCF_OK;
+fail:
+    free(raw);
+    free(out);
+    return e->rc;
+}
+
+double mdecode_f64(const void *p, size_t i) { return ((const double *)p)[i]; }
+double mdecode_f32(const void *p, size_t i) { return ((const float *)p)[i]; }
+double mdecode_s32(const void *p, size_t i) { return ((const int *)p)[i]; }
+/* binary16 to double in plain arithmetic */
+double mdecode_f16(const void *p, size_t i)
+{
+    uint16_t h = ((const uint16_t *)p)[i];
+    int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    double v = exp == 0 ? ldexp(mant, -24) : exp == 31 ? (mant ? NAN : INFINITY) : ldexp(1024 + mant, exp - 25);
+    return h & 0x8000 ? -v : v;
+}
