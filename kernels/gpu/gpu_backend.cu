@@ -130,7 +130,7 @@ static int gpu_device_info(void *state, struct mcf_device_info *d, struct mcf_er
     driver_version(d->driver, sizeof d->driver);
     d->memory_bytes = p->totalGlobalMem;
     d->cache_bytes = (uint64_t)p->l2CacheSize;
-    d->l1_bytes = p->sharedMemPerMultiprocessor;
+    d->l1_bytes = gpuPropSharedPerSM(*p);
     d->compute_units = p->multiProcessorCount;
     d->clock_mhz = s->clock_khz / 1000.0;
     return MCF_OK;

@@ -45,8 +45,20 @@ typedef hipDeviceProp_t gpuDeviceProp;
 #define gpuDevAttrClockRate hipDeviceAttributeClockRate
 #define gpuDeviceGetAttribute hipDeviceGetAttribute
 #define GPU_WARP 64
-/* wall-clock nanoseconds on the device */
-__device__ static inline unsigned long long gpu_globaltimer(void) { return wall_clock64() * 10ull; }
+/* HIP's properties lack CUDA's opt-in LDS size: a block may use all 64 KiB */
+#define gpuPropSharedPerSM(p) ((p).maxSharedMemoryPerMultiProcessor)
+#define gpuPropSharedPerBlockOptin(p) ((p).sharedMemPerBlock)
+/* wall-clock nanoseconds on the device: CDNA2 and CDNA3's constant 100 MHz
+ * counter (s_memrealtime; the runtime reports its rate as
+ * hipDeviceAttributeWallClockRate). clock64() is s_memtime, the shader clock. */
+__device__ static inline unsigned long long gpu_globaltimer(void)
+{
+#if defined(__HIP_DEVICE_COMPILE__)
+    return __builtin_amdgcn_s_memrealtime() * 10ull;
+#else
+    return 0;
+#endif
+}
 #else
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -87,12 +99,23 @@ typedef cudaDeviceProp gpuDeviceProp;
 #define gpuDevAttrClockRate cudaDevAttrClockRate
 #define gpuDeviceGetAttribute cudaDeviceGetAttribute
 #define GPU_WARP 32
+#define gpuPropSharedPerSM(p) ((p).sharedMemPerMultiprocessor)
+#define gpuPropSharedPerBlockOptin(p) ((p).sharedMemPerBlockOptin)
 __device__ static inline unsigned long long gpu_globaltimer(void)
 {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
+#endif
+
+/* A kernel family's table of host functions. HIP's device pass would emit a
+ * namespace-scope const object for the GPU too, with references to host
+ * functions it cannot resolve: it sees only a declaration. */
+#if defined(__HIP_DEVICE_COMPILE__)
+#define GPU_HOST_OPS(name, ...) extern const struct mcf_kernel_ops name
+#else
+#define GPU_HOST_OPS(name, ...) const struct mcf_kernel_ops name = { __VA_ARGS__ }
 #endif
 
 /* Every runtime call is checked: the call, file:line and the vendor's words. */

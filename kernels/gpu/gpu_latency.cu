@@ -107,4 +107,4 @@ static int latency_verify(void *ks, struct mcf_err *e)
 
 static void latency_teardown(void *ks) { chase_free((struct chase_run *)ks); }
 
-const struct mcf_kernel_ops gpu_latency_ops = { latency_setup, latency_run, latency_verify, latency_teardown };
+GPU_HOST_OPS(gpu_latency_ops, latency_setup, latency_run, latency_verify, latency_teardown);

@@ -302,17 +302,17 @@ static int memory_setup(void *state, const struct mcf_kernel *k, void **ks, stru
     case MCF_LEVEL_LDS:
         if (k->op != MCF_OP_READ)
             MCF_FAIL(e, MCF_EUNSUPPORTED, "levels l1 and lds are measured with op read");
-        if (k->level == MCF_LEVEL_LDS && bytes > (size_t)s->prop.sharedMemPerBlockOptin)
+        if (k->level == MCF_LEVEL_LDS && bytes > (size_t)gpuPropSharedPerBlockOptin(s->prop))
             MCF_FAIL(e, MCF_EINPUT, "lds test of %zu bytes: this GPU gives a block at most %zu",
-                     bytes, (size_t)s->prop.sharedMemPerBlockOptin);
+                     bytes, (size_t)gpuPropSharedPerBlockOptin(s->prop));
         r->local = 1;
         /* 4 blocks (32 warps) per SM, each over the whole window: the L1 is the
          * SM's, and each block has its own copy in shared memory (as many as fit) */
         {
             int per_sm = 4;
-            if (k->level == MCF_LEVEL_LDS && bytes * per_sm > (size_t)s->prop.sharedMemPerMultiprocessor)
-                per_sm = (int)(s->prop.sharedMemPerMultiprocessor / bytes) > 0
-                       ? (int)(s->prop.sharedMemPerMultiprocessor / bytes) : 1;
+            if (k->level == MCF_LEVEL_LDS && bytes * per_sm > (size_t)gpuPropSharedPerSM(s->prop))
+                per_sm = (int)(gpuPropSharedPerSM(s->prop) / bytes) > 0
+                       ? (int)(gpuPropSharedPerSM(s->prop) / bytes) : 1;
             r->blocks = s->sms * per_sm;
         }
         r->passes = (int)(4e9 / (moved * r->blocks)) + 1;
@@ -445,4 +445,4 @@ fail:
 
 static void memory_teardown(void *ks) { mem_free((struct mem_run *)ks); }
 
-const struct mcf_kernel_ops gpu_memory_ops = { memory_setup, memory_run, memory_verify, memory_teardown };
+GPU_HOST_OPS(gpu_memory_ops, memory_setup, memory_run, memory_verify, memory_teardown);

@@ -162,4 +162,4 @@ fail:
 
 static void streams_teardown(void *ks) { streams_free((struct streams_run *)ks); }
 
-const struct mcf_kernel_ops gpu_streams_ops = { streams_setup, streams_run, streams_verify, streams_teardown };
+GPU_HOST_OPS(gpu_streams_ops, streams_setup, streams_run, streams_verify, streams_teardown);

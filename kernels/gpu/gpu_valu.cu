@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "gpu.h"
+#include "gpu_mtiles.h"   /* mcf_encode */
 
 #define CHAINS 8
 
@@ -61,7 +62,7 @@ static int valu_setup(void *state, const struct mcf_kernel *k, void **ks, struct
         double x0 = mcf_valu_x0(j);
         if (k->dtype == MCF_FP64) ((double *)host)[j] = x0;
         else if (k->dtype == MCF_FP32) ((float *)host)[j] = (float)x0;
-        else ((__half *)host)[j] = __double2half(x0);
+        else ((uint16_t *)host)[j] = (uint16_t)mcf_encode(MCF_FP16, x0, MCF_FP8_OCP);
     }
     GPU_TRY(e, gpuMalloc(&r->x, r->lanes * es));
     GPU_TRY(e, gpuMalloc((void **)&r->clk, sizeof *r->clk));
@@ -136,4 +137,4 @@ static void valu_teardown(void *ks)
     free(r);
 }
 
-const struct mcf_kernel_ops gpu_valu_ops = { valu_setup, valu_run, valu_verify, valu_teardown };
+GPU_HOST_OPS(gpu_valu_ops, valu_setup, valu_run, valu_verify, valu_teardown);
