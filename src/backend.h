@@ -27,6 +27,7 @@ struct mcf_device_info {
     uint64_t l1_bytes;
     int compute_units;        /* SMs, CUs, cores */
     double clock_mhz;         /* nominal; measured clocks are per sample */
+    char partition[64];       /* AMD MI300: compute / memory partition mode; "" where not reported */
 };
 
 /* What a backend may need to know about the rank at init. */

@@ -1,5 +1,6 @@
 /* The CUDA matrix-core family: mma.sync for every type (this file) and wgmma
- * on Hopper (wgmma.cu). Throughput: every warp keeps 4 independent
+ * on Hopper (wgmma.cu); the host side of the mma.sync path is shared with AMD
+ * (kernels/gpu/gpu_mrun.cu). Throughput: every warp keeps 4 independent
  * accumulators and issues `iterations` MMAs into each, alternating B and -B,
  * so each accumulator ends at exactly A*B (an odd count). Latency: one warp,
  * one accumulator, the chain timed with clock64. */
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_mrun.h"
 #include "matrix.h"
 #include "mma_traits.cuh"
 
@@ -115,23 +117,7 @@ __global__ void __launch_bounds__(256) k_mma(const uint8_t *A, const uint8_t *B,
     }
 }
 
-struct mma_run {
-    struct gpu_state *s;
-    struct mcf_kernel k;
-    struct mtiles tiles;
-    int blocks, threads, acc, m, n, kk, out_bytes;
-    long long half;
-    size_t warps;
-    uint8_t *dA, *dB, *dNB;
-    void *dout;
-    struct gpu_clock *clk;
-    gpuStream_t stream;               /* where launches go */
-    unsigned long long *span;         /* device, or NULL: the streams family's kernel span */
-    void (*launch)(struct mma_run *r);
-    double (*decode)(const void *out, size_t i);
-};
-
-template <class T> static void launch_mma(struct mma_run *r)
+template <class T> static void launch_mma(struct mrun *r)
 {
     typedef typename T::cout C;
     if (r->acc == 1)
@@ -140,16 +126,20 @@ template <class T> static void launch_mma(struct mma_run *r)
         k_mma<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(r->dA, r->dB, r->dNB, (C *)r->dout, r->half, r->clk, r->span);
 }
 
-template <class T> static void bind(struct mma_run *r, double (*decode)(const void *, size_t))
+template <class T> static void bind(struct mrun *r, double (*decode)(const void *, size_t))
 {
     r->m = T::M; r->n = T::N; r->kk = T::K;
+    r->blk = 1;
+    r->default_warps = 16;
+    r->fp8 = MCF_FP8_OCP;
+    snprintf(r->insn, sizeof r->insn, "mma.sync");
     r->out_bytes = (int)sizeof(typename T::cout);
     r->launch = launch_mma<T>;
     r->decode = decode;
 }
 
 /* The mma.sync instruction for a type and shape; 0 when there is none. */
-static int choose_mma(struct mma_run *r, enum mcf_dtype t, const int *shape, int sm90)
+static int choose_mma(struct mrun *r, enum mcf_dtype t, const int *shape, int sm90)
 {
 #define IS(m, n, k) (shape[0] == (m) && shape[1] == (n) && shape[2] == (k))
     switch (t) {
@@ -172,107 +162,17 @@ static int choose_mma(struct mma_run *r, enum mcf_dtype t, const int *shape, int
     return 0;
 }
 
-static void mma_free(struct mma_run *r)
+int gpu_mrun_bind(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e)
 {
-    if (!r) return;
-    if (r->dA) gpuFree(r->dA);
-    if (r->dB) gpuFree(r->dB);
-    if (r->dNB) gpuFree(r->dNB);
-    if (r->dout) gpuFree(r->dout);
-    if (r->clk) gpuFree(r->clk);
-    mtiles_free(&r->tiles);
-    free(r);
-}
-
-static int mma_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
-{
-    struct gpu_state *s = (struct gpu_state *)state;
-    struct mma_run *r = NULL;
+    struct gpu_state *s = r->s;
     int cc = s->prop.major * 10 + s->prop.minor;
     if ((k->dtype == MCF_FP8_E4M3 || k->dtype == MCF_FP8_E5M2) && cc < 89)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "FP8 mma needs sm_89 or later (this is sm_%d)", cc);
-    MCF_ALLOC(e, r, 1);
-    r->s = s;
-    r->k = *k;
-    r->stream = s->stream;
     if (!choose_mma(r, k->dtype, k->shape, cc >= 90))
-        MCF_FAIL(e, MCF_EUNSUPPORTED, "no mma.sync instruction for %s %dx%dx%d", mcf_dtype_names[k->dtype],
-                 k->shape[0], k->shape[1], k->shape[2]);
-    if (k->mode == MCF_MODE_LATENCY) {
-        r->acc = 1; r->blocks = 1; r->threads = 32;
-    } else {
-        r->acc = 4;
-        gpu_fill(s, k->occupancy, 16, &r->blocks, &r->threads);
-    }
-    r->half = (long long)(k->iterations / 2);
-    r->warps = (size_t)r->blocks * r->threads / 32;
-    MCF_TRY(mtiles_make(&r->tiles, r->m, r->n, r->kk, k, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.a, r->m * r->kk, 0, MCF_FP8_OCP, &r->dA, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, r->kk * r->n, 0, MCF_FP8_OCP, &r->dB, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, r->kk * r->n, 1, MCF_FP8_OCP, &r->dNB, e));
-    GPU_TRY(e, gpuMalloc(&r->dout, r->warps * r->acc * r->m * r->n * r->out_bytes));
-    GPU_TRY(e, gpuMalloc((void **)&r->clk, sizeof *r->clk));
-    *ks = r;
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "no mma.sync instruction for %s %dx%dx%d",
+                           mcf_dtype_names[k->dtype], k->shape[0], k->shape[1], k->shape[2]);
     return MCF_OK;
-fail:
-    mma_free(r);
-    return e->rc;
 }
-
-static int mma_run_once(void *ks, struct mcf_sample *smp, struct mcf_err *e)
-{
-    struct mma_run *r = (struct mma_run *)ks;
-    struct gpu_clock clk;
-    double per_acc = 2.0 * r->half + 1;
-    MCF_TRY(gpu_time(r->s, [&] { r->launch(r); }, &smp->seconds, e));
-    GPU_TRY(e, gpuMemcpy(&clk, r->clk, sizeof clk, gpuMemcpyDeviceToHost));
-    msample_fill(smp, r->s, r->k.dtype, &clk, per_acc, (double)r->acc * r->warps);
-    return MCF_OK;
-fail:
-    return e->rc;
-}
-
-static int mma_verify(void *ks, struct mcf_err *e)
-{
-    struct mma_run *r = (struct mma_run *)ks;
-    char what[96];
-    snprintf(what, sizeof what, "mma.sync %s %dx%dx%d", mcf_dtype_names[r->k.dtype], r->m, r->n, r->kk);
-    return mverify_device(r->dout, r->warps * r->acc, r->out_bytes, r->decode, &r->tiles, what,
-                          r->k.inject_fault, e);
-}
-
-static void mma_teardown(void *ks) { mma_free((struct mma_run *)ks); }
-
-static const struct mcf_kernel_ops cuda_mma_ops = { mma_setup, mma_run_once, mma_verify, mma_teardown };
-
-/* ------------------------------------------------------------ work for the streams family */
-
-int gpu_mwork_create(struct gpu_state *s, const struct mcf_kernel *k, uint64_t iterations, gpuStream_t st,
-                     unsigned long long *span, void **work, struct mcf_err *e)
-{
-    struct mcf_kernel w = *k;
-    struct mma_run *r = NULL;
-    w.family = MCF_FAMILY_MATRIX;
-    w.mode = MCF_MODE_THROUGHPUT;
-    w.iterations = iterations;
-    w.occupancy = 4;            /* one block of 4 warps per SM: room for other streams' kernels */
-    MCF_TRY(mma_setup(s, &w, (void **)&r, e));
-    r->stream = st;
-    r->span = span;
-    *work = r;
-    return MCF_OK;
-fail:
-    return e->rc;
-}
-
-void gpu_mwork_launch(void *work) { struct mma_run *r = (struct mma_run *)work; r->launch(r); }
-int gpu_mwork_check(void *work, int inject_fault, struct mcf_err *e)
-{
-    struct mma_run *r = (struct mma_run *)work;
-    r->k.inject_fault = inject_fault;
-    return mma_verify(r, e);
-}
-void gpu_mwork_free(void *work) { mma_free((struct mma_run *)work); }
 
 /* ------------------------------------------------------------ the family */
 
@@ -297,7 +197,7 @@ static int matrix_setup(void *state, const struct mcf_kernel *k, void **ks, stru
                            "wgmma needs an sm_90 GPU and this binary's sm_90a code (this is sm_%d%d)",
                            s->prop.major, s->prop.minor);
     MCF_ALLOC(e, p, 1);
-    p->ops = path == MCF_PATH_MMA ? &cuda_mma_ops : &cuda_wgmma_ops;
+    p->ops = path == MCF_PATH_MMA ? &gpu_mrun_ops : &cuda_wgmma_ops;
     {
         struct mcf_kernel kp = *k;
         kp.path = path;

@@ -186,11 +186,11 @@ struct wg_run {
 static void wg_free(struct wg_run *r)
 {
     if (!r) return;
-    if (r->dA) cudaFree(r->dA);
-    if (r->dB) cudaFree(r->dB);
-    if (r->dNB) cudaFree(r->dNB);
-    if (r->dout) cudaFree(r->dout);
-    if (r->clk) cudaFree(r->clk);
+    if (r->dA) GPU_RELEASE(gpuFree(r->dA));
+    if (r->dB) GPU_RELEASE(gpuFree(r->dB));
+    if (r->dNB) GPU_RELEASE(gpuFree(r->dNB));
+    if (r->dout) GPU_RELEASE(gpuFree(r->dout));
+    if (r->clk) GPU_RELEASE(gpuFree(r->clk));
     mtiles_free(&r->tiles);
     free(r);
 }

@@ -36,9 +36,9 @@ static void gpu_finalize(void *state)
 {
     struct gpu_state *s = (struct gpu_state *)state;
     if (s && s->opened) {
-        gpuEventDestroy(s->ev0);
-        gpuEventDestroy(s->ev1);
-        gpuStreamDestroy(s->stream);
+        GPU_RELEASE(gpuEventDestroy(s->ev0));
+        GPU_RELEASE(gpuEventDestroy(s->ev1));
+        GPU_RELEASE(gpuStreamDestroy(s->stream));
     }
     free(s);
 }
@@ -51,7 +51,8 @@ static int gpu_device_count(void *state, int *count, struct mcf_err *e)
     if (rc != gpuSuccess) {
         *count = 0;
         return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
-                           "no %s GPU is usable here: gpuGetDeviceCount: %s (%s)", MCF_GPU_VENDOR,
+                           "no %s GPU is usable here: %sGetDeviceCount: %s (%s)",
+                           MCF_GPU_VENDOR[0] == 'h' ? "AMD" : "NVIDIA", MCF_GPU_VENDOR,
                            gpuGetErrorString(rc), gpuGetErrorName(rc));
     }
     return MCF_OK;
@@ -93,41 +94,88 @@ extern "C" void gpu_module_version(const char *line, char *out, size_t len)
     }
 }
 
-static void driver_version(char *out, size_t len)
+/* The first line of a small system file, without its newline; "" if absent. */
+static void read_line(const char *path, char *out, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    out[0] = '\0';
+    if (!f)
+        return;
+    if (fgets(out, (int)len, f))
+        out[strcspn(out, "\n")] = '\0';
+    fclose(f);
+}
+
+static int driver_version(char *out, size_t len, struct mcf_err *e)
 {
     int drv = 0, rt = 0;
     char module[64] = "", line[256];
-    gpuDriverGetVersion(&drv);
-    gpuRuntimeGetVersion(&rt);
-    FILE *f = fopen("/proc/driver/nvidia/version", "r");
-    if (f) {
-        if (fgets(line, sizeof line, f))
-            gpu_module_version(line, module, sizeof module);
-        fclose(f);
-    }
+    GPU_TRY(e, gpuDriverGetVersion(&drv));
+    GPU_TRY(e, gpuRuntimeGetVersion(&rt));
+#if defined(MCF_GPU_HIP)
+    /* amdgpu's own version where the DKMS module reports one; HIP versions
+     * are major * 10^7 + minor * 10^5 + patch */
+    read_line("/sys/module/amdgpu/version", module, sizeof module);
+    snprintf(out, len, "%s%s%s driver %d.%d.%d, runtime %d.%d.%d", module[0] ? "amdgpu " : "", module,
+             module[0] ? ", hip" : "hip", drv / 10000000, drv / 100000 % 100, drv % 100000, rt / 10000000,
+             rt / 100000 % 100, rt % 100000);
+    (void)line;
+#else
+    read_line("/proc/driver/nvidia/version", line, sizeof line);
+    gpu_module_version(line, module, sizeof module);
     snprintf(out, len, "%s%s%s driver API %d.%d, runtime %d.%d", module, module[0] ? ", " : "",
              MCF_GPU_VENDOR, drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10);
+#endif
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+/* AMD: the compute and memory partition modes (MI300's SPX/CPX, NPS1/NPS4)
+ * from amdgpu's sysfs for this PCI device, where the driver has them. */
+static void partition_mode(const char *bus_id, char *out, size_t len)
+{
+    char path[160], compute[32], memory[32], bdf[32];
+    size_t i;
+    out[0] = '\0';
+#if defined(MCF_GPU_HIP)
+    for (i = 0; bus_id[i] && i < sizeof bdf - 1; i++)
+        bdf[i] = (char)(bus_id[i] >= 'A' && bus_id[i] <= 'F' ? bus_id[i] - 'A' + 'a' : bus_id[i]);
+    bdf[i] = '\0';
+    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/current_compute_partition", bdf);
+    read_line(path, compute, sizeof compute);
+    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/current_memory_partition", bdf);
+    read_line(path, memory, sizeof memory);
+    if (compute[0] || memory[0])
+        snprintf(out, len, "compute %s, memory %s", compute[0] ? compute : "unknown", memory[0] ? memory : "unknown");
+#else
+    (void)bus_id; (void)len; (void)path; (void)compute; (void)memory; (void)bdf; (void)i;
+#endif
 }
 
 static int gpu_device_info(void *state, struct mcf_device_info *d, struct mcf_err *e)
 {
     struct gpu_state *s = (struct gpu_state *)state;
     const gpuDeviceProp *p = &s->prop;
+    const unsigned char *u;
     memset(d, 0, sizeof *d);
     snprintf(d->name, sizeof d->name, "%.127s", p->name);
 #if defined(MCF_GPU_HIP)
-    snprintf(d->uuid, sizeof d->uuid, "%s", "unknown");
-    snprintf(d->arch, sizeof d->arch, "%s", p->gcnArchName);
+    hipUUID id;
+    GPU_TRY(e, hipDeviceGetUuid(&id, s->device));
+    u = (const unsigned char *)id.bytes;
+    snprintf(d->arch, sizeof d->arch, "%.31s", p->gcnArchName);
 #else
-    const unsigned char *u = (const unsigned char *)p->uuid.bytes;
+    u = (const unsigned char *)p->uuid.bytes;
+    snprintf(d->arch, sizeof d->arch, "sm_%d%d", p->major, p->minor);
+#endif
     snprintf(d->uuid, sizeof d->uuid,
              "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
              u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
              u[14], u[15]);
-    snprintf(d->arch, sizeof d->arch, "sm_%d%d", p->major, p->minor);
-#endif
     GPU_TRY(e, gpuDeviceGetPCIBusId(d->pci_bus_id, (int)sizeof d->pci_bus_id, s->device));
-    driver_version(d->driver, sizeof d->driver);
+    MCF_TRY(driver_version(d->driver, sizeof d->driver, e));
+    partition_mode(d->pci_bus_id, d->partition, sizeof d->partition);
     d->memory_bytes = p->totalGlobalMem;
     d->cache_bytes = (uint64_t)p->l2CacheSize;
     d->l1_bytes = gpuPropSharedPerSM(*p);

@@ -5,6 +5,9 @@
 #ifndef MCF_GPU_COMPAT_H
 #define MCF_GPU_COMPAT_H
 
+#include <stdio.h>
+#include <string.h>
+
 #if defined(__HIPCC__) || defined(MCF_GPU_HIP)
 #include <hip/hip_fp16.h>
 #include <hip/hip_runtime.h>
@@ -114,19 +117,36 @@ __device__ static inline unsigned long long gpu_globaltimer(void)
  * functions it cannot resolve: it sees only a declaration. */
 #if defined(__HIP_DEVICE_COMPILE__)
 #define GPU_HOST_OPS(name, ...) extern const struct mcf_kernel_ops name
+/* there, the static host functions that only the tables use look unused */
+#pragma clang diagnostic ignored "-Wunused-function"
 #else
 #define GPU_HOST_OPS(name, ...) const struct mcf_kernel_ops name = { __VA_ARGS__ }
 #endif
+
+/* A call's text as the user's runtime spells it: gpuMalloc(...) is reported
+ * as cudaMalloc(...) or hipMalloc(...). */
+#define GPU_CALL_NAME(text) (strncmp((text), "gpu", 3) ? "" : MCF_GPU_VENDOR), \
+                            (strncmp((text), "gpu", 3) ? (text) : (text) + 3)
 
 /* Every runtime call is checked: the call, file:line and the vendor's words. */
 #define GPU_TRY(e, call)                                                                  \
     do {                                                                                  \
         gpuError_t gpu_rc_ = (call);                                                      \
         if (gpu_rc_ != gpuSuccess) {                                                      \
-            mcf_err_set((e), MCF_ERUNTIME, __FILE__, __LINE__, "%s failed: %s (%s)", #call, \
+            mcf_err_set((e), MCF_ERUNTIME, __FILE__, __LINE__, "%s%s failed: %s (%s)", GPU_CALL_NAME(#call), \
                         gpuGetErrorString(gpu_rc_), gpuGetErrorName(gpu_rc_));            \
             goto fail;                                                                    \
         }                                                                                 \
+    } while (0)
+
+/* Releases in cleanup paths, where nothing can be undone: a failure is still
+ * reported (a freed pointer that fails means a corrupted context), not lost. */
+#define GPU_RELEASE(call)                                                                 \
+    do {                                                                                  \
+        gpuError_t gpu_rc_ = (call);                                                      \
+        if (gpu_rc_ != gpuSuccess)                                                        \
+            fprintf(stderr, "mcfleet: %s:%d: %s%s failed: %s\n", __FILE__, __LINE__, GPU_CALL_NAME(#call), \
+                    gpuGetErrorString(gpu_rc_));                                          \
     } while (0)
 
 /* After a launch: the launch's own error, then the kernel's. */

@@ -30,9 +30,9 @@ struct chase_run {
 static void chase_free(struct chase_run *c)
 {
     if (!c) return;
-    if (c->buf) gpuFree(c->buf);
-    if (c->end) gpuFree(c->end);
-    if (c->clk) gpuFree(c->clk);
+    if (c->buf) GPU_RELEASE(gpuFree(c->buf));
+    if (c->end) GPU_RELEASE(gpuFree(c->end));
+    if (c->clk) GPU_RELEASE(gpuFree(c->clk));
     free(c->order);
     free(c);
 }

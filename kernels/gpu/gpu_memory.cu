@@ -253,11 +253,11 @@ static void mem_free(struct mem_run *r)
     if (!r)
         return;
     for (int i = 0; i < MAX_SETS; i++) {
-        if (r->a[i]) gpuFree(r->a[i]);
-        if (r->b[i]) gpuFree(r->b[i]);
-        if (r->c[i]) gpuFree(r->c[i]);
+        if (r->a[i]) GPU_RELEASE(gpuFree(r->a[i]));
+        if (r->b[i]) GPU_RELEASE(gpuFree(r->b[i]));
+        if (r->c[i]) GPU_RELEASE(gpuFree(r->c[i]));
     }
-    if (r->partial) gpuFree(r->partial);
+    if (r->partial) GPU_RELEASE(gpuFree(r->partial));
     free(r);
 }
 

@@ -42,12 +42,12 @@ static void streams_free(struct streams_run *r)
     if (!r) return;
     for (int i = 0; i < MCF_MAX_STREAMS; i++) {
         if (r->mwork[i]) gpu_mwork_free(r->mwork[i]);
-        if (r->st[i]) gpuStreamDestroy(r->st[i]);
-        if (r->a[i]) gpuFree(r->a[i]);
-        if (r->b[i]) gpuFree(r->b[i]);
-        if (r->c[i]) gpuFree(r->c[i]);
+        if (r->st[i]) GPU_RELEASE(gpuStreamDestroy(r->st[i]));
+        if (r->a[i]) GPU_RELEASE(gpuFree(r->a[i]));
+        if (r->b[i]) GPU_RELEASE(gpuFree(r->b[i]));
+        if (r->c[i]) GPU_RELEASE(gpuFree(r->c[i]));
     }
-    if (r->span) gpuFree(r->span);
+    if (r->span) GPU_RELEASE(gpuFree(r->span));
     free(r);
 }
 

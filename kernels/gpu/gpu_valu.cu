@@ -73,8 +73,8 @@ static int valu_setup(void *state, const struct mcf_kernel *k, void **ks, struct
 fail:
     free(host);
     if (r) {
-        if (r->x) gpuFree(r->x);
-        if (r->clk) gpuFree(r->clk);
+        if (r->x) GPU_RELEASE(gpuFree(r->x));
+        if (r->clk) GPU_RELEASE(gpuFree(r->clk));
         free(r);
     }
     return e->rc;
@@ -132,8 +132,8 @@ fail:
 static void valu_teardown(void *ks)
 {
     struct valu_run *r = (struct valu_run *)ks;
-    gpuFree(r->x);
-    gpuFree(r->clk);
+    GPU_RELEASE(gpuFree(r->x));
+    GPU_RELEASE(gpuFree(r->clk));
     free(r);
 }
 

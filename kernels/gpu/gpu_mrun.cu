@@ -1,0 +1,105 @@
+/* The warp-level matrix path's host side (gpu_mrun.h), for every vendor. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_mrun.h"
+
+static void mrun_free(struct mrun *r)
+{
+    if (!r) return;
+    if (r->dA) GPU_RELEASE(gpuFree(r->dA));
+    if (r->dB) GPU_RELEASE(gpuFree(r->dB));
+    if (r->dNB) GPU_RELEASE(gpuFree(r->dNB));
+    if (r->dout) GPU_RELEASE(gpuFree(r->dout));
+    if (r->clk) GPU_RELEASE(gpuFree(r->clk));
+    mtiles_free(&r->tiles);
+    free(r);
+}
+
+static int mrun_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
+{
+    struct gpu_state *s = (struct gpu_state *)state;
+    struct mrun *r = NULL;
+    MCF_ALLOC(e, r, 1);
+    r->s = s;
+    r->k = *k;
+    r->stream = s->stream;
+    r->blk = 1;
+    MCF_TRY(gpu_mrun_bind(r, k, e));
+    if (k->mode == MCF_MODE_LATENCY) {
+        r->acc = 1; r->blocks = 1; r->threads = GPU_WARP;
+    } else {
+        r->acc = 4;
+        gpu_fill(s, k->occupancy, r->default_warps, &r->blocks, &r->threads);
+    }
+    r->half = (long long)(k->iterations / 2);
+    r->warps = (size_t)r->blocks * r->threads / GPU_WARP;
+    MCF_TRY(mtiles_make(&r->tiles, r->m, r->n, r->kk, k, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.a, r->m * r->kk, 0, r->fp8, &r->dA, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, r->kk * r->n, 0, r->fp8, &r->dB, e));
+    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, r->kk * r->n, 1, r->fp8, &r->dNB, e));
+    GPU_TRY(e, gpuMalloc(&r->dout, r->warps * r->acc * r->blk * r->m * r->n * r->out_bytes));
+    GPU_TRY(e, gpuMalloc((void **)&r->clk, sizeof *r->clk));
+    *ks = r;
+    return MCF_OK;
+fail:
+    mrun_free(r);
+    return e->rc;
+}
+
+static int mrun_run(void *ks, struct mcf_sample *smp, struct mcf_err *e)
+{
+    struct mrun *r = (struct mrun *)ks;
+    struct gpu_clock clk;
+    double per_acc = 2.0 * r->half + 1;
+    MCF_TRY(gpu_time(r->s, [&] { r->launch(r); }, &smp->seconds, e));
+    GPU_TRY(e, gpuMemcpy(&clk, r->clk, sizeof clk, gpuMemcpyDeviceToHost));
+    /* a unit is one block's m x n x k product: an instruction does blk of them */
+    msample_fill(smp, r->s, r->k.dtype, &clk, per_acc, (double)r->acc * r->warps * r->blk);
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+static int mrun_verify(void *ks, struct mcf_err *e)
+{
+    struct mrun *r = (struct mrun *)ks;
+    char what[128];
+    snprintf(what, sizeof what, "%s %s %dx%dx%d", r->insn, mcf_dtype_names[r->k.dtype], r->m, r->n, r->kk);
+    return mverify_device(r->dout, r->warps * r->acc * r->blk, r->out_bytes, r->decode, &r->tiles, what,
+                          r->k.inject_fault, e);
+}
+
+static void mrun_teardown(void *ks) { mrun_free((struct mrun *)ks); }
+
+GPU_HOST_OPS(gpu_mrun_ops, mrun_setup, mrun_run, mrun_verify, mrun_teardown);
+
+/* ------------------------------------------------------------ work for the streams family */
+
+int gpu_mwork_create(struct gpu_state *s, const struct mcf_kernel *k, uint64_t iterations, gpuStream_t st,
+                     unsigned long long *span, void **work, struct mcf_err *e)
+{
+    struct mcf_kernel w = *k;
+    struct mrun *r = NULL;
+    w.family = MCF_FAMILY_MATRIX;
+    w.mode = MCF_MODE_THROUGHPUT;
+    w.iterations = iterations;
+    w.occupancy = 4;            /* one block of 4 warps per SM: room for other streams' kernels */
+    MCF_TRY(mrun_setup(s, &w, (void **)&r, e));
+    r->stream = st;
+    r->span = span;
+    *work = r;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+void gpu_mwork_launch(void *work) { struct mrun *r = (struct mrun *)work; r->launch(r); }
+int gpu_mwork_check(void *work, int inject_fault, struct mcf_err *e)
+{
+    struct mrun *r = (struct mrun *)work;
+    r->k.inject_fault = inject_fault;
+    return mrun_verify(r, e);
+}
+void gpu_mwork_free(void *work) { mrun_free((struct mrun *)work); }
