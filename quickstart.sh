@@ -42,6 +42,18 @@ else
     say "not a Debian/Ubuntu system: install MPI, parallel HDF5, libyaml and cmocka yourself (see README.md)"
 fi
 
+# The HIP compiler (Debian 12's hipcc 5.2 compiles gfx90a and gfx940 MFMA code
+# without an AMD GPU): the MFMA ISA checks and the HIP build's test use it.
+# Optional: where the distribution has no such package, those checks skip.
+if command -v dpkg-query >/dev/null 2>&1 && ! command -v hipcc >/dev/null 2>&1; then
+    hip_packages=(hipcc libamdhip64-dev)
+    say "installing (optional, for the HIP checks): ${hip_packages[*]}"
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${hip_packages[@]}" \
+        || say "hipcc could not be installed: the HIP checks will be skipped"
+fi
+
 # The SASS checks need a disassembler; CUDA toolkits without one get Debian's.
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
     command -v cuobjdump >/dev/null 2>&1 || bash tools/fetch-nvdisasm.sh build/tools || true

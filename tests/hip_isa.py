@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""ISA checks of the HIP kernels, from hipcc's assembly (make hip-asm).
+
+For each gfx target directory given:
+  - every MFMA kernel k_mfma<T, ACC> contains the instruction T claims (the
+    mnemonic below, per CDNA generation, from AMD's CDNA2 and CDNA3 ISA
+    guides), exactly 2 x ACC of them inside its one loop and 3 x ACC in all,
+    and no other v_mfma; on a generation without the instruction, the kernel
+    holds s_trap and no v_mfma (the host never launches it);
+  - every instruction of the table has its kernels;
+  - no kernel in any file uses scratch: private segment 0, no VGPR or SGPR spills.
+Usage: hip_isa.py ASMDIR/gfx90a [ASMDIR/gfx940 ...]
+"""
+import os
+import re
+import sys
+
+# struct in kernels/hip/mfma_ops.h -> (CDNA2 mnemonic, CDNA3 mnemonic); None: absent there
+MNEMONIC = {
+    "mfma_f64_16x16x4": ("v_mfma_f64_16x16x4f64", "v_mfma_f64_16x16x4_f64"),
+    "mfma_f32_32x32x2": ("v_mfma_f32_32x32x2f32", "v_mfma_f32_32x32x2_f32"),
+    "mfma_f32_16x16x4": ("v_mfma_f32_16x16x4f32", "v_mfma_f32_16x16x4_f32"),
+    "mfma_f32_32x32x1": ("v_mfma_f32_32x32x1f32", "v_mfma_f32_32x32x1_2b_f32"),
+    "mfma_f32_16x16x1": ("v_mfma_f32_16x16x1f32", "v_mfma_f32_16x16x1_4b_f32"),
+    "mfma_f32_4x4x1": ("v_mfma_f32_4x4x1f32", "v_mfma_f32_4x4x1_16b_f32"),
+    "mfma_f16_32x32x8": ("v_mfma_f32_32x32x8f16", "v_mfma_f32_32x32x8_f16"),
+    "mfma_f16_16x16x16": ("v_mfma_f32_16x16x16f16", "v_mfma_f32_16x16x16_f16"),
+    "mfma_f16_32x32x4": ("v_mfma_f32_32x32x4f16", "v_mfma_f32_32x32x4_2b_f16"),
+    "mfma_f16_16x16x4": ("v_mfma_f32_16x16x4f16", "v_mfma_f32_16x16x4_4b_f16"),
+    "mfma_f16_4x4x4": ("v_mfma_f32_4x4x4f16", "v_mfma_f32_4x4x4_16b_f16"),
+    "mfma_bf16_32x32x8": ("v_mfma_f32_32x32x8bf16_1k", "v_mfma_f32_32x32x8_bf16"),
+    "mfma_bf16_16x16x16": ("v_mfma_f32_16x16x16bf16_1k", "v_mfma_f32_16x16x16_bf16"),
+    "mfma_bf16_32x32x4": ("v_mfma_f32_32x32x4bf16_1k", "v_mfma_f32_32x32x4_2b_bf16"),
+    "mfma_bf16_16x16x4": ("v_mfma_f32_16x16x4bf16_1k", "v_mfma_f32_16x16x4_4b_bf16"),
+    "mfma_bf16_4x4x4": ("v_mfma_f32_4x4x4bf16_1k", "v_mfma_f32_4x4x4_16b_bf16"),
+    "mfma_i8_32x32x8": ("v_mfma_i32_32x32x8i8", None),
+    "mfma_i8_16x16x16": ("v_mfma_i32_16x16x16i8", None),
+    "mfma_i8_32x32x4": ("v_mfma_i32_32x32x4i8", "v_mfma_i32_32x32x4_2b_i8"),
+    "mfma_i8_16x16x4": ("v_mfma_i32_16x16x4i8", "v_mfma_i32_16x16x4_4b_i8"),
+    "mfma_i8_4x4x4": ("v_mfma_i32_4x4x4i8", "v_mfma_i32_4x4x4_16b_i8"),
+    "mfma_i8_32x32x16": (None, "v_mfma_i32_32x32x16_i8"),
+    "mfma_i8_16x16x32": (None, "v_mfma_i32_16x16x32_i8"),
+    "mfma_fp8_fp8_16x16x32": (None, "v_mfma_f32_16x16x32_fp8_fp8"),
+    "mfma_bf8_bf8_16x16x32": (None, "v_mfma_f32_16x16x32_bf8_bf8"),
+    "mfma_fp8_fp8_32x32x16": (None, "v_mfma_f32_32x32x16_fp8_fp8"),
+    "mfma_bf8_bf8_32x32x16": (None, "v_mfma_f32_32x32x16_bf8_bf8"),
+}
+GENERATION = {"gfx90a": 0, "gfx940": 1, "gfx941": 1, "gfx942": 1}
+KERNEL = re.compile(r"^(_Z\w+):\s*(?:;.*)?$")
+MFMA_KERNEL = re.compile(r"k_mfmaI\d+(\w+?)Li(\d+)E")
+LOOP_HEAD = re.compile(r"^(\.LBB\d+_\d+):.*Loop Header")
+MFMA = re.compile(r"^\s*(v_mfma_\w+)")
+
+
+def kernels(text):
+    """(name, body lines) of every kernel in an assembly file"""
+    name, body = None, []
+    for line in text.splitlines():
+        m = KERNEL.match(line)
+        if m:
+            name, body = m.group(1), []
+            continue
+        if name:
+            body.append(line)
+            if re.match(r"^\.Lfunc_end\d+:", line):
+                yield name, body
+                name = None
+
+
+def loops(body):
+    """the instruction lines of each loop: from its header label to the branch back to it"""
+    for i, line in enumerate(body):
+        m = LOOP_HEAD.match(line)
+        if not m:
+            continue
+        for j in range(i + 1, len(body)):
+            if re.match(r"^\s*s_cbranch_\w+\s+%s\s*$" % re.escape(m.group(1)), body[j]):
+                yield body[i + 1:j]
+                break
+
+
+def scratch_problems(text):
+    out = []
+    for m in re.finditer(r"\.amdhsa_kernel (\S+)(.*?)\.end_amdhsa_kernel", text, re.S):
+        size = re.search(r"\.amdhsa_private_segment_fixed_size (\d+)", m.group(2))
+        if not size or int(size.group(1)) != 0:
+            out.append("%s: private segment %s bytes (scratch)" % (m.group(1), size.group(1) if size else "?"))
+    for m in re.finditer(r"\.name:\s+(\S+)(?:(?!\.name:).)*?\.(vgpr|sgpr)_spill_count:\s+(\d+)", text, re.S):
+        if int(m.group(3)) != 0:
+            out.append("%s: %s %s spills" % (m.group(1), m.group(3), m.group(2).upper()))
+    return out
+
+
+def check_target(d):
+    arch = os.path.basename(os.path.normpath(d))
+    gen = GENERATION[arch]
+    problems, seen, nkernels = [], set(), 0
+    for f in sorted(os.listdir(d)):
+        if not f.endswith(".s"):
+            continue
+        text = open(os.path.join(d, f)).read()
+        problems += ["%s/%s: %s" % (arch, f, p) for p in scratch_problems(text)]
+        nkernels += len(re.findall(r"\.amdhsa_kernel ", text))
+        for name, body in kernels(text):
+            m = MFMA_KERNEL.search(name)
+            if not m:
+                continue
+            struct, acc = m.group(1), int(m.group(2))
+            if struct not in MNEMONIC:
+                problems.append("%s: %s: no expected instruction for %s" % (arch, name, struct))
+                continue
+            seen.add(struct)
+            want = MNEMONIC[struct][gen]
+            issued = [MFMA.match(l).group(1) for l in body if MFMA.match(l)]
+            where = "%s k_mfma<%s, %d>" % (arch, struct, acc)
+            if want is None:
+                if issued or not any("s_trap" in l for l in body):
+                    problems.append("%s: absent on this generation, yet issues %s / has no s_trap" % (where, issued))
+                continue
+            if any(x != want for x in issued):
+                problems.append("%s: issues %s, expected only %s" % (where, sorted(set(issued)), want))
+            if len(issued) != 3 * acc:
+                problems.append("%s: %d x %s in all, expected %d" % (where, len(issued), want, 3 * acc))
+            lps = list(loops(body))
+            per_iter = [sum(1 for l in lp if MFMA.match(l)) for lp in lps]
+            if per_iter != [2 * acc]:
+                problems.append("%s: %s per loop iteration (one loop per kernel), expected [%d]"
+                                % (where, per_iter, 2 * acc))
+            else:
+                print("%s: %d x %s per iteration" % (where, per_iter[0], want))
+    missing = sorted(set(MNEMONIC) - seen)
+    if missing:
+        problems.append("%s: no kernels for %s" % (arch, ", ".join(missing)))
+    print("%s: %d kernels, %d MFMA instructions checked, no scratch: %s"
+          % (arch, nkernels, len(seen), "yes" if not any("scratch" in p or "spill" in p for p in problems) else "NO"))
+    return problems
+
+
+def main():
+    problems = []
+    for d in sys.argv[1:]:
+        problems += check_target(d)
+    for p in problems:
+        print("FAIL:", p)
+    sys.exit(1 if problems or len(sys.argv) < 2 else 0)
+
+
+if __name__ == "__main__":
+    main()

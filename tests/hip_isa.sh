@@ -1,0 +1,39 @@
+#!/bin/bash
+# The HIP backend without an AMD GPU (CI has none):
+# 1. ISA: the MFMA and shared kernels compiled to assembly for gfx90a and
+#    gfx940 (and gfx942 where hipcc knows it) by `make hip-asm`; every matrix
+#    kernel issues the v_mfma_* it claims, 2 x accumulators per loop iteration,
+#    and no kernel uses scratch (tests/hip_isa.py).
+# 2. A HIP-built mcfleet (configure --without-cuda --with-hip, in a scratch
+#    build directory) links, and `--backend hip` on a machine without an AMD GPU
+#    exits 3 with a message naming the runtime's answer, leaving no file.
+# Skips (77) where hipcc is not installed.
+. "$srcdir/tests/lib.sh"
+hipcc=$(sed -n 's/^HIPCC = //p' "$builddir/Makefile")
+[ -n "$hipcc" ] || { echo "SKIP: no hipcc (quickstart.sh installs Debian's hipcc)"; exit 77; }
+need_h5py
+
+make -s -C "$builddir" hip-asm >"$work/asm.log" 2>&1 || { cat "$work/asm.log"; fail "make hip-asm"; }
+archs=$(sed -n 's/^HIP_ISA_ARCHS = //p' "$builddir/Makefile")
+dirs=""
+for a in $archs; do dirs="$dirs $builddir/hip-asm/$a"; done
+for need in gfx90a gfx940; do
+    case " $archs " in *" $need "*) ;; *) fail "ISA targets '$archs' lack $need" ;; esac
+done
+"$PYTHON_H5" "$srcdir/tests/hip_isa.py" $dirs >"$work/isa.log" || { cat "$work/isa.log"; fail "ISA checks"; }
+grep -v "per iteration" "$work/isa.log"
+
+# the HIP binary (the host backend's sources are shared; GPU sources by hipcc)
+mkdir -p "$work/b" && cd "$work/b"
+"$srcdir/configure" --without-cuda --with-hip --without-cmocka >conf.log 2>&1 || { tail -30 conf.log; fail "configure --with-hip"; }
+grep -q "hip: *yes" conf.log || { grep -A12 configuration conf.log; fail "the HIP backend was not configured"; }
+make -s -j2 mcfleet >make.log 2>&1 || { tail -30 make.log; fail "building the HIP mcfleet"; }
+rc=0
+./mcfleet --backend hip --quick -o hip.h5 >out 2>&1 || rc=$?
+[ $rc = 3 ] || { cat out; fail "--backend hip without an AMD GPU: exit $rc, expected 3"; }
+expect_in out "no AMD GPU is usable here: hipGetDeviceCount"
+[ ! -e hip.h5 ] && [ ! -e hip.h5.partial ] || fail "a results file was left behind"
+# the same binary still runs the host backend
+./mcfleet --backend host --quick -o host.h5 >out 2>&1 || { cat out; fail "the HIP build's host backend"; }
+schema host.h5 1
+echo "hip ok: ISA ($archs) and the HIP build"
