@@ -22,6 +22,11 @@ const char *mcf_h5_mode_name(enum mcf_h5_mode m)
     return m == MCF_H5_COLLECTIVE ? "collective" : "gather";
 }
 
+enum mcf_h5_mode mcf_h5_auto_mode(int nranks)
+{
+    return mcf_h5_parallel_available() && nranks >= MCF_H5_COLLECTIVE_FROM ? MCF_H5_COLLECTIVE : MCF_H5_GATHER;
+}
+
 /* Does this rank touch the file? */
 static int writer(const struct mcf_h5 *h)
 {

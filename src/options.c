@@ -29,8 +29,9 @@ void mcf_usage(FILE *out)
 "  --list               print the deck's tests (sweeps expanded) and exit\n"
 "  --power on|off       sample power (default on: NVML, rocm-smi, Cray pm_counters,\n"
 "                       whichever work here; each one's status is recorded)\n"
-"  --hdf5-mode MODE     collective (parallel HDF5, the default when available) or\n"
-"                       gather (rank 0 gathers and writes)\n"
+"  --hdf5-mode MODE     auto (default: gather below 1024 ranks, collective from\n"
+"                       1024 with parallel HDF5), collective (every rank writes its\n"
+"                       rows through MPI-IO) or gather (rank 0 gathers and writes)\n"
 "  -v, --verbose        more progress output\n"
 "  -h, --help           this help\n"
 "  -V, --version        print the version\n"
@@ -114,9 +115,9 @@ int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_e
         case OPT_QUICK: o->quick = 1; break;
         case OPT_LIST: o->list = 1; break;
         case OPT_H5MODE:
-            if (strcmp(optarg, "collective") && strcmp(optarg, "gather"))
+            if (strcmp(optarg, "auto") && strcmp(optarg, "collective") && strcmp(optarg, "gather"))
                 return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
-                                   "--hdf5-mode: '%s' is neither collective nor gather", optarg);
+                                   "--hdf5-mode: '%s' is not auto, collective or gather", optarg);
             o->h5_mode = optarg;
             break;
         case OPT_POWER:

@@ -433,9 +433,11 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         strftime(r.start_time, sizeof r.start_time, "%Y-%m-%dT%H:%M:%SZ", &tm);
         MCF_MPI(&e, MPI_Bcast(r.start_time, sizeof r.start_time, MPI_CHAR, 0, r.topo.world));
     }
-    enum mcf_h5_mode mode = mcf_h5_parallel_available() ? MCF_H5_COLLECTIVE : MCF_H5_GATHER;
+    enum mcf_h5_mode mode = mcf_h5_auto_mode(r.topo.size);
     if (o->h5_mode && strcmp(o->h5_mode, "gather") == 0)
         mode = MCF_H5_GATHER;
+    else if (o->h5_mode && strcmp(o->h5_mode, "collective") == 0)
+        mode = MCF_H5_COLLECTIVE;    /* without parallel HDF5, mcf_h5_create says so */
     /* created before any test, so an unwritable path fails in seconds, not hours */
     MCF_TRY(mcf_h5_create(&h5, r.output, r.topo.world, mode, &e));
     have_h5 = 1;
