@@ -40,6 +40,7 @@ static const struct keydef test_keys[] = {
     { "seed", V_INT, ALL_FAMILIES, 0, NULL, 0, 0, 9007199254740992.0 },
     { "dtype", V_ENUM, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY) | FAM(STREAMS), 0,
       mcf_dtype_names, MCF_DTYPE_COUNT, 0, 0 },
+    { "dtype_b", V_ENUM, FAM(MATRIX), 0, mcf_dtype_names, MCF_DTYPE_COUNT, 0, 0 },
     { "shape", V_SHAPE, FAM(MATRIX) | FAM(STREAMS), 0, NULL, 0, 1, 1024 },
     { "mode", V_ENUM, FAM(MATRIX), 0, mcf_mode_names, MCF_MODE_COUNT, 0, 0 },
     { "path", V_ENUM, FAM(MATRIX), 0, mcf_path_names, MCF_PATH_COUNT, 0, 0 },
@@ -193,6 +194,7 @@ static void set_field(struct mcf_deck_test *t, const char *key, uint64_t v)
     else if (!strcmp(key, "warmup")) t->warmup = (int)v;
     else if (!strcmp(key, "seed")) k->seed = v;
     else if (!strcmp(key, "dtype")) k->dtype = (enum mcf_dtype)v;
+    else if (!strcmp(key, "dtype_b")) k->dtype_b = (enum mcf_dtype)v;
     else if (!strcmp(key, "mode")) k->mode = (enum mcf_mode)v;
     else if (!strcmp(key, "path")) k->path = (enum mcf_path)v;
     else if (!strcmp(key, "occupancy")) k->occupancy = (int)v;
@@ -243,6 +245,7 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
     struct mcf_kernel *k = &t->kernel;
     k->family = MCF_FAMILY_COUNT;
     k->dtype = MCF_DTYPE_COUNT;
+    k->dtype_b = MCF_DTYPE_COUNT;
     k->occupancy = 0;          /* auto: fill the device */
     k->level = MCF_LEVEL_HBM;
     k->op = MCF_OP_TRIAD;
@@ -338,6 +341,15 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
             return at(c, node, "%s (matrix) needs 'dtype'", owner);
         if (!k->shape[0])
             return at(c, node, "%s (matrix) needs 'shape: [m, n, k]'", owner);
+        if (k->dtype_b != MCF_DTYPE_COUNT) {
+            int fp8a = k->dtype == MCF_FP8_E4M3 || k->dtype == MCF_FP8_E5M2;
+            int fp8b = k->dtype_b == MCF_FP8_E4M3 || k->dtype_b == MCF_FP8_E5M2;
+            if (!fp8a || !fp8b)
+                return at(c, node, "%s: 'dtype_b' pairs FP8 formats: 'dtype' and 'dtype_b' must each be "
+                          "fp8-e4m3 or fp8-e5m2", owner);
+            if (k->dtype_b == k->dtype)
+                k->dtype_b = MCF_DTYPE_COUNT;   /* the same format: not a pairing */
+        }
         if (!k->iterations) k->iterations = 4096;
         break;
     case MCF_FAMILY_VALU:

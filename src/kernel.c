@@ -224,8 +224,9 @@ void mcf_kernel_label(struct mcf_kernel *k)
     char buf[16];
     switch (k->family) {
     case MCF_FAMILY_MATRIX:
-        snprintf(k->label, sizeof k->label, "matrix %s %dx%dx%d%s%s %s x%s",
-                 mcf_dtype_names[k->dtype], k->shape[0], k->shape[1], k->shape[2],
+        snprintf(k->label, sizeof k->label, "matrix %s%s%s %dx%dx%d%s%s %s x%s",
+                 mcf_dtype_names[k->dtype], k->dtype_b == MCF_DTYPE_COUNT ? "" : " x ",
+                 k->dtype_b == MCF_DTYPE_COUNT ? "" : mcf_dtype_names[k->dtype_b], k->shape[0], k->shape[1], k->shape[2],
                  k->path ? " " : "", k->path ? mcf_path_names[k->path] : "",
                  mcf_mode_names[k->mode], occupancy(k, buf, sizeof buf));
         break;

@@ -43,6 +43,8 @@ struct mcf_kernel {
     char label[128];
     enum mcf_family family;
     enum mcf_dtype dtype;
+    enum mcf_dtype dtype_b;   /* matrix: B's FP8 format where it differs from A's (AMD's
+                                 fp8 x bf8 pairings); MCF_DTYPE_COUNT: B is dtype too */
     int shape[3];             /* matrix: m, n, k of one tile / instruction */
     enum mcf_mode mode;       /* matrix: throughput or dependent-chain latency */
     enum mcf_path path;       /* matrix: which instructions */

@@ -123,6 +123,7 @@ static int record_params(struct mcf_h5 *h, const char *g, const struct mcf_insta
         MCF_TRY(mcf_h5_attr_str(h, g, "shape", shape, e));
         MCF_TRY(mcf_h5_attr_str(h, g, "mode", mcf_mode_names[k->mode], e));
         MCF_TRY(mcf_h5_attr_str(h, g, "path", mcf_path_names[k->path], e));
+        MCF_TRY(mcf_h5_attr_str(h, g, "dtype_b", mcf_dtype_names[k->dtype_b == MCF_DTYPE_COUNT ? k->dtype : k->dtype_b], e));
         __attribute__((fallthrough));   /* and dtype, occupancy, iterations, inputs */
     case MCF_FAMILY_VALU:
         MCF_TRY(mcf_h5_attr_str(h, g, "dtype", mcf_dtype_names[k->dtype], e));

@@ -42,6 +42,10 @@ MNEMONIC = {
     "mfma_i8_16x16x32": (None, "v_mfma_i32_16x16x32_i8"),
     "mfma_fp8_fp8_16x16x32": (None, "v_mfma_f32_16x16x32_fp8_fp8"),
     "mfma_bf8_bf8_16x16x32": (None, "v_mfma_f32_16x16x32_bf8_bf8"),
+    "mfma_fp8_bf8_16x16x32": (None, "v_mfma_f32_16x16x32_fp8_bf8"),
+    "mfma_bf8_fp8_16x16x32": (None, "v_mfma_f32_16x16x32_bf8_fp8"),
+    "mfma_fp8_bf8_32x32x16": (None, "v_mfma_f32_32x32x16_fp8_bf8"),
+    "mfma_bf8_fp8_32x32x16": (None, "v_mfma_f32_32x32x16_bf8_fp8"),
     "mfma_fp8_fp8_32x32x16": (None, "v_mfma_f32_32x32x16_fp8_fp8"),
     "mfma_bf8_bf8_32x32x16": (None, "v_mfma_f32_32x32x16_bf8_bf8"),
 }

@@ -50,6 +50,8 @@ static const struct bad bad_decks[] = {
       "deck.yaml:2:14: 'period_ms' in 'power' must be an integer between 1 and 1000" },
     { "tests:\n  - name: bad/name\n    kernel: valu\n    dtype: fp64\n",
       "deck.yaml:2:11: test name must be" },
+    { HEAD "    dtype_b: fp8-e5m2\n",
+      "deck.yaml:2:5: test 'x': 'dtype_b' pairs FP8 formats: 'dtype' and 'dtype_b' must each be fp8-e4m3 or fp8-e5m2" },
 };
 
 static void every_error_class_names_file_line_column(void **state)

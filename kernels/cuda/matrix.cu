@@ -192,6 +192,10 @@ static int matrix_setup(void *state, const struct mcf_kernel *k, void **ks, stru
         path = k->shape[0] == 64 ? MCF_PATH_WGMMA_SS : MCF_PATH_MMA;
     if (path == MCF_PATH_MFMA)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "MFMA is AMD's: this is an NVIDIA GPU");
+    if (k->dtype_b != MCF_DTYPE_COUNT)
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "mixed FP8 operands (%s x %s) are not built for NVIDIA GPUs", mcf_dtype_names[k->dtype],
+                           mcf_dtype_names[k->dtype_b]);
     if ((path == MCF_PATH_WGMMA_SS || path == MCF_PATH_WGMMA_RS) && !cuda_wgmma_available(s))
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "wgmma needs an sm_90 GPU and this binary's sm_90a code (this is sm_%d%d)",

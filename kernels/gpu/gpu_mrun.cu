@@ -21,6 +21,7 @@ static int mrun_setup(void *state, const struct mcf_kernel *k, void **ks, struct
 {
     struct gpu_state *s = (struct gpu_state *)state;
     struct mrun *r = NULL;
+    enum mcf_dtype tb = k->dtype_b == MCF_DTYPE_COUNT ? k->dtype : k->dtype_b;   /* B's format */
     MCF_ALLOC(e, r, 1);
     r->s = s;
     r->k = *k;
@@ -37,8 +38,8 @@ static int mrun_setup(void *state, const struct mcf_kernel *k, void **ks, struct
     r->warps = (size_t)r->blocks * r->threads / GPU_WARP;
     MCF_TRY(mtiles_make(&r->tiles, r->m, r->n, r->kk, k, e));
     MCF_TRY(mtile_upload(k->dtype, r->tiles.a, r->m * r->kk, 0, r->fp8, &r->dA, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, r->kk * r->n, 0, r->fp8, &r->dB, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, r->kk * r->n, 1, r->fp8, &r->dNB, e));
+    MCF_TRY(mtile_upload(tb, r->tiles.b, r->kk * r->n, 0, r->fp8, &r->dB, e));
+    MCF_TRY(mtile_upload(tb, r->tiles.b, r->kk * r->n, 1, r->fp8, &r->dNB, e));
     GPU_TRY(e, gpuMalloc(&r->dout, r->warps * r->acc * r->blk * r->m * r->n * r->out_bytes));
     GPU_TRY(e, gpuMalloc((void **)&r->clk, sizeof *r->clk));
     *ks = r;

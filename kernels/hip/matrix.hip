@@ -113,7 +113,7 @@ template <class T> static int bind(struct mrun *r, const char *insn, double (*de
 int gpu_mrun_bind(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e)
 {
     const int *sh = k->shape;
-    int cdna3 = cdna_generation(r->s) == 3;
+    int mixed = k->dtype_b != MCF_DTYPE_COUNT;   /* the deck allows it for FP8 pairs only */
 #define IS(m, n, kk) (sh[0] == (m) && sh[1] == (n) && sh[2] == (kk))
 #define BIND(T, dec) return bind<T>(r, "v_" #T, dec, e)
     if (!cdna_generation(r->s))
@@ -154,13 +154,17 @@ int gpu_mrun_bind(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e)
         if (IS(32, 32, 16)) BIND(mfma_i8_32x32x16, mdecode_s32);
         if (IS(16, 16, 32)) BIND(mfma_i8_16x16x32, mdecode_s32);
         break;
-    case MCF_FP8_E4M3:
-        if (IS(16, 16, 32)) BIND(mfma_fp8_fp8_16x16x32, mdecode_f32);
-        if (IS(32, 32, 16)) BIND(mfma_fp8_fp8_32x32x16, mdecode_f32);
+    case MCF_FP8_E4M3:   /* fp8 is E4M3, bf8 E5M2; A's format first */
+        if (IS(16, 16, 32) && !mixed) BIND(mfma_fp8_fp8_16x16x32, mdecode_f32);
+        if (IS(32, 32, 16) && !mixed) BIND(mfma_fp8_fp8_32x32x16, mdecode_f32);
+        if (IS(16, 16, 32)) BIND(mfma_fp8_bf8_16x16x32, mdecode_f32);
+        if (IS(32, 32, 16)) BIND(mfma_fp8_bf8_32x32x16, mdecode_f32);
         break;
     case MCF_FP8_E5M2:
-        if (IS(16, 16, 32)) BIND(mfma_bf8_bf8_16x16x32, mdecode_f32);
-        if (IS(32, 32, 16)) BIND(mfma_bf8_bf8_32x32x16, mdecode_f32);
+        if (IS(16, 16, 32) && !mixed) BIND(mfma_bf8_bf8_16x16x32, mdecode_f32);
+        if (IS(32, 32, 16) && !mixed) BIND(mfma_bf8_bf8_32x32x16, mdecode_f32);
+        if (IS(16, 16, 32)) BIND(mfma_bf8_fp8_16x16x32, mdecode_f32);
+        if (IS(32, 32, 16)) BIND(mfma_bf8_fp8_32x32x16, mdecode_f32);
         break;
     default:
         break;
@@ -170,7 +174,6 @@ int gpu_mrun_bind(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e)
     return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "no MFMA instruction for %s %dx%dx%d on %s%s",
                        mcf_dtype_names[k->dtype], sh[0], sh[1], sh[2], r->s->prop.gcnArchName,
                        k->dtype == MCF_TF32 ? " (CDNA has no TF32 MFMA in this build)" : "");
-    (void)cdna3;
 }
 
 /* Dense matrix FLOP per CU per cycle: AMD CDNA2 (MI250X: 95.7 TFLOP/s FP64 and
