@@ -121,9 +121,9 @@ template <class T> static void launch_mma(struct mrun *r)
 {
     typedef typename T::cout C;
     if (r->acc == 1)
-        k_mma<T, 1><<<r->blocks, r->threads, 0, r->stream>>>(r->dA, r->dB, r->dNB, (C *)r->dout, r->half, r->clk, r->span);
+        k_mma<T, 1><<<r->blocks, r->threads, 0, r->stream>>>(r->b.dA, r->b.dB, r->b.dNB, (C *)r->b.dout, r->half, r->b.clk, r->span);
     else
-        k_mma<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(r->dA, r->dB, r->dNB, (C *)r->dout, r->half, r->clk, r->span);
+        k_mma<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(r->b.dA, r->b.dB, r->b.dNB, (C *)r->b.dout, r->half, r->b.clk, r->span);
 }
 
 template <class T> static void bind(struct mrun *r, double (*decode)(const void *, size_t))

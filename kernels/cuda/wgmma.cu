@@ -174,24 +174,16 @@ int cuda_wgmma_available(const struct gpu_state *s)
 struct wg_run {
     struct gpu_state *s;
     struct mcf_kernel k;
-    struct mtiles tiles;
     wg_kernel_t kernel;
     int n, blocks, es, smem;
     long long half;
-    uint8_t *dA, *dB, *dNB;
-    void *dout;
-    struct gpu_clock *clk;
+    struct mbuffers b;
 };
 
 static void wg_free(struct wg_run *r)
 {
     if (!r) return;
-    if (r->dA) GPU_RELEASE(gpuFree(r->dA));
-    if (r->dB) GPU_RELEASE(gpuFree(r->dB));
-    if (r->dNB) GPU_RELEASE(gpuFree(r->dNB));
-    if (r->dout) GPU_RELEASE(gpuFree(r->dout));
-    if (r->clk) GPU_RELEASE(gpuFree(r->clk));
-    mtiles_free(&r->tiles);
+    mbuffers_free(&r->b);
     free(r);
 }
 
@@ -215,12 +207,7 @@ static int wg_setup(void *state, const struct mcf_kernel *k, void **ks, struct m
     /* one warpgroup per block; `occupancy` warpgroups per SM (latency: one in all) */
     r->blocks = k->mode == MCF_MODE_LATENCY ? 1 : s->sms * (k->occupancy > 0 ? k->occupancy : 2);
     r->smem = 64 * 32 + 2 * r->n * 32;
-    MCF_TRY(mtiles_make(&r->tiles, 64, r->n, kk, k, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.a, 64 * kk, 0, MCF_FP8_OCP, &r->dA, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, kk * r->n, 0, MCF_FP8_OCP, &r->dB, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.b, kk * r->n, 1, MCF_FP8_OCP, &r->dNB, e));
-    GPU_TRY(e, cudaMalloc(&r->dout, (size_t)r->blocks * 64 * r->n * 4));
-    GPU_TRY(e, cudaMalloc((void **)&r->clk, sizeof *r->clk));
+    MCF_TRY(mbuffers_make(&r->b, 64, r->n, kk, k, MCF_FP8_OCP, (size_t)r->blocks * 64 * r->n * 4, e));
     *ks = r;
     return MCF_OK;
 fail:
@@ -233,8 +220,8 @@ static int wg_run_once(void *ks, struct mcf_sample *smp, struct mcf_err *e)
     struct wg_run *r = (struct wg_run *)ks;
     struct gpu_clock clk;
     double per_wg = 2.0 * r->half + 1;
-    MCF_TRY(gpu_time(r->s, [&] { r->kernel<<<r->blocks, WG_THREADS, r->smem, r->s->stream>>>(r->dA, r->dB, r->dNB, r->es, r->dout, r->half, r->clk); }, &smp->seconds, e));
-    GPU_TRY(e, cudaMemcpy(&clk, r->clk, sizeof clk, cudaMemcpyDeviceToHost));
+    MCF_TRY(gpu_time(r->s, [&] { r->kernel<<<r->blocks, WG_THREADS, r->smem, r->s->stream>>>(r->b.dA, r->b.dB, r->b.dNB, r->es, r->b.dout, r->half, r->b.clk); }, &smp->seconds, e));
+    GPU_TRY(e, cudaMemcpy(&clk, r->b.clk, sizeof clk, cudaMemcpyDeviceToHost));
     msample_fill(smp, r->s, r->k.dtype, &clk, per_wg, r->blocks);
     return MCF_OK;
 fail:
@@ -247,7 +234,7 @@ static int wg_verify(void *ks, struct mcf_err *e)
     char what[96];
     snprintf(what, sizeof what, "wgmma %s %s m64n%dk%d", mcf_path_names[r->k.path], mcf_dtype_names[r->k.dtype],
              r->n, wgmma_k(r->k.dtype));
-    return mverify_device(r->dout, r->blocks, 4, r->k.dtype == MCF_INT8 ? mdecode_s32 : mdecode_f32, &r->tiles,
+    return mverify_device(r->b.dout, r->blocks, 4, r->k.dtype == MCF_INT8 ? mdecode_s32 : mdecode_f32, &r->b.tiles,
                           what, r->k.inject_fault, e);
 }
 

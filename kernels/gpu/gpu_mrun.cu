@@ -8,12 +8,7 @@
 static void mrun_free(struct mrun *r)
 {
     if (!r) return;
-    if (r->dA) GPU_RELEASE(gpuFree(r->dA));
-    if (r->dB) GPU_RELEASE(gpuFree(r->dB));
-    if (r->dNB) GPU_RELEASE(gpuFree(r->dNB));
-    if (r->dout) GPU_RELEASE(gpuFree(r->dout));
-    if (r->clk) GPU_RELEASE(gpuFree(r->clk));
-    mtiles_free(&r->tiles);
+    mbuffers_free(&r->b);
     free(r);
 }
 
@@ -21,7 +16,6 @@ static int mrun_setup(void *state, const struct mcf_kernel *k, void **ks, struct
 {
     struct gpu_state *s = (struct gpu_state *)state;
     struct mrun *r = NULL;
-    enum mcf_dtype tb = k->dtype_b == MCF_DTYPE_COUNT ? k->dtype : k->dtype_b;   /* B's format */
     MCF_ALLOC(e, r, 1);
     r->s = s;
     r->k = *k;
@@ -36,12 +30,8 @@ static int mrun_setup(void *state, const struct mcf_kernel *k, void **ks, struct
     }
     r->half = (long long)(k->iterations / 2);
     r->warps = (size_t)r->blocks * r->threads / GPU_WARP;
-    MCF_TRY(mtiles_make(&r->tiles, r->m, r->n, r->kk, k, e));
-    MCF_TRY(mtile_upload(k->dtype, r->tiles.a, r->m * r->kk, 0, r->fp8, &r->dA, e));
-    MCF_TRY(mtile_upload(tb, r->tiles.b, r->kk * r->n, 0, r->fp8, &r->dB, e));
-    MCF_TRY(mtile_upload(tb, r->tiles.b, r->kk * r->n, 1, r->fp8, &r->dNB, e));
-    GPU_TRY(e, gpuMalloc(&r->dout, r->warps * r->acc * r->blk * r->m * r->n * r->out_bytes));
-    GPU_TRY(e, gpuMalloc((void **)&r->clk, sizeof *r->clk));
+    MCF_TRY(mbuffers_make(&r->b, r->m, r->n, r->kk, k, r->fp8,
+                          r->warps * r->acc * r->blk * r->m * r->n * r->out_bytes, e));
     *ks = r;
     return MCF_OK;
 fail:
@@ -55,7 +45,7 @@ static int mrun_run(void *ks, struct mcf_sample *smp, struct mcf_err *e)
     struct gpu_clock clk;
     double per_acc = 2.0 * r->half + 1;
     MCF_TRY(gpu_time(r->s, [&] { r->launch(r); }, &smp->seconds, e));
-    GPU_TRY(e, gpuMemcpy(&clk, r->clk, sizeof clk, gpuMemcpyDeviceToHost));
+    GPU_TRY(e, gpuMemcpy(&clk, r->b.clk, sizeof clk, gpuMemcpyDeviceToHost));
     /* a unit is one block's m x n x k product: an instruction does blk of them */
     msample_fill(smp, r->s, r->k.dtype, &clk, per_acc, (double)r->acc * r->warps * r->blk);
     return MCF_OK;
@@ -68,7 +58,7 @@ static int mrun_verify(void *ks, struct mcf_err *e)
     struct mrun *r = (struct mrun *)ks;
     char what[128];
     snprintf(what, sizeof what, "%s %s %dx%dx%d", r->insn, mcf_dtype_names[r->k.dtype], r->m, r->n, r->kk);
-    return mverify_device(r->dout, r->warps * r->acc * r->blk, r->out_bytes, r->decode, &r->tiles, what,
+    return mverify_device(r->b.dout, r->warps * r->acc * r->blk, r->out_bytes, r->decode, &r->b.tiles, what,
                           r->k.inject_fault, e);
 }
 

@@ -13,7 +13,6 @@
 struct mrun {
     struct gpu_state *s;
     struct mcf_kernel k;
-    struct mtiles tiles;
     /* bound by the vendor: instruction shape, blocks per instruction (AMD's
      * multi-block MFMAs; 1 elsewhere), result element size and decoder, the
      * FP8 encoding, the default warps per SM, the instruction's name */
@@ -26,9 +25,7 @@ struct mrun {
     int blocks, threads, acc;
     long long half;
     size_t warps;
-    uint8_t *dA, *dB, *dNB;
-    void *dout;                       /* [warp][acc][block] tiles of m x n */
-    struct gpu_clock *clk;
+    struct mbuffers b;                /* b.dout: [warp][acc][block] tiles of m x n */
     gpuStream_t stream;               /* where launches go */
     unsigned long long *span;         /* device, or NULL: the streams family's kernel span */
 };

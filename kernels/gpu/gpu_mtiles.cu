@@ -134,6 +134,34 @@ fail:
     return e->rc;
 }
 
+int mbuffers_make(struct mbuffers *b, int m, int n, int k, const struct mcf_kernel *kern, enum mcf_fp8_kind fp8,
+                  size_t out_bytes, struct mcf_err *e)
+{
+    enum mcf_dtype ta = kern->dtype, tb = kern->dtype_b == MCF_DTYPE_COUNT ? kern->dtype : kern->dtype_b;
+    memset(b, 0, sizeof *b);
+    MCF_TRY(mtiles_make(&b->tiles, m, n, k, kern, e));
+    MCF_TRY(mtile_upload(ta, b->tiles.a, m * k, 0, fp8, &b->dA, e));
+    MCF_TRY(mtile_upload(tb, b->tiles.b, k * n, 0, fp8, &b->dB, e));
+    MCF_TRY(mtile_upload(tb, b->tiles.b, k * n, 1, fp8, &b->dNB, e));
+    GPU_TRY(e, gpuMalloc(&b->dout, out_bytes));
+    GPU_TRY(e, gpuMalloc((void **)&b->clk, sizeof *b->clk));
+    return MCF_OK;
+fail:
+    mbuffers_free(b);
+    return e->rc;
+}
+
+void mbuffers_free(struct mbuffers *b)
+{
+    if (b->dA) GPU_RELEASE(gpuFree(b->dA));
+    if (b->dB) GPU_RELEASE(gpuFree(b->dB));
+    if (b->dNB) GPU_RELEASE(gpuFree(b->dNB));
+    if (b->dout) GPU_RELEASE(gpuFree(b->dout));
+    if (b->clk) GPU_RELEASE(gpuFree(b->clk));
+    mtiles_free(&b->tiles);
+    memset(b, 0, sizeof *b);
+}
+
 void msample_fill(struct mcf_sample *smp, const struct gpu_state *s, enum mcf_dtype t,
                   const struct gpu_clock *clk, double per_chain, double chains)
 {

@@ -33,6 +33,20 @@ int mtile_encode(enum mcf_dtype t, const double *v, int count, int negate, enum 
 int mtile_upload(enum mcf_dtype t, const double *v, int count, int negate, enum mcf_fp8_kind fp8, uint8_t **dev,
                  struct mcf_err *e);
 
+/* A matrix kernel's device buffers: A, B and -B encoded (B in its own FP8
+ * format where a test pairs two), the result tiles and the clock stamps. */
+struct mbuffers {
+    struct mtiles tiles;
+    uint8_t *dA, *dB, *dNB;
+    void *dout;
+    struct gpu_clock *clk;
+};
+/* Makes the m x n x k tiles for kern, uploads them, and allocates out_bytes
+ * of results; on failure everything made so far is released. */
+int mbuffers_make(struct mbuffers *b, int m, int n, int k, const struct mcf_kernel *kern, enum mcf_fp8_kind fp8,
+                  size_t out_bytes, struct mcf_err *e);
+void mbuffers_free(struct mbuffers *b);
+
 /* Fills a sample from a matrix launch's clock stamps: `per_chain` dependent
  * instructions in each of `chains` accumulators (the units); the dense peak
  * at the measured clock from the vendor's gpu_matrix_peak(). */

@@ -79,9 +79,9 @@ template <class T> static void launch_mfma(struct mrun *r)
 {
     typedef typename T::cout C;
     if (r->acc == 1)
-        k_mfma<T, 1><<<r->blocks, r->threads, 0, r->stream>>>(r->dA, r->dB, r->dNB, (C *)r->dout, r->half, r->clk, r->span);
+        k_mfma<T, 1><<<r->blocks, r->threads, 0, r->stream>>>(r->b.dA, r->b.dB, r->b.dNB, (C *)r->b.dout, r->half, r->b.clk, r->span);
     else
-        k_mfma<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(r->dA, r->dB, r->dNB, (C *)r->dout, r->half, r->clk, r->span);
+        k_mfma<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(r->b.dA, r->b.dB, r->b.dNB, (C *)r->b.dout, r->half, r->b.clk, r->span);
 }
 
 /* CDNA generation of the open device from its gfx target; 0: not CDNA2/3 */
