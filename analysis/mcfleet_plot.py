@@ -7,6 +7,14 @@
   mcfleet_plot.py roofline FILE [-o OUT.png]
       the arithmetic-intensity sweep (memory op fma) against the measured
       bandwidth and compute ceilings, rank 0 and the fleet spread
+  mcfleet_plot.py occupancy FILE [-o OUT.png] [--csv OUT.csv]
+      each matrix occupancy sweep fitted to the MI250X paper's throughput model
+      (../shared/seeds/000_*, Eq. 2): FLOPS(N) = a * min(N, S) * f, with N the
+      wavefronts (warps) in all, f the clock measured at each point, a the
+      FLOP per wave per cycle and S the saturation point; on AMD, S should be
+      4 x CUs (one wave per matrix core). Where the file has a latency test of
+      the same type and shape, its cycles c give 2mnk/c beside the fitted a
+      (equal for single-block instructions).
 
 Needs h5py, numpy and matplotlib (Debian: python3-h5py python3-matplotlib).
 Exit codes: 0 ok, 2 bad usage or a file that is not an mcfleet results file.
@@ -124,6 +132,87 @@ def roofline(args):
     print("wrote %s (%d intensity points)" % (args.output, len(points)))
 
 
+def fit_saturating(n, y):
+    """least-squares a and S of y = a * min(n, S), S among the points' n"""
+    best = None
+    for s_ in sorted(set(n)):
+        x = np.minimum(n, s_)
+        a = float(np.dot(x, y) / np.dot(x, x))
+        err = float(np.sum((y - a * x) ** 2))
+        if best is None or err < best[2] - 1e-12 * abs(err):
+            best = (a, s_, err)
+    return best
+
+
+def occupancy(args):
+    f = open_results(args.file)
+    units = int(f["ranks/compute_units"][0])
+    sweeps = {}
+    for name, g in f["results"].items():
+        a = g.attrs
+        if text(a.get("kernel", "")) != "matrix" or text(a.get("mode", "")) != "throughput":
+            continue
+        occ = int(a.get("occupancy", 0))
+        if occ <= 0 or "gflops" not in g or "status" not in g or int(g["status"][0]) != 1:
+            continue   # auto occupancy has no N; a point that did not verify has no figure
+        key = (text(a["dtype"]), text(a.get("dtype_b", a["dtype"])), text(a["shape"]), text(a.get("path", "")))
+        clock = float(np.nanmedian(g["clock_mhz"][0])) if "clock_mhz" in g else float("nan")
+        sweeps.setdefault(key, []).append((occ * units, float(np.nanmedian(g["gflops"][0])), clock, name))
+    latency = {}
+    for name, g in f["results"].items():
+        a = g.attrs
+        if text(a.get("kernel", "")) == "matrix" and text(a.get("mode", "")) == "latency" and "latency_cycles" in g:
+            latency[(text(a["dtype"]), text(a["shape"]))] = float(np.nanmedian(g["latency_cycles"][0]))
+    rows, fits = [], []
+    for key, pts in sorted(sweeps.items()):
+        if len(pts) < 2:
+            continue
+        pts.sort()
+        n = np.array([p[0] for p in pts], float)
+        gf = np.array([p[1] for p in pts], float)
+        clk = np.array([p[2] for p in pts], float)
+        per_cycle = np.all(np.isfinite(clk)) and np.all(clk > 0)
+        y = gf * 1e9 / (clk * 1e6) if per_cycle else gf * 1e9   # FLOP per cycle, or FLOP/s without a clock
+        a, s_, _ = fit_saturating(n, y)
+        m, nn, k = (int(x) for x in key[2].split("x"))
+        c = latency.get((key[0], key[2]))
+        fits.append((key, a, s_, per_cycle, c, m, nn, k))
+        for (ni, g_, ck, name), yi in zip(pts, y):
+            model = a * min(ni, s_) * (ck * 1e6 if per_cycle else 1.0) / 1e9
+            rows.append((name, key[0], key[1], key[2], int(ni), g_, ck, model))
+    if not fits:
+        print("mcfleet_plot: %s has no matrix occupancy sweep (two or more explicit occupancy points)"
+              % args.file, file=sys.stderr)
+        sys.exit(2)
+    for key, a, s_, per_cycle, c, m, nn, k in fits:
+        unit = "FLOP/wave/cycle" if per_cycle else "FLOP/s per wave (no clock)"
+        line = "%s%s %s %s: a = %.4g %s, saturates at N = %d (%d per unit of %d)" % (
+            key[0], "" if key[1] == key[0] else " x " + key[1], key[2], key[3] or "", a, unit, s_, s_ // units, units)
+        if c and per_cycle:
+            line += "; latency %.1f cycles gives 2mnk/c = %.4g" % (c, 2.0 * m * nn * k / c)
+        print(line)
+    if args.csv:
+        with open(args.csv, "w") as out:
+            out.write("test,dtype,dtype_b,shape,waves,gflops,clock_mhz,model_gflops\n")
+            for r in rows:
+                out.write("%s,%s,%s,%s,%d,%.6g,%.6g,%.6g\n" % r)
+        print("wrote %s (%d points)" % (args.csv, len(rows)))
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for key, a, s_, per_cycle, c, m, nn, k in fits:
+        pts = [r for r in rows if (r[1], r[2], r[3]) == key[:3]]
+        lab = "%s %s" % (key[0], key[2])
+        ax.plot([r[4] for r in pts], [r[5] for r in pts], "o", label=lab + " measured")
+        ax.plot([r[4] for r in pts], [r[7] for r in pts], "--", label=lab + " model")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("wavefronts (warps) in all")
+    ax.set_ylabel("GFLOP/s")
+    ax.legend(fontsize=7)
+    ax.set_title("occupancy sweeps and a*min(N,S)*f: %s" % args.file, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=110)
+    print("wrote %s (%d sweeps)" % (args.output, len(fits)))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -134,8 +223,12 @@ def main():
     r = sub.add_parser("roofline", help="intensity sweep against the measured ceilings")
     r.add_argument("file")
     r.add_argument("-o", "--output", default="roofline.png")
+    o = sub.add_parser("occupancy", help="matrix occupancy sweeps fitted to the throughput model")
+    o.add_argument("file")
+    o.add_argument("-o", "--output", default="occupancy.png")
+    o.add_argument("--csv", help="also write the points and the model to this CSV")
     args = p.parse_args()
-    {"variation": variation, "roofline": roofline}[args.cmd](args)
+    {"variation": variation, "roofline": roofline, "occupancy": occupancy}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -31,4 +31,39 @@ expect_in "$work/p" "(3 intensity points)"
 [ -s "$work/v.png" ] && [ -s "$work/rl.png" ] || fail "no PNG written"
 rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$srcdir/tests/decks/tiny.yaml" 2>/dev/null || rc=$?
 [ $rc != 0 ] || fail "a YAML file was accepted as results"
+
+# the throughput model fit of a matrix occupancy sweep (host: threads; no clock)
+cat >"$work/occ.yaml" <<YAML
+defaults:
+  repetitions: 3
+  warmup: 1
+tests:
+  - name: mm
+    kernel: matrix
+    dtype: fp64
+    shape: [8, 8, 4]
+    iterations: 2000
+    occupancy: [1, 2, 4]
+YAML
+mpi 1 --backend host --deck "$work/occ.yaml" -o "$work/o.h5"
+expect_rc 0
+"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" occupancy "$work/o.h5" -o "$work/o.png" --csv "$work/o.csv" >"$work/p" \
+    || { cat "$work/p"; fail "occupancy fit"; }
+expect_in "$work/p" "fp64 8x8x4"
+expect_in "$work/p" "(1 sweeps)"
+[ "$(wc -l <"$work/o.csv")" = 4 ] || { cat "$work/o.csv"; fail "expected 3 points in the CSV"; }
+# the CSV's model column is the printed fit, a * min(N, S) (no clock on the host)
+"$PYTHON_H5" - "$work/o.csv" "$work/p" <<'PY' || fail "model column"
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+m = re.search(r"a = ([0-9.e+-]+) FLOP/s per wave \(no clock\), saturates at N = (\d+)", open(sys.argv[2]).read())
+a, s = float(m.group(1)), int(m.group(2))
+assert [int(r["waves"]) for r in rows] == sorted(int(r["waves"]) for r in rows)
+assert s in [int(r["waves"]) for r in rows]
+for r in rows:
+    want = a * min(int(r["waves"]), s) / 1e9
+    assert float(r["gflops"]) > 0 and abs(float(r["model_gflops"]) - want) <= 1e-3 * want, (r, want)
+PY
+rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" occupancy "$work/r.h5" -o "$work/x.png" 2>/dev/null || rc=$?
+[ $rc = 2 ] || fail "a file without an occupancy sweep: exit $rc, expected 2"
 echo "analysis ok"
