@@ -389,7 +389,7 @@ fail:
 static int parse_power(struct ctx *c, const yaml_node_t *node, struct mcf_deck *deck)
 {
     if (node->type != YAML_MAPPING_NODE)
-        return at(c, node, "'power' must be a mapping (period_ms:, sources:)");
+        return at(c, node, "'power' must be a mapping (period_ms:, sources:, series:)");
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
         const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
         const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
@@ -410,8 +410,16 @@ static int parse_power(struct ctx *c, const yaml_node_t *node, struct mcf_deck *
                     return at(c, item, "unknown power source '%s' (nvml, rsmi, craypm)", s ? s : "?");
                 deck->power_sources |= 1u << mcf_name_index(power_source_names, 3, s);
             }
+        } else if (key && !strcmp(key, "series")) {
+            const char *s = scalar(vn);
+            if (s && (!strcmp(s, "true") || !strcmp(s, "on")))
+                deck->power_series = 1;
+            else if (s && (!strcmp(s, "false") || !strcmp(s, "off")))
+                deck->power_series = 0;
+            else
+                return at(c, vn, "'series' in 'power' must be true or false, got '%s'", s ? s : "?");
         } else {
-            return at(c, kn, "unknown key '%s' in 'power'", key ? key : "?");
+            return at(c, kn, "unknown key '%s' in 'power' (period_ms, sources, series)", key ? key : "?");
         }
     }
     return MCF_OK;
@@ -451,6 +459,7 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
     deck->warmup = DEFAULT_WARMUP;
     deck->power_period_ms = DEFAULT_POWER_PERIOD_MS;
     deck->power_sources = ~0u;
+    deck->power_series = 1;
     if (!(deck->text = strdup(text)))
         MCF_FAIL(e, MCF_ERUNTIME, "out of memory");
 

@@ -31,6 +31,8 @@ struct mcf_deck {
     int power_period_ms;             /* sampling period (power issue) */
     int quick;                       /* --quick applied */
     unsigned power_sources;          /* bit i: mcf_power_sources[i] may be used (default all) */
+    int power_series;                /* keep every sample in the file (default 1); 0: only the
+                                        per-test and per-repetition figures (fleet-scale runs) */
     int allow_shared_devices;        /* several ranks may use one GPU */
     int ntests;
     struct mcf_deck_test *tests;

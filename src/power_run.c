@@ -187,6 +187,9 @@ static int record_series(struct mcf_h5 *h, const struct mcf_power_run *p, int i,
     MCF_TRY(mcf_h5_rows_double(h, path, &ce, 0, "s", e));
     snprintf(path, sizeof path, "%s/idle_power_w", g);
     MCF_TRY(mcf_h5_rows_double(h, path, &idle, 0, "W", e));
+    MCF_TRY(mcf_h5_attr_long(h, g, "series_kept", p->keep_series, e));
+    if (!p->keep_series)
+        n = 0;   /* `power: series: false`: the datasets exist, empty; the figures above and per test remain */
     MCF_ALLOC(e, col, n);
     for (size_t k = 0; k < n; k++)
         col[k] = v->r[k].s.t;

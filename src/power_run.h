@@ -15,6 +15,7 @@
 struct mcf_power_run {
     struct mcf_sampler sampler;
     int all_on;                /* every rank has a source: per-test figures are recorded */
+    int keep_series;           /* write every sample (/power/<source>/t_s ...), or only the figures */
     double idle_t0, idle_t1;   /* the idle window, rank 0's time base */
 };
 

@@ -452,6 +452,7 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     MCF_TRY(mcf_power_begin(&r.power, &r.topo, &r.dev, r.deck.power_period_ms * 1e-3, r.deck.power_sources,
                             o->power_off, r.cs.offset, o->quick ? 0.5 : 2.0, &e));
     r.have_power = 1;
+    r.power.keep_series = r.deck.power_series;
     r.t_start = mcf_now();
 
     say(&r, "mcfleet %s: %d rank%s on %d node%s, backend %s, rank 0's device: %s\n", PACKAGE_VERSION,

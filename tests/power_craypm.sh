@@ -59,4 +59,26 @@ assert st[0] == "on" and st[1] == "off: node counters are read by local rank 0",
 assert nd["count"][1] == 0 and abs(nd["idle_power_w"][0] - 550) < 6, (nd["count"][:], nd["idle_power_w"][:])
 print("power ok: %.1f W, windows %.2f-%.2f s, cadence %.3f s" % (np.median(w), dur.min(), dur.max(), np.median(cad)))
 PY
+
+# `power: series: false` (fleet scale): no samples in the file, the same figures
+sed 's/^  sources: \[craypm\]$/  sources: [craypm]\n  series: false/' "$work/deck.yaml" >"$work/deck2.yaml"
+grep -q "series: false" "$work/deck2.yaml" || fail "test setup: the deck edit"
+"$PYTHON_H5" "$srcdir/tests/pmc_node.py" "$work/pmc" 60 300 &
+node=$!
+sleep 0.5
+MCFLEET_CRAYPM_ROOT="$work/pmc" MCFLEET_CRAYPM_ACCEL=0 mpi 2 --backend host --deck "$work/deck2.yaml" -o "$work/q.h5"
+kill $node 2>/dev/null
+expect_rc 0
+"$PYTHON_H5" - "$work/q.h5" <<'PY' || fail "power: series: false"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+p = f["power/craypm"]
+assert int(p.attrs["series_kept"]) == 0
+assert p["count"][:].min() > 50, p["count"][:]                 # sampled all the same
+assert p["t_s"].shape[0] == 0 and p["power_w"].shape[0] == 0   # but not kept
+w = f["results/chase/avg_power_w"][:]
+assert np.all(np.abs(w - 300) < 9), w                          # the figures are still there
+assert abs(np.median(p["idle_power_w"][:]) - 300) < 3
+assert int(f["power/nvml"].attrs["series_kept"]) == 0
+PY
 echo "power craypm ok"

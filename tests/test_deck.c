@@ -48,6 +48,8 @@ static const struct bad bad_decks[] = {
       "deck.yaml:6:23: 'occupancy' in test 'x' lists 1 twice" },
     { "power:\n  period_ms: 5000\ntests:\n  - name: x\n    kernel: valu\n    dtype: fp64\n",
       "deck.yaml:2:14: 'period_ms' in 'power' must be an integer between 1 and 1000" },
+    { "power:\n  series: maybe\ntests:\n  - name: x\n    kernel: valu\n    dtype: fp64\n",
+      "deck.yaml:2:11: 'series' in 'power' must be true or false, got 'maybe'" },
     { "tests:\n  - name: bad/name\n    kernel: valu\n    dtype: fp64\n",
       "deck.yaml:2:11: test name must be" },
     { HEAD "    dtype_b: fp8-e5m2\n",
