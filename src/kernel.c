@@ -11,7 +11,7 @@
 const char *const mcf_family_names[MCF_FAMILY_COUNT] = {
     "matrix", "valu", "memory", "latency", "streams" };
 const char *const mcf_dtype_names[MCF_DTYPE_COUNT] = {
-    "fp64", "fp32", "tf32", "fp16", "fp16-acc16", "bf16", "fp8-e4m3", "fp8-e5m2", "int8", "fp16x2" };
+    "fp64", "fp32", "tf32", "fp16", "fp16-acc16", "bf16", "fp8-e4m3", "fp8-e5m2", "int8", "fp16x2", "fp32x2" };
 const char *const mcf_level_names[MCF_LEVEL_COUNT] = { "hbm", "l2", "l1", "lds" };
 const char *const mcf_memop_names[MCF_OP_COUNT] = { "read", "copy", "triad", "fma" };
 const char *const mcf_mode_names[MCF_MODE_COUNT] = { "throughput", "latency" };
@@ -30,7 +30,7 @@ int mcf_name_index(const char *const *names, int count, const char *name)
 int mcf_dtype_size(enum mcf_dtype t)
 {
     switch (t) {
-    case MCF_FP64: return 8;
+    case MCF_FP64: case MCF_FP32X2: return 8;
     case MCF_FP32: case MCF_TF32: case MCF_FP16X2: return 4;
     case MCF_FP16: case MCF_FP16_ACC16: case MCF_BF16: return 2;
     default: return 1;
@@ -43,7 +43,8 @@ double mcf_kernel_flops_per_unit(const struct mcf_kernel *k)
     case MCF_FAMILY_MATRIX:
         return 2.0 * k->shape[0] * k->shape[1] * k->shape[2];
     case MCF_FAMILY_VALU:
-        return k->dtype == MCF_FP16X2 ? 4.0 : 2.0;   /* an FMA is two FLOPs, per lane */
+        /* an FMA is two FLOPs, per lane; packed ones do two */
+        return k->dtype == MCF_FP16X2 || k->dtype == MCF_FP32X2 ? 4.0 : 2.0;
     case MCF_FAMILY_MEMORY:
         switch (k->op) {
         case MCF_OP_READ: return 1.0;                   /* the reduction's add */

@@ -8,6 +8,8 @@ For each gfx target directory given:
     and no other v_mfma; on a generation without the instruction, the kernel
     holds s_trap and no v_mfma (the host never launches it);
   - every instruction of the table has its kernels;
+  - every VALU kernel's main loop issues only its type's FMA (v_fma_f64,
+    v_fma_f32, v_pk_fma_f32 for fp32x2, v_pk_fma_f16), in multiples of 8 chains;
   - no kernel in any file uses scratch: private segment 0, no VGPR or SGPR spills.
 Usage: hip_isa.py ASMDIR/gfx90a [ASMDIR/gfx940 ...]
 """
@@ -49,6 +51,13 @@ MNEMONIC = {
     "mfma_fp8_fp8_32x32x16": (None, "v_mfma_f32_32x32x16_fp8_fp8"),
     "mfma_bf8_bf8_32x32x16": (None, "v_mfma_f32_32x32x16_bf8_bf8"),
 }
+# k_valu<T>: the FMA its chains must issue. Scalar FP32 must stay scalar: the
+# compiler would otherwise pair independent chains into v_pk_fma_f32 and the
+# fp32 test would measure the packed rate (hipcc runs with -fno-slp-vectorize).
+VALU = {"d": ("v_fma_f64",), "f": ("v_fma_f32", "v_fmac_f32"), "Dv2_f": ("v_pk_fma_f32",),
+        "7__half2": ("v_pk_fma_f16",)}
+VALU_KERNEL = re.compile(r"k_valuI(d|f|Dv2_f|7__half2)E")
+FMA = re.compile(r"^\s*(v_\w*fma\w*)")
 GENERATION = {"gfx90a": 0, "gfx940": 1, "gfx941": 1, "gfx942": 1}
 KERNEL = re.compile(r"^(_Z\w+):\s*(?:;.*)?$")
 MFMA_KERNEL = re.compile(r"k_mfmaI\d+(\w+?)Li(\d+)E")
@@ -98,7 +107,7 @@ def scratch_problems(text):
 def check_target(d):
     arch = os.path.basename(os.path.normpath(d))
     gen = GENERATION[arch]
-    problems, seen, nkernels = [], set(), 0
+    problems, seen, seen_valu, nkernels = [], set(), set(), 0
     for f in sorted(os.listdir(d)):
         if not f.endswith(".s"):
             continue
@@ -106,6 +115,18 @@ def check_target(d):
         problems += ["%s/%s: %s" % (arch, f, p) for p in scratch_problems(text)]
         nkernels += len(re.findall(r"\.amdhsa_kernel ", text))
         for name, body in kernels(text):
+            v = VALU_KERNEL.search(name)
+            if v:
+                want = VALU[v.group(1)]
+                per_loop = [[FMA.match(l).group(1) for l in lp if FMA.match(l)] for lp in loops(body)]
+                main = max(per_loop, key=len) if per_loop else []
+                if not main or any(x not in want for x in main) or len(main) % 8:
+                    problems.append("%s k_valu<%s>: main loop issues %s, expected a multiple of 8 of %s"
+                                    % (arch, v.group(1), main, "/".join(want)))
+                else:
+                    print("%s k_valu<%s>: %d x %s per iteration" % (arch, v.group(1), len(main), main[0]))
+                seen_valu.add(v.group(1))
+                continue
             m = MFMA_KERNEL.search(name)
             if not m:
                 continue
@@ -132,7 +153,7 @@ def check_target(d):
                                 % (where, per_iter, 2 * acc))
             else:
                 print("%s: %d x %s per iteration" % (where, per_iter[0], want))
-    missing = sorted(set(MNEMONIC) - seen)
+    missing = sorted(set(MNEMONIC) - seen) + sorted("k_valu<%s>" % t for t in set(VALU) - seen_valu)
     if missing:
         problems.append("%s: no kernels for %s" % (arch, ", ".join(missing)))
     print("%s: %d kernels, %d MFMA instructions checked, no scratch: %s"

@@ -21,7 +21,7 @@ static const struct bad bad_decks[] = {
       "deck.yaml:6:18: 'repetitions' in test 'x' must be between 1 and 1000000, got 0" },
     { "tests:\n  - name: x\n    kernel: matrix\n    dtype: fp128\n    shape: [8, 8, 4]\n",
       "deck.yaml:4:12: 'dtype' in test 'x' must be one of fp64, fp32, tf32, fp16, fp16-acc16, bf16, "
-      "fp8-e4m3, fp8-e5m2, int8, fp16x2, got 'fp128'" },
+      "fp8-e4m3, fp8-e5m2, int8, fp16x2, fp32x2, got 'fp128'" },
     { "tests:\n  - name: x\n    dtype: fp64\n",
       "deck.yaml:2:5: test 'x' has no 'kernel' (one of matrix, valu, memory, latency, streams)" },
     { "tests:\n  - kernel: valu\n    dtype: fp64\n",

@@ -1,7 +1,8 @@
 /* Vector FMA peak, single-source: each thread runs 8 independent chains of
  * x = a*x + b (a = -1, b = 0.5 passed at run time). Every step is exact, so
  * the output is checked bit for bit against src/reference.h's closed form.
- * fp16x2 runs the chains in packed halves (__hfma2): 2 FMAs per instruction. */
+ * fp16x2 runs the chains in packed halves (__hfma2): 2 FMAs per instruction;
+ * fp32x2 in packed floats (v_pk_fma_f32, AMD CDNA2 and later only). */
 #include <stdlib.h>
 
 #include "gpu.h"
@@ -12,6 +13,18 @@
 static __device__ inline float fma_t(float a, float x, float b) { return fmaf(a, x, b); }
 static __device__ inline double fma_t(double a, double x, double b) { return fma(a, x, b); }
 static __device__ inline __half2 fma_t(__half2 a, __half2 x, __half2 b) { return __hfma2(a, x, b); }
+#if defined(MCF_GPU_HIP)
+typedef float gpu_f32x2 __attribute__((ext_vector_type(2)));
+/* contracted to one v_pk_fma_f32 (tests/hip_isa.py checks the instruction) */
+static __device__ inline gpu_f32x2 fma_t(gpu_f32x2 a, gpu_f32x2 x, gpu_f32x2 b)
+{
+#pragma clang fp contract(fast)
+    return a * x + b;
+}
+#define GPU_HAVE_PACKED_FP32 1
+#else
+#define GPU_HAVE_PACKED_FP32 0
+#endif
 
 template <typename T>
 __global__ void k_valu(T *x, T a, T b, long long iterations, struct gpu_clock *clk)
@@ -41,7 +54,9 @@ struct valu_run {
     unsigned long long steps;  /* applied so far, warm-up included */
 };
 
-static size_t elem_size(enum mcf_dtype t) { return t == MCF_FP64 ? 8 : t == MCF_FP32 ? 4 : 2; }
+/* bytes per scalar lane */
+static size_t elem_size(enum mcf_dtype t) { return t == MCF_FP64 ? 8 : t == MCF_FP32 || t == MCF_FP32X2 ? 4 : 2; }
+static int packed(enum mcf_dtype t) { return t == MCF_FP16X2 || t == MCF_FP32X2; }
 
 static int valu_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
 {
@@ -49,19 +64,22 @@ static int valu_setup(void *state, const struct mcf_kernel *k, void **ks, struct
     struct valu_run *r = NULL;
     void *host = NULL;
     size_t es = elem_size(k->dtype);
-    if (k->dtype != MCF_FP64 && k->dtype != MCF_FP32 && k->dtype != MCF_FP16X2)
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "GPU VALU kernels are fp64, fp32 and fp16x2");
+    if (k->dtype == MCF_FP32X2 && !GPU_HAVE_PACKED_FP32)
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "packed FP32 FMA (fp32x2) is AMD's v_pk_fma_f32: this is an NVIDIA GPU");
+    if (k->dtype != MCF_FP64 && k->dtype != MCF_FP32 && !packed(k->dtype))
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "GPU VALU kernels are fp64, fp32, fp16x2 and fp32x2");
     MCF_ALLOC(e, r, 1);
     r->s = s;
     r->k = *k;
     gpu_fill(s, k->occupancy, 32, &r->blocks, &r->threads);
-    r->lanes = (size_t)r->blocks * r->threads * CHAINS * (k->dtype == MCF_FP16X2 ? 2 : 1);
+    r->lanes = (size_t)r->blocks * r->threads * CHAINS * (packed(k->dtype) ? 2 : 1);
     if (!(host = malloc(r->lanes * es)))
         MCF_FAIL(e, MCF_ERUNTIME, "out of host memory");
     for (size_t j = 0; j < r->lanes; j++) {
         double x0 = mcf_valu_x0(j);
         if (k->dtype == MCF_FP64) ((double *)host)[j] = x0;
-        else if (k->dtype == MCF_FP32) ((float *)host)[j] = (float)x0;
+        else if (k->dtype == MCF_FP32 || k->dtype == MCF_FP32X2) ((float *)host)[j] = (float)x0;
         else ((uint16_t *)host)[j] = (uint16_t)mcf_encode(MCF_FP16, x0, MCF_FP8_OCP);
     }
     GPU_TRY(e, gpuMalloc(&r->x, r->lanes * es));
@@ -90,6 +108,12 @@ static int valu_run(void *ks, struct mcf_sample *smp, struct mcf_err *e)
         MCF_TRY(gpu_time(r->s, [&] { k_valu<double><<<r->blocks, r->threads, 0, st>>>((double *)r->x, MCF_VALU_A, MCF_VALU_B, it, r->clk); }, &smp->seconds, e));
     else if (r->k.dtype == MCF_FP32)
         MCF_TRY(gpu_time(r->s, [&] { k_valu<float><<<r->blocks, r->threads, 0, st>>>((float *)r->x, (float)MCF_VALU_A, (float)MCF_VALU_B, it, r->clk); }, &smp->seconds, e));
+#if GPU_HAVE_PACKED_FP32
+    else if (r->k.dtype == MCF_FP32X2) {
+        const gpu_f32x2 a = { (float)MCF_VALU_A, (float)MCF_VALU_A }, b = { (float)MCF_VALU_B, (float)MCF_VALU_B };
+        MCF_TRY(gpu_time(r->s, [&] { k_valu<gpu_f32x2><<<r->blocks, r->threads, 0, st>>>((gpu_f32x2 *)r->x, a, b, it, r->clk); }, &smp->seconds, e));
+    }
+#endif
     else
         MCF_TRY(gpu_time(r->s, [&] { k_valu<__half2><<<r->blocks, r->threads, 0, st>>>((__half2 *)r->x, __float2half2_rn((float)MCF_VALU_A), __float2half2_rn((float)MCF_VALU_B), it, r->clk); }, &smp->seconds, e));
     GPU_TRY(e, gpuMemcpy(&clk, r->clk, sizeof clk, gpuMemcpyDeviceToHost));
@@ -111,12 +135,13 @@ static int valu_verify(void *ks, struct mcf_err *e)
     GPU_TRY(e, gpuMemcpy(host, r->x, r->lanes * es, gpuMemcpyDeviceToHost));
     if (r->k.inject_fault) {
         if (r->k.dtype == MCF_FP64) ((double *)host)[0] += 0.25;
-        else if (r->k.dtype == MCF_FP32) ((float *)host)[0] += 0.25f;
+        else if (r->k.dtype == MCF_FP32 || r->k.dtype == MCF_FP32X2) ((float *)host)[0] += 0.25f;
         else ((__half *)host)[0] = __float2half(__half2float(((__half *)host)[0]) + 0.25f);
     }
     for (size_t j = 0; j < r->lanes; j++) {
         double got = r->k.dtype == MCF_FP64 ? ((double *)host)[j]
-                   : r->k.dtype == MCF_FP32 ? ((float *)host)[j] : __half2float(((__half *)host)[j]);
+                   : r->k.dtype == MCF_FP32 || r->k.dtype == MCF_FP32X2 ? ((float *)host)[j]
+                   : __half2float(((__half *)host)[j]);
         double want = mcf_valu_expect(j, r->steps);
         if (got != want)
             MCF_FAIL(e, MCF_EVERIFY, "valu %s lane %zu: %.17g after %llu steps, expected %.17g",
