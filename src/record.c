@@ -57,6 +57,7 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_job_nodelist", env_or("SLURM_JOB_NODELIST", ""), e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_cluster_name", env_or("SLURM_CLUSTER_NAME", ""), e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "complete", complete, e));
+    MCF_TRY(mcf_h5_attr_long(h, "/meta", "oversubscribed_nodes", t->oversubscribed_nodes, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "tests_not_run", not_run, e));
     return MCF_OK;
 fail:

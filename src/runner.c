@@ -215,6 +215,28 @@ fail:
     return e->rc;
 }
 
+/* A node with more ranks than CPUs, its MPI not told to yield: rank 0 warns
+ * once, naming how many nodes; /meta/oversubscribed_nodes records it. Collective. */
+static int check_oversubscription(struct run *r, struct mcf_err *e)
+{
+    char msg[256] = "";
+    int mine = 0, nodes = 0;
+    if (r->topo.local_rank == 0)
+        mine = mcf_oversubscribed(r->topo.local_size, (int)sysconf(_SC_NPROCESSORS_ONLN),
+                                  getenv("OMPI_MCA_mpi_yield_when_idle"), getenv("OMPI_MCA_mpi_oversubscribe"),
+                                  msg, sizeof msg);
+    MCF_MPI(e, MPI_Allreduce(&mine, &nodes, 1, MPI_INT, MPI_SUM, r->topo.world));
+    r->topo.oversubscribed_nodes = nodes;
+    if (nodes) {   /* rank 0's node may be fine while others are not: its words, or a count */
+        MCF_MPI(e, MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, r->topo.world));
+        say(r, "warning: %d node%s oversubscribed%s%s\n", nodes, nodes == 1 ? "" : "s",
+            msg[0] ? ": rank 0's has " : "", msg);
+    }
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
 static int inject_here(const struct run *r, const char *test)
 {
     const char *spec = getenv("MCFLEET_INJECT_FAULT");
@@ -418,6 +440,7 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     MCF_TRY(choose_backend(&r, &e));
     MCF_TRY(check_binding(&r, &e));
     MCF_TRY(check_locality(&r, &e));
+    MCF_TRY(check_oversubscription(&r, &e));
     /* "auto" sizes come from rank 0's device, so every rank runs the same work */
     struct mcf_device_info dev0 = r.dev;
     MCF_MPI(&e, MPI_Bcast(&dev0, sizeof dev0, MPI_BYTE, 0, r.topo.world));

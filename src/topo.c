@@ -3,6 +3,7 @@
 
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -90,6 +91,19 @@ void mcf_topo_free(struct mcf_topo *t)
     if (t->node != MPI_COMM_NULL) MPI_Comm_free(&t->node);
     if (t->world != MPI_COMM_NULL) MPI_Comm_free(&t->world);
     t->node = t->world = MPI_COMM_NULL;
+}
+
+int mcf_oversubscribed(int local_size, int online_cpus, const char *yield_env, const char *oversub_env,
+                       char *msg, size_t len)
+{
+    msg[0] = '\0';
+    if (online_cpus <= 0 || local_size <= online_cpus)
+        return 0;
+    if ((yield_env && atoi(yield_env) == 1) || (oversub_env && atoi(oversub_env) == 1))
+        return 0;
+    snprintf(msg, len, "%d ranks on %d online CPUs: ranks waiting in MPI spin and slow the others "
+             "(Open MPI: set OMPI_MCA_mpi_yield_when_idle=1, as mpirun --oversubscribe does)", local_size, online_cpus);
+    return 1;
 }
 
 int mcf_check_binding(const int *counts, const char *ids, size_t idlen, int n, int allow_shared,

@@ -15,6 +15,7 @@ struct mcf_topo {
     char hostname[256];
     char affinity[256];       /* "0-3,8" */
     int ncpus;                /* CPUs in the affinity mask */
+    int oversubscribed_nodes; /* nodes with more ranks than CPUs whose MPI spins (set by the runner) */
 };
 
 int mcf_topo_init(MPI_Comm comm, struct mcf_topo *t, struct mcf_err *e);
@@ -28,6 +29,15 @@ int mcf_choose_device(int visible, int local_rank);
  * test: every rank must see the same number of devices, and no two may use
  * one device unless allowed. counts[i] and ids[i] (fixed-width strings of
  * idlen bytes) are local rank i's. 0, or -1 with the reason in msg. */
+/* More ranks on a node than it has online CPUs: ranks waiting in MPI spin and
+ * take the CPU from those working, unless the MPI is told to yield (Open MPI:
+ * mpi_yield_when_idle, which mpirun --oversubscribe implies; srun does not).
+ * yield_env and oversub_env are the values of OMPI_MCA_mpi_yield_when_idle and
+ * OMPI_MCA_mpi_oversubscribe (NULL: unset). Returns 1 and a warning in msg
+ * when the ranks will spin, else 0. */
+int mcf_oversubscribed(int local_size, int online_cpus, const char *yield_env, const char *oversub_env,
+                       char *msg, size_t len);
+
 int mcf_check_binding(const int *counts, const char *ids, size_t idlen, int n, int allow_shared,
                       char *msg, size_t len);
 

@@ -20,6 +20,8 @@ expect_in "$work/report" "7 tests: 6 verified on every rank, 1 unsupported, 0 fa
 # The issue's acceptance run: the default deck, quick, 8 ranks.
 mpi 8 --backend host --quick -o "$work/x.h5"
 expect_rc 0
+# mpirun --oversubscribe makes Open MPI yield: no warning is due
+! grep -q "oversubscribed" "$work/out" "$work/err" || fail "warned of oversubscription under mpirun --oversubscribe"
 schema "$work/x.h5" 8
 # the write strategy as recorded: asked for, and chosen by --hdf5-mode auto (8 ranks: gather)
 "$PYTHON_H5" - "$work/tiny.h5" "$work/x.h5" <<'PY' || fail "hdf5_write_mode"
@@ -28,4 +30,16 @@ s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
 assert s(h5py.File(sys.argv[1], "r")["meta"].attrs["hdf5_write_mode"]) == "collective"
 assert s(h5py.File(sys.argv[2], "r")["meta"].attrs["hdf5_write_mode"]) == "gather"
 PY
+# more ranks than CPUs, the MPI not told to yield (slots declared, no
+# --oversubscribe): the run warns, and records it
+n=$(( $(getconf _NPROCESSORS_ONLN) + 1 ))
+rc=0
+"$MPIRUN" -np $n --host localhost:$n --bind-to none --mca btl self,vader,tcp \
+    "$MCFLEET" --backend host --quick --deck "$srcdir/tests/decks/tiny.yaml" -o "$work/ov.h5" >"$work/out" 2>&1 || rc=$?
+expect_rc 0
+expect_in "$work/out" "warning: 1 node oversubscribed: rank 0's has $n ranks on $((n - 1)) online CPUs"
+"$PYTHON_H5" -c "
+import h5py, sys
+sys.exit(0 if int(h5py.File('$work/ov.h5', 'r')['meta'].attrs['oversubscribed_nodes']) == 1 else 1)" \
+    || fail "oversubscribed_nodes not recorded"
 echo "fleet run ok"

@@ -69,6 +69,20 @@ static void binding_checks(void **state)
     assert_int_equal(mcf_check_binding(same, &dup[0][0], 16, 3, 1, msg, sizeof msg), 0);   /* allowed */
 }
 
+static void oversubscription(void **state)
+{
+    (void)state;
+    char msg[512];
+    assert_int_equal(mcf_oversubscribed(2, 2, NULL, NULL, msg, sizeof msg), 0);
+    assert_int_equal(mcf_oversubscribed(8, 2, NULL, NULL, msg, sizeof msg), 1);
+    assert_non_null(strstr(msg, "8 ranks on 2 online CPUs"));
+    assert_non_null(strstr(msg, "OMPI_MCA_mpi_yield_when_idle=1"));
+    assert_int_equal(mcf_oversubscribed(8, 2, "1", NULL, msg, sizeof msg), 0);    /* told to yield */
+    assert_int_equal(mcf_oversubscribed(8, 2, NULL, "1", msg, sizeof msg), 0);    /* mpirun --oversubscribe */
+    assert_int_equal(mcf_oversubscribed(8, 2, "0", NULL, msg, sizeof msg), 1);
+    assert_int_equal(mcf_oversubscribed(8, 0, NULL, NULL, msg, sizeof msg), 0);   /* unknown CPU count */
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -77,6 +91,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cpu_lists),
         cmocka_unit_test(single_rank_topology),
         cmocka_unit_test(binding_checks),
+        cmocka_unit_test(oversubscription),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
