@@ -28,6 +28,8 @@ struct mcf_device_info {
     int compute_units;        /* SMs, CUs, cores */
     double clock_mhz;         /* nominal; measured clocks are per sample */
     char partition[64];       /* AMD MI300: compute / memory partition mode; "" where not reported */
+    char package[64];         /* AMD: the board's serial number (amdgpu sysfs); the two GCDs of an
+                                 MI250X share it, and power is reported for the package */
 };
 
 /* What a backend may need to know about the rank at init. */

@@ -80,6 +80,7 @@ static int record_ranks(struct mcf_h5 *h, const struct mcf_topo *t, const struct
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/driver", d->driver, e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/device_arch", d->arch, e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/device_partition", d->partition, e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/device_package", d->package, e));
     MCF_TRY(mcf_h5_rows_long(h, "/ranks/compute_units", d->compute_units, e));
     MCF_TRY(mcf_h5_rows_double(h, "/ranks/device_clock_mhz", &d->clock_mhz, 0, "MHz", e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/cpu_affinity", t->affinity, e));

@@ -15,7 +15,7 @@ META_INT = ["nranks", "nnodes", "complete", "quick"]
 RANK_FIELDS = ["hostname", "node", "local_rank", "device", "device_name", "device_uuid",
                "pci_bus_id", "cpu_affinity", "driver", "device_arch", "compute_units",
                "device_clock_mhz", "clock_offset_s", "clock_sync_rtt_s", "slurm_localid", "slurm_nodeid",
-               "slurm_procid", "slurm_nodename", "device_partition", "cuda_visible_devices", "rocr_visible_devices", "hip_visible_devices",
+               "slurm_procid", "slurm_nodename", "device_partition", "device_package", "cuda_visible_devices", "rocr_visible_devices", "hip_visible_devices",
                "gpu_local_cpus", "gpu_numa_node", "cores_local_to_gpu", "locality_note"]
 PER_RANK = ["verified", "status", "message", "start_skew_us", "warmup_runs"]
 

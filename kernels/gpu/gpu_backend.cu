@@ -131,25 +131,33 @@ fail:
     return e->rc;
 }
 
-/* AMD: the compute and memory partition modes (MI300's SPX/CPX, NPS1/NPS4)
- * from amdgpu's sysfs for this PCI device, where the driver has them. */
-static void partition_mode(const char *bus_id, char *out, size_t len)
+/* An attribute of this PCI device in amdgpu's sysfs ("" where absent). */
+static void pci_sysfs(const char *bus_id, const char *attr, char *out, size_t len)
 {
-    char path[160], compute[32], memory[32], bdf[32];
+    char path[160], bdf[32];
     size_t i;
-    out[0] = '\0';
-#if defined(MCF_GPU_HIP)
-    for (i = 0; bus_id[i] && i < sizeof bdf - 1; i++)
+    for (i = 0; bus_id[i] && i < sizeof bdf - 1; i++)   /* sysfs spells the BDF in lower case */
         bdf[i] = (char)(bus_id[i] >= 'A' && bus_id[i] <= 'F' ? bus_id[i] - 'A' + 'a' : bus_id[i]);
     bdf[i] = '\0';
-    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/current_compute_partition", bdf);
-    read_line(path, compute, sizeof compute);
-    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/current_memory_partition", bdf);
-    read_line(path, memory, sizeof memory);
+    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/%s", bdf, attr);
+    read_line(path, out, len);
+}
+
+/* AMD: the compute and memory partition modes (MI300's SPX/CPX, NPS1/NPS4),
+ * and the board serial that identifies the package (both GCDs of an MI250X
+ * report their board's), where the driver has them. */
+static void amd_sysfs_identity(const char *bus_id, struct mcf_device_info *d)
+{
+#if defined(MCF_GPU_HIP)
+    char compute[32], memory[32];
+    pci_sysfs(bus_id, "current_compute_partition", compute, sizeof compute);
+    pci_sysfs(bus_id, "current_memory_partition", memory, sizeof memory);
     if (compute[0] || memory[0])
-        snprintf(out, len, "compute %s, memory %s", compute[0] ? compute : "unknown", memory[0] ? memory : "unknown");
+        snprintf(d->partition, sizeof d->partition, "compute %s, memory %s", compute[0] ? compute : "unknown",
+                 memory[0] ? memory : "unknown");
+    pci_sysfs(bus_id, "serial_number", d->package, sizeof d->package);
 #else
-    (void)bus_id; (void)len; (void)path; (void)compute; (void)memory; (void)bdf; (void)i;
+    (void)bus_id; (void)d; (void)pci_sysfs;
 #endif
 }
 
@@ -175,7 +183,7 @@ static int gpu_device_info(void *state, struct mcf_device_info *d, struct mcf_er
              u[14], u[15]);
     GPU_TRY(e, gpuDeviceGetPCIBusId(d->pci_bus_id, (int)sizeof d->pci_bus_id, s->device));
     MCF_TRY(driver_version(d->driver, sizeof d->driver, e));
-    partition_mode(d->pci_bus_id, d->partition, sizeof d->partition);
+    amd_sysfs_identity(d->pci_bus_id, d);
     d->memory_bytes = p->totalGlobalMem;
     d->cache_bytes = (uint64_t)p->l2CacheSize;
     d->l1_bytes = gpuPropSharedPerSM(*p);
