@@ -24,6 +24,7 @@ struct mcf_result {
     double *rep_start, *rep_end;  /* per repetition, on rank 0's time base */
     double start_skew_us;
     int warmup_runs;
+    int reps_done;                /* timed repetitions completed (fewer when a stop signal came) */
     double elapsed_s;
 };
 

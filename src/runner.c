@@ -33,9 +33,12 @@
 static volatile sig_atomic_t stop_signal;
 static void on_stop_signal(int sig) { stop_signal = sig; }
 
+/* Installed first thing: a --signal that arrives while the run is still
+ * starting (Slurm may send it early in a short job) must not kill it. */
 static void catch_stop_signals(void)
 {
     struct sigaction sa;
+    stop_signal = 0;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
@@ -289,7 +292,7 @@ static int run_instance(struct run *r, int index, struct mcf_err *fatal)
     }
     if (have_ks) {
         struct mcf_sample s;
-        for (int w = 0; w < in->warmup && e.rc == MCF_OK; w++) {
+        for (int w = 0; w < in->warmup && e.rc == MCF_OK && !stop_signal; w++) {
             memset(&s, 0, sizeof s);
             if (ops->run(ks, &s, &e) == MCF_OK)
                 res->warmup_runs++;
@@ -300,6 +303,7 @@ static int run_instance(struct run *r, int index, struct mcf_err *fatal)
             if (ops->run(ks, &s, &e) != MCF_OK)
                 break;
             res->rep_end[rep] = mcf_now() - r->cs.offset;
+            res->reps_done = rep + 1;
             for (int m = 0; m < res->nmetrics; m++) {
                 double v = res->metrics[m].value(&k, &s, res->metrics[m].index);
                 if (!isfinite(v) && !res->metrics[m].optional) {
@@ -427,6 +431,7 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     memset(&r, 0, sizeof r);
     r.o = o;
     r.topo.world = r.topo.node = MPI_COMM_NULL;
+    catch_stop_signals();
 
     MCF_TRY(mcf_topo_init(comm, &r.topo, &e));
     MCF_TRY(load_deck(&r, &e));
@@ -482,22 +487,33 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         r.topo.size, r.topo.size == 1 ? "" : "s", r.topo.nnodes, r.topo.nnodes == 1 ? "" : "s",
         r.be.name, r.dev.name);
     say(&r, "deck %s: %d tests; results to %s\n", r.deck.path, r.ninst, r.output);
-    catch_stop_signals();
     int stopped = 0;
-    for (int i = 0; i < r.ninst; i++) {
-        /* stop together, at a test boundary: no rank waits alone in a collective */
-        int mine = stop_signal, any = 0;
-        MCF_MPI(&e, MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r.topo.world));
-        if (any) {
-            for (int j = i; j < r.ninst; j++) {
+    for (int i = 0; i <= r.ninst; i++) {
+        /* Stop together, at a test boundary (after the last test too: a signal
+         * during it cut it short), so that no rank waits alone in a collective.
+         * With it, the most repetitions any rank completed of the test before. */
+        int mine[2] = { stop_signal, i > 0 ? r.res[i - 1].reps_done : 1 }, any[2] = { 0, 0 };
+        MCF_MPI(&e, MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, r.topo.world));
+        if (any[0]) {
+            int from = i;
+            if (i > 0 && any[1] == 0)   /* interrupted before any rank timed a repetition */
+                from = i - 1;
+            for (int j = from; j < r.ninst; j++) {
                 r.res[j].inst = &r.inst[j];
                 r.res[j].status = MCF_STATUS_NOT_RUN;
-                snprintf(r.res[j].message, sizeof r.res[j].message, "not run: stopped by signal %d", any);
+                snprintf(r.res[j].message, sizeof r.res[j].message, "not run: stopped by signal %d%s", any[0],
+                         j < i ? " before its first repetition" : "");
             }
-            say(&r, "stopped by signal %d before test %d of %d: writing what was measured\n", any, i + 1, r.ninst);
+            if (from < r.ninst)
+                say(&r, "stopped by signal %d before test %d of %d: writing what was measured\n", any[0], from + 1,
+                    r.ninst);
+            else
+                say(&r, "stopped by signal %d during the last test: writing what was measured\n", any[0]);
             stopped = 1;
             break;
         }
+        if (i == r.ninst)
+            break;
         progress(&r, i);
         MCF_TRY(run_instance(&r, i, &e));
         if (o->verbose)

@@ -63,15 +63,23 @@ out="mcfleet-acceptance-$job.h5"
 schema "$out" 4 --incomplete
 expect_in "mcfleet-acceptance-$job.report.txt" "INCOMPLETE RUN"
 "$PYTHON_H5" - "$out" "$job" <<'PY' || fail "sbatch: the partial file"
-import sys, h5py
+import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
 m = f["meta"].attrs
 s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
 assert int(m["complete"]) == 0
 assert s(m["slurm_job_id"]) == sys.argv[2]
-assert s(m["tests_not_run"]) == "never-reached", m["tests_not_run"]
-assert list(f["results/slow-chase/status"][:]) == [1] * 4
 assert list(f["results/never-reached/status"][:]) == [-3] * 4
+# Slurm checks limits every 30 s or so: the signal may come before any rank
+# timed a repetition of slow-chase (then it was not run either), or after
+chase = f["results/slow-chase"]
+if s(m["tests_not_run"]) == "slow-chase,never-reached":
+    assert list(chase["status"][:]) == [-3] * 4
+    assert "latency_ns" not in chase or np.all(np.isnan(chase["latency_ns"][:]))
+else:
+    assert s(m["tests_not_run"]) == "never-reached", m["tests_not_run"]
+    assert list(chase["status"][:]) == [1] * 4
+    assert np.isfinite(chase["latency_ns"][:]).any(axis=1).any(), "no repetition measured"
 assert len(set(f["ranks/node"][:])) == 2
 PY
 echo "slurm launch ok (job $job)"
