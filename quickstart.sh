@@ -50,7 +50,10 @@ if command -v dpkg-query >/dev/null 2>&1 && ! command -v hipcc >/dev/null 2>&1; 
     say "installing (optional, for the HIP checks): ${hip_packages[*]}"
     sudo=""
     [ "$(id -u)" = 0 ] || sudo="sudo"
+    # (package lists may be stale where everything else was already present)
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${hip_packages[@]}" \
+        || { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
+                 --no-install-recommends "${hip_packages[@]}"; } \
         || say "hipcc could not be installed: the HIP checks will be skipped"
 fi
 
