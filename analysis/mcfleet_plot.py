@@ -60,6 +60,13 @@ def per_rank_median(d):
         return np.nanmedian(d[:], axis=1)
 
 
+def save(fig, output, what):
+    """lays out and writes the figure, and says what it holds"""
+    fig.tight_layout()
+    fig.savefig(output, dpi=110)
+    print("wrote %s (%s)" % (output, what))
+
+
 def variation(args):
     f = open_results(args.file)
     nodes = f["ranks/node"][:]
@@ -88,9 +95,7 @@ def variation(args):
     axes[-1, 0].set_xlabel("rank")
     meta = f["meta"].attrs
     fig.suptitle("%s: %s ranks, backend %s" % (args.file, meta["nranks"], text(meta["backend"])), fontsize=9)
-    fig.tight_layout()
-    fig.savefig(args.output, dpi=110)
-    print("wrote %s (%d tests)" % (args.output, len(tests)))
+    save(fig, args.output, "%d tests" % len(tests))
 
 
 def roofline(args):
@@ -127,9 +132,7 @@ def roofline(args):
     ax.set_ylabel("GFLOP/s")
     ax.legend(fontsize=7)
     ax.set_title("empirical roofline: %s" % args.file, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(args.output, dpi=110)
-    print("wrote %s (%d intensity points)" % (args.output, len(points)))
+    save(fig, args.output, "%d intensity points" % len(points))
 
 
 def fit_saturating(n, y):
@@ -208,9 +211,7 @@ def occupancy(args):
     ax.set_ylabel("GFLOP/s")
     ax.legend(fontsize=7)
     ax.set_title("occupancy sweeps and a*min(N,S)*f: %s" % args.file, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(args.output, dpi=110)
-    print("wrote %s (%d sweeps)" % (args.output, len(fits)))
+    save(fig, args.output, "%d sweeps" % len(fits))
 
 
 def main():

@@ -146,12 +146,28 @@ fail:
     return h->mode == MCF_H5_GATHER ? agree(h, e) : (int)e->rc;
 }
 
+/* Collective mode: this rank writes buf, described by mem, into the part of
+ * dset that file_space selects (every rank calls, some with nothing). */
+static int write_own_part(hid_t dset, hid_t type, hid_t mem, hid_t file_space, const void *buf,
+                          struct mcf_err *e)
+{
+    hid_t dxpl = H5I_INVALID_HID;
+    MCF_H5ID(e, dxpl, H5Pcreate(H5P_DATASET_XFER));
+#ifdef H5_HAVE_PARALLEL
+    MCF_H5(e, H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
+#endif
+    MCF_H5(e, H5Dwrite(dset, type, mem, file_space, dxpl, buf));
+fail:
+    if (dxpl >= 0) H5Pclose(dxpl);
+    return e->rc;
+}
+
 /* Writes a [nranks, ncols] dataset of `type` from each rank's row of `esize` bytes. */
 static int write_rows(struct mcf_h5 *h, const char *path, hid_t type, size_t esize,
                       const void *row, int ncols, struct mcf_err *e)
 {
     hid_t space = H5I_INVALID_HID, mem = H5I_INVALID_HID, dset = H5I_INVALID_HID;
-    hid_t dxpl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID;
+    hid_t lcpl = H5I_INVALID_HID;
     void *all = NULL;
     int rank2 = ncols > 0;
     hsize_t dims[2] = { (hsize_t)h->size, (hsize_t)(ncols > 0 ? ncols : 1) };
@@ -181,17 +197,12 @@ static int write_rows(struct mcf_h5 *h, const char *path, hid_t type, size_t esi
             hsize_t start[2] = { (hsize_t)h->rank, 0 }, count[2] = { 1, dims[1] };
             MCF_H5(e, H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL));
             MCF_H5ID(e, mem, H5Screate_simple(rank2 ? 2 : 1, count, NULL));
-            MCF_H5ID(e, dxpl, H5Pcreate(H5P_DATASET_XFER));
-#ifdef H5_HAVE_PARALLEL
-            MCF_H5(e, H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
-#endif
-            MCF_H5(e, H5Dwrite(dset, type, mem, space, dxpl, row));
+            MCF_TRY(write_own_part(dset, type, mem, space, row, e));
         }
     }
 fail:
     mcf_err_context(e, "%s: writing dataset %s", h->partial, path);
     free(all);
-    if (dxpl >= 0) H5Pclose(dxpl);
     if (lcpl >= 0) H5Pclose(lcpl);
     if (dset >= 0) H5Dclose(dset);
     if (mem >= 0) H5Sclose(mem);
@@ -238,7 +249,7 @@ int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine,
 {
     unsigned long long mine_n = n, offset = 0, total = 0;
     hid_t space = H5I_INVALID_HID, mem = H5I_INVALID_HID, dset = H5I_INVALID_HID;
-    hid_t dcpl = H5I_INVALID_HID, dxpl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID;
+    hid_t dcpl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID;
     double *all = NULL;
     int *counts = NULL, *displs = NULL;
     MCF_MPI(e, MPI_Exscan(&mine_n, &offset, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, h->comm));
@@ -275,17 +286,12 @@ int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine,
             MCF_H5ID(e, mem, H5Screate_simple(1, &count, NULL));
             if (n) MCF_H5(e, H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &count, NULL));
             else { MCF_H5(e, H5Sselect_none(space)); MCF_H5(e, H5Sselect_none(mem)); }
-            MCF_H5ID(e, dxpl, H5Pcreate(H5P_DATASET_XFER));
-#ifdef H5_HAVE_PARALLEL
-            MCF_H5(e, H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
-#endif
-            MCF_H5(e, H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem, space, dxpl, mine));
+            MCF_TRY(write_own_part(dset, H5T_NATIVE_DOUBLE, mem, space, mine, e));
         }
     }
 fail:
     mcf_err_context(e, "%s: writing dataset %s", h->partial, path);
     free(all); free(counts); free(displs);
-    if (dxpl >= 0) H5Pclose(dxpl);
     if (dcpl >= 0) H5Pclose(dcpl);
     if (lcpl >= 0) H5Pclose(lcpl);
     if (dset >= 0) H5Dclose(dset);

@@ -129,7 +129,6 @@ template <class T> static void launch_mma(struct mrun *r)
 template <class T> static void bind(struct mrun *r, double (*decode)(const void *, size_t))
 {
     r->m = T::M; r->n = T::N; r->kk = T::K;
-    r->blk = 1;
     r->default_warps = 16;
     r->fp8 = MCF_FP8_OCP;
     snprintf(r->insn, sizeof r->insn, "mma.sync");

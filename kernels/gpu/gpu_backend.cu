@@ -131,6 +131,7 @@ fail:
     return e->rc;
 }
 
+#if defined(MCF_GPU_HIP)
 /* An attribute of this PCI device in amdgpu's sysfs ("" where absent). */
 static void pci_sysfs(const char *bus_id, const char *attr, char *out, size_t len)
 {
@@ -142,6 +143,8 @@ static void pci_sysfs(const char *bus_id, const char *attr, char *out, size_t le
     snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/%s", bdf, attr);
     read_line(path, out, len);
 }
+
+#endif
 
 /* AMD: the compute and memory partition modes (MI300's SPX/CPX, NPS1/NPS4),
  * and the board serial that identifies the package (both GCDs of an MI250X
@@ -157,7 +160,7 @@ static void amd_sysfs_identity(const char *bus_id, struct mcf_device_info *d)
                  memory[0] ? memory : "unknown");
     pci_sysfs(bus_id, "serial_number", d->package, sizeof d->package);
 #else
-    (void)bus_id; (void)d; (void)pci_sysfs;
+    (void)bus_id; (void)d;
 #endif
 }
 
