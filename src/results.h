@@ -11,7 +11,10 @@ enum mcf_status {
     MCF_STATUS_WRONG = 0,         /* ran, and the output was wrong: no timing is reported */
     MCF_STATUS_UNSUPPORTED = -1,  /* the backend cannot run this kernel */
     MCF_STATUS_ERROR = -2,        /* a runtime failure (allocation, device, timer) */
-    MCF_STATUS_NOT_RUN = -3       /* the run was stopped (a signal) before this test */
+    MCF_STATUS_NOT_RUN = -3,      /* the run was stopped (a signal) before this test */
+    MCF_STATUS_HUNG = -4,         /* the rank did not reach the test's end in time (watchdog) */
+    MCF_STATUS_CUT = -5           /* a repetition was cut short (a stop, or the test's time
+                                   * limit): no figure, since the output cannot be verified */
 };
 
 struct mcf_result {
