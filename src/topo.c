@@ -1,11 +1,14 @@
 #define _GNU_SOURCE
 #include "topo.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "agree.h"
 
 int mcf_choose_device(int visible, int local_rank)
 {
@@ -14,6 +17,44 @@ int mcf_choose_device(int visible, int local_rank)
     if (visible == 1)
         return 0;
     return local_rank % visible;
+}
+
+/* A task count from the environment: -1 when unset or not a whole positive number. */
+static long env_count(char *(*getenv_fn)(const char *), const char *name)
+{
+    const char *v = getenv_fn(name);
+    if (!v || !*v)
+        return -1;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || *end || n <= 0)
+        return -1;
+    return n;
+}
+
+int mcf_check_launch(int mpi_size, char *(*getenv_fn)(const char *), char *msg, size_t len)
+{
+    msg[0] = '\0';
+    if (!getenv_fn("SLURM_STEP_ID") || getenv_fn("SLURM_HET_SIZE"))
+        return 0;    /* not a task of an srun step, or a heterogeneous step's component */
+    if (getenv_fn("OMPI_COMM_WORLD_SIZE") || getenv_fn("PMI_SIZE"))
+        return 0;    /* mpirun or mpiexec started the ranks, whatever the step holds */
+    const char *name = "SLURM_NTASKS";
+    long tasks = env_count(getenv_fn, name);
+    if (tasks < 0) {
+        name = "SLURM_NPROCS";
+        tasks = env_count(getenv_fn, name);
+    }
+    if (tasks < 0 || tasks == mpi_size)
+        return 0;
+    const char *why = mpi_size == 1 ? "srun started each task without the MPI's PMI plugin, so each is an MPI job "
+                                      "of its own and would measure as if it were the fleet"
+                                    : "the ranks are not the step's tasks";
+    snprintf(msg, len, "Slurm's step has %ld tasks (%s=%ld) but the MPI world has %d rank%s: %s; launch with "
+             "srun --mpi=pmix (Open MPI), or the --mpi type the site documents for its MPI (Cray MPICH: "
+             "--mpi=cray_shasta)", tasks, name, tasks, mpi_size, mpi_size == 1 ? "" : "s", why);
+    return -1;
 }
 
 int mcf_format_cpulist(const unsigned char *cpus, int n, char *out, size_t len)
@@ -62,6 +103,12 @@ int mcf_topo_init(MPI_Comm comm, struct mcf_topo *t, struct mcf_err *e)
     MCF_MPI(e, MPI_Comm_dup(comm, &t->world));
     MCF_MPI(e, MPI_Comm_rank(t->world, &t->rank));
     MCF_MPI(e, MPI_Comm_size(t->world, &t->size));
+    {   /* every rank decides from its own environment; agreed, so none waits alone */
+        char msg[512];
+        if (mcf_check_launch(t->size, getenv, msg, sizeof msg) != 0)
+            mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "%s", msg);
+        MCF_TRY(mcf_agree(t->world, e));
+    }
     MCF_MPI(e, MPI_Comm_split_type(t->world, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL, &t->node));
     MCF_MPI(e, MPI_Comm_rank(t->node, &t->local_rank));
     MCF_MPI(e, MPI_Comm_size(t->node, &t->local_size));

@@ -18,6 +18,8 @@ struct mcf_topo {
     int oversubscribed_nodes; /* nodes with more ranks than CPUs whose MPI spins (set by the runner) */
 };
 
+/* Fails with MCF_EINPUT (exit 2) on every rank when the launch is wrong
+ * (mcf_check_launch), before the node split and everything after it. */
 int mcf_topo_init(MPI_Comm comm, struct mcf_topo *t, struct mcf_err *e);
 void mcf_topo_free(struct mcf_topo *t);
 
@@ -40,6 +42,16 @@ int mcf_oversubscribed(int local_size, int online_cpus, const char *yield_env, c
 
 int mcf_check_binding(const int *counts, const char *ids, size_t idlen, int n, int allow_shared,
                       char *msg, size_t len);
+
+/* Inside a Slurm step (SLURM_STEP_ID set), the MPI world must hold the
+ * step's tasks (SLURM_NTASKS, else SLURM_NPROCS): tasks started by srun
+ * without the MPI's PMI plugin each start a world of one and would each
+ * measure as if they were the fleet. Not checked where another launcher
+ * (mpirun: OMPI_COMM_WORLD_SIZE; Hydra mpiexec: PMI_SIZE) started the ranks,
+ * in a heterogeneous job (SLURM_HET_SIZE), or where the count is not a
+ * number. getenv_fn is getenv, or a stand-in for the tests. 0, or -1 with
+ * the reason and the fix in msg. */
+int mcf_check_launch(int mpi_size, char *(*getenv_fn)(const char *), char *msg, size_t len);
 
 /* Formats a CPU list like "0-3,8,10-11" from a 0/1 array; returns chars written. */
 int mcf_format_cpulist(const unsigned char *cpus, int n, char *out, size_t len);

@@ -83,6 +83,59 @@ static void oversubscription(void **state)
     assert_int_equal(mcf_oversubscribed(8, 0, NULL, NULL, msg, sizeof msg), 0);   /* unknown CPU count */
 }
 
+/* a stand-in environment for mcf_check_launch: NAME=VALUE pairs */
+static const char *fake_env[16];
+
+static char *fake_getenv(const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 0; fake_env[i]; i++)
+        if (strncmp(fake_env[i], name, n) == 0 && fake_env[i][n] == '=')
+            return (char *)fake_env[i] + n + 1;
+    return NULL;
+}
+
+static int launch(int size, char *msg, size_t len, ...)
+{
+    va_list ap;
+    int i = 0;
+    va_start(ap, len);
+    for (const char *kv; i < 15 && (kv = va_arg(ap, const char *)) != NULL;)
+        fake_env[i++] = kv;
+    va_end(ap);
+    fake_env[i] = NULL;
+    return mcf_check_launch(size, fake_getenv, msg, len);
+}
+
+static void launch_checks(void **state)
+{
+    (void)state;
+    char msg[512];
+    /* srun without PMI: four singletons, each told the step has 4 tasks */
+    assert_int_equal(launch(1, msg, sizeof msg, "SLURM_STEP_ID=0", "SLURM_NTASKS=4", NULL), -1);
+    assert_non_null(strstr(msg, "Slurm's step has 4 tasks (SLURM_NTASKS=4) but the MPI world has 1 rank:"));
+    assert_non_null(strstr(msg, "srun --mpi=pmix"));
+    assert_int_equal(launch(2, msg, sizeof msg, "SLURM_STEP_ID=3", "SLURM_NTASKS=4", NULL), -1);
+    assert_non_null(strstr(msg, "but the MPI world has 2 ranks"));
+    /* SLURM_NPROCS when SLURM_NTASKS is absent (older Slurm) */
+    assert_int_equal(launch(1, msg, sizeof msg, "SLURM_STEP_ID=0", "SLURM_NPROCS=8", NULL), -1);
+    assert_non_null(strstr(msg, "(SLURM_NPROCS=8)"));
+    /* a correct launch */
+    assert_int_equal(launch(4, msg, sizeof msg, "SLURM_STEP_ID=0", "SLURM_NTASKS=4", "SLURM_NPROCS=4", NULL), 0);
+    assert_string_equal(msg, "");
+    /* not in a step (a batch script running mcfleet itself; no Slurm at all) */
+    assert_int_equal(launch(1, msg, sizeof msg, "SLURM_NTASKS=4", NULL), 0);
+    assert_int_equal(launch(1, msg, sizeof msg, NULL), 0);
+    /* another launcher started the ranks inside the allocation: its world counts */
+    assert_int_equal(launch(2, msg, sizeof msg, "SLURM_STEP_ID=0", "SLURM_NTASKS=4", "OMPI_COMM_WORLD_SIZE=2", NULL), 0);
+    assert_int_equal(launch(2, msg, sizeof msg, "SLURM_STEP_ID=0", "SLURM_NTASKS=4", "PMI_SIZE=2", NULL), 0);
+    /* a heterogeneous step: SLURM_NTASKS is one component's */
+    assert_int_equal(launch(6, msg, sizeof msg, "SLURM_STEP_ID=0", "SLURM_NTASKS=4", "SLURM_HET_SIZE=2", NULL), 0);
+    /* a count that is not a number is not compared */
+    assert_int_equal(launch(1, msg, sizeof msg, "SLURM_STEP_ID=0", "SLURM_NTASKS=4(x2)", NULL), 0);
+    assert_int_equal(launch(1, msg, sizeof msg, "SLURM_STEP_ID=0", "SLURM_NTASKS=", NULL), 0);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -92,6 +145,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(single_rank_topology),
         cmocka_unit_test(binding_checks),
         cmocka_unit_test(oversubscription),
+        cmocka_unit_test(launch_checks),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();
