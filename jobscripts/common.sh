@@ -6,23 +6,71 @@
 # measured is written with /meta/complete = 0 (exit 3). Without the trap, the
 # limit's SIGTERM does the same, with Slurm's KillWait (often 30 s) to do it in.
 #   mcfleet_srun SRUN_OPTIONS... -- MCFLEET_OPTIONS...
-# mcfleet is an Open MPI program: started by srun directly, it finds its peers
-# through PMIx. Sites that set MpiDefault=pmix need nothing; elsewhere this
-# default saves a failed MPI_Init (override with SLURM_MPI_TYPE).
-export SLURM_MPI_TYPE="${SLURM_MPI_TYPE:-pmix}"
+#
+# The binary: $MCFLEET, else ./mcfleet in the job's working directory (a
+# build directory: `cd build && sbatch ../jobscripts/X.sbatch`), else mcfleet
+# on PATH. Decks: `mcfleet_deck NAME` is $DECK, else input/NAME under the
+# working directory, else input/NAME beside this directory (the source tree).
+#
+# srun's --mpi type follows the MPI the binary was linked with (mcfleet_mpi_type):
+# Open MPI finds its peers through PMIx (pmix), HPE Cray MPICH through
+# cray_shasta; for any other MPI Slurm's MpiDefault stays. SLURM_MPI_TYPE, when
+# set, wins. A wrong type starts each task as an MPI job of its own: mcfleet
+# then stops with exit 2, naming the counts.
+mcf_jobscripts_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+mcfleet_binary() {
+    if [ -n "${MCFLEET:-}" ]; then echo "$MCFLEET"
+    elif [ -x ./mcfleet ] && [ ! -d ./mcfleet ]; then echo "$PWD/mcfleet"
+    else echo mcfleet
+    fi
+}
+
+mcfleet_deck() {
+    if [ -n "${DECK:-}" ]; then echo "$DECK"
+    elif [ -f "input/$1" ]; then echo "input/$1"
+    elif [ -f "$mcf_jobscripts_dir/../input/$1" ]; then echo "$mcf_jobscripts_dir/../input/$1"
+    else echo "input/$1"     # mcfleet says it is missing (exit 2)
+    fi
+}
+
+# mcfleet_mpi_type BINARY: prints pmix, cray_shasta, or nothing, from the
+# MPI library that ldd resolves for BINARY (its name, and the version string
+# the library carries for MPI_Get_library_version).
+mcfleet_mpi_type() {
+    local bin lib
+    bin=$(command -v "$1" 2>/dev/null) || return 0
+    lib=$(ldd "$bin" 2>/dev/null | awk '$1 ~ /^libmpi(\.so|_(cray|gnu|amd|aocc|intel|nvidia))/ && $3 ~ /^\// { print $3; exit }')
+    [ -n "$lib" ] || return 0            # static, not found, or not an MPI we know
+    case "$lib" in
+        */libmpi_cray*|*/libmpi_gnu*|*/libmpi_amd*|*/libmpi_aocc*|*/libmpi_intel*|*/libmpi_nvidia*)
+            echo cray_shasta; return 0 ;;
+    esac
+    if grep -aq "CRAY MPICH" "$lib" 2>/dev/null; then echo cray_shasta
+    elif grep -aq "Open MPI v" "$lib" 2>/dev/null; then echo pmix
+    fi
+}
+
 mcfleet_srun() {
     local srun_args=() mcf_args=()
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do srun_args+=("$1"); shift; done
     shift
     mcf_args=("$@")
+    local bin mpi_type
+    bin=$(mcfleet_binary)
+    if [ -z "${SLURM_MPI_TYPE:-}" ]; then
+        mpi_type=$(mcfleet_mpi_type "$bin")
+        [ -n "$mpi_type" ] && export SLURM_MPI_TYPE="$mpi_type"
+    fi
+    echo "mcfleet: $bin, srun --mpi=${SLURM_MPI_TYPE:-default}"
     local out="${MCFLEET_OUTPUT:-mcfleet-${SLURM_JOB_ID}.h5}"
     trap 'echo "mcfleet: time limit near: asking the ranks to stop"; kill -USR1 "$srun_pid" 2>/dev/null' USR1
-    srun "${srun_args[@]}" "${MCFLEET:-mcfleet}" -o "$out" "${mcf_args[@]}" &
+    srun "${srun_args[@]}" "$bin" -o "$out" "${mcf_args[@]}" &
     srun_pid=$!
     # `wait` returns early when the trap fires; wait again for srun to finish
     wait "$srun_pid"; status=$?
     while kill -0 "$srun_pid" 2>/dev/null; do wait "$srun_pid"; status=$?; done
     echo "mcfleet exit $status; results: $out"
-    [ -f "$out" ] && "${MCFLEET:-mcfleet}" report "$out" > "${out%.h5}.report.txt"
+    [ -f "$out" ] && "$bin" report "$out" > "${out%.h5}.report.txt"
     return "$status"
 }
