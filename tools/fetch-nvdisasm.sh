@@ -2,7 +2,8 @@
 # Unpacks nvdisasm from Debian 12's nvidia-cuda-toolkit (non-free) into DIR
 # (default build/tools), for the SASS checks on machines whose CUDA toolkit
 # has no disassembler. Uses a private apt configuration: the system's apt
-# sources are not changed. Debian 12 only; elsewhere it says so and exits 0.
+# sources are not changed; the archive is the one they name for bookworm
+# (tools/debian-mirror.sh). Debian 12 only; elsewhere it says so and exits 0.
 set -eu
 dest=${1:-build/tools}
 [ -x "$dest/nvdisasm" ] && { echo "nvdisasm: $dest/nvdisasm (present)"; exit 0; }
@@ -12,7 +13,13 @@ if ! grep -q 'VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then
 fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/lists/partial" "$tmp/archives/partial" "$dest"
-echo "deb http://deb.debian.org/debian bookworm non-free" >"$tmp/sources.list"
+# the Debian archive this machine's apt already uses, its non-free component
+read -r uri keyring < <(bash "$(dirname "$0")/debian-mirror.sh" bookworm) || true
+if [ -z "${uri:-}" ]; then
+    echo "nvdisasm: no Debian 12 (bookworm) archive in this machine's apt sources; the SASS checks will skip"
+    exit 0
+fi
+echo "deb ${keyring:+[signed-by=$keyring] }$uri bookworm non-free" >"$tmp/sources.list"
 opts=(-o Dir::Etc::SourceList="$tmp/sources.list" -o Dir::Etc::SourceParts=/dev/null
       -o Dir::State::Lists="$tmp/lists" -o Dir::Cache::Archives="$tmp/archives" -o APT::Sandbox::User=root)
 echo "nvdisasm: fetching nvidia-cuda-toolkit (Debian non-free, about 84 MB) for its disassembler"
