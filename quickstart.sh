@@ -7,6 +7,9 @@
 #
 # It says what it installs and skips what is present (apt-get; sudo when not
 # root). The build goes to ./build; results to ./build/quickstart.h5.
+# Exit: 0 done; 1 a test failed (check) or a kernel gave a wrong result (run);
+# 2 unknown mode, or the run's own usage error; 3 installing, building or
+# running failed (docs/exit-codes.md).
 set -euo pipefail
 cd "$(dirname "$0")"
 top=$(pwd)
@@ -18,12 +21,27 @@ case "$mode" in
 esac
 
 say() { printf '\033[1m== %s\033[0m\n' "$*"; }
+# any step that fails (apt-get, autogen, configure, make) ends the script with 3
+step_failed() { local rc=$1; say "failed (exit $rc): $2" >&2; exit 3; }
+trap 'step_failed $? "$BASH_COMMAND"' ERR
 
 # ---------------------------------------------------------------- packages
-packages=(build-essential autoconf automake libtool pkg-config
-          libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools
-          libyaml-dev libcmocka-dev libhwloc-dev python3-h5py python3-matplotlib
-          slurm-wlm munge)   # slurm-wlm and munge: the test against a real, local Slurm
+# Everything the build, the run and the tests call that a minimal Debian 12
+# (debootstrap --variant=minbase: the required packages, which give bash,
+# coreutils' timeout/nproc/mktemp/head/sort, sed, grep, mawk's awk,
+# util-linux's setpriv, libc-bin's getconf/ldd, tar, dpkg) lacks. Tests whose
+# tools are missing skip (77) and say which; tests/fresh_debian.sh checks this list.
+packages=(build-essential                     # gcc, make
+          autoconf automake libtool pkg-config  # autogen.sh, configure
+          libopenmpi-dev openmpi-bin          # mpicc, mpirun, ompi_info
+          libhdf5-openmpi-dev hdf5-tools      # parallel HDF5; h5dump
+          libyaml-dev libcmocka-dev libhwloc-dev
+          python3-h5py python3-matplotlib     # python3: schema checks, analysis/, tests/*.py
+          procps                              # pkill: tests/killed_run.sh
+          slurm-wlm munge)                    # srun, sbatch, slurmd, munged: tests/slurm_launch.sh
+# check only: debootstrap for tests/fresh_debian.sh, the CI step after the
+# suite (.ci/run); a plain run needs none of it
+[ "$mode" = check ] && packages+=(debootstrap)
 if command -v dpkg-query >/dev/null 2>&1; then
     missing=()
     for p in "${packages[@]}"; do
@@ -33,6 +51,10 @@ if command -v dpkg-query >/dev/null 2>&1; then
         say "installing: ${missing[*]}"
         sudo=""
         [ "$(id -u)" = 0 ] || sudo="sudo"
+        if [ -n "$sudo" ] && ! command -v sudo >/dev/null 2>&1; then
+            say "not root and no sudo: run quickstart.sh as root, or install these packages first" >&2
+            exit 3
+        fi
         $sudo apt-get update -q
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
     else
@@ -50,6 +72,7 @@ if command -v dpkg-query >/dev/null 2>&1 && ! command -v hipcc >/dev/null 2>&1; 
     say "installing (optional, for the HIP checks): ${hip_packages[*]}"
     sudo=""
     [ "$(id -u)" = 0 ] || sudo="sudo"
+    [ -z "$sudo" ] || command -v sudo >/dev/null 2>&1 || sudo=false   # fails below, and says so
     # (package lists may be stale where everything else was already present)
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${hip_packages[@]}" \
         || { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
@@ -84,8 +107,9 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 if [ "$mode" = check ]; then
     say "make check"
     status=0
-    make -j"$jobs" check || status=$?
     log=test-suite.log
+    rm -f "$log"
+    make -j"$jobs" check || status=$?
     if [ -f "$log" ]; then
         # the failing tests' logs, so CI output says why
         for f in $(grep -l -E '^(FAIL|ERROR)' tests/*.log 2>/dev/null); do
@@ -95,7 +119,11 @@ if [ "$mode" = check ]; then
         skip=$(sed -n 's/^# SKIP: *//p' "$log"); err=$(sed -n 's/^# ERROR: *//p' "$log")
         echo "${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed, ${skip:-0} skipped"
     fi
-    exit $status
+    [ "$status" = 0 ] && exit 0
+    # tests that ran and failed: 1; make check failing before any test ran: 3
+    [ -f "$log" ] && [ $(( ${fail:-0} + ${err:-0} )) -gt 0 ] && exit 1
+    say "make check failed (exit $status) before reporting a failed test" >&2
+    exit 3
 fi
 
 # ---------------------------------------------------------------- run
@@ -108,5 +136,11 @@ elif [[ " $backends " == *" hip "* ]] && command -v rocm-smi >/dev/null 2>&1; th
     n=$(rocm-smi --showid 2>/dev/null | grep -c 'GPU\[' || true); [ "$n" -gt 0 ] && np=$n
 fi
 say "mpirun -np $np ./mcfleet -o quickstart.h5   (backends built: $backends)"
-mpirun -np "$np" --bind-to none ./mcfleet -o quickstart.h5
+rc=0
+mpirun -np "$np" --bind-to none ./mcfleet -o quickstart.h5 || rc=$?
+case $rc in
+    0) ;;
+    1|2|3) say "mcfleet exit $rc (docs/exit-codes.md)" >&2; exit $rc ;;
+    *) say "mpirun failed (exit $rc)" >&2; exit 3 ;;
+esac
 say "results: $top/build/quickstart.h5  (print again with: build/mcfleet report build/quickstart.h5)"
