@@ -55,6 +55,7 @@ int mcf_exit_code(enum mcf_rc rc)
     case MCF_EVERIFY: return MCF_EXIT_VERIFY;
     case MCF_EINPUT: return MCF_EXIT_USAGE;
     case MCF_EUNSUPPORTED:
+    case MCF_ECUT:
     case MCF_ERUNTIME: return MCF_EXIT_RUNTIME;
     }
     return MCF_EXIT_RUNTIME;

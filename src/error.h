@@ -15,7 +15,8 @@ enum mcf_rc {
     MCF_EUNSUPPORTED = 1,   /* the backend cannot run this kernel (recorded, not fatal) */
     MCF_EVERIFY = 2,        /* a kernel produced a wrong result */
     MCF_EINPUT = 3,         /* bad option / deck / file */
-    MCF_ERUNTIME = 4        /* device, MPI, I/O, memory */
+    MCF_ERUNTIME = 4,       /* device, MPI, I/O, memory */
+    MCF_ECUT = 5            /* a repetition was cut short: a stop signal or the time limit */
 };
 
 #define MCF_ERRMSG_LEN 1024

@@ -1,11 +1,16 @@
+#define _GNU_SOURCE
 #include "h5out.h"
 
 #include "agree.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 int mcf_h5_parallel_available(void)
@@ -39,45 +44,129 @@ static int agree(struct mcf_h5 *h, struct mcf_err *e)
     return mcf_agree(h->comm, e);
 }
 
-int mcf_h5_create(struct mcf_h5 *h, const char *path, MPI_Comm comm, enum mcf_h5_mode mode,
-                  struct mcf_err *e)
+/* Rank 0 claims <path>.partial: created here, never taken over from someone
+ * else, and locked for the run so that another run can tell it is alive. */
+static int claim(struct mcf_h5 *h, struct mcf_err *e)
+{
+    struct stat st;
+    if (!h->force && lstat(h->path, &st) == 0)
+        MCF_FAIL(e, MCF_EINPUT, "'%s' exists: mcfleet does not overwrite results (choose another -o, or pass --force)",
+                 h->path);
+    h->fd = open(h->partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (h->fd < 0 && errno == EEXIST) {
+        int other = open(h->partial, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        int live = other >= 0 && flock(other, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+        if (other >= 0)
+            close(other);
+        if (live)
+            MCF_FAIL(e, MCF_EINPUT, "'%s' is being written by another mcfleet run right now: choose another -o",
+                     h->partial);
+        if (!h->force)
+            MCF_FAIL(e, MCF_EINPUT, "'%s' exists, left by a run that was killed before it could write: look at it, "
+                     "remove it, or pass --force to replace it", h->partial);
+        if (unlink(h->partial) != 0)
+            MCF_FAIL(e, MCF_ERUNTIME, "--force: cannot remove '%s': %s", h->partial, strerror(errno));
+        h->fd = open(h->partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    }
+    if (h->fd < 0)
+        MCF_FAIL(e, MCF_ERUNTIME, "cannot create results file '%s': %s", h->partial, strerror(errno));
+    if (flock(h->fd, LOCK_EX | LOCK_NB) != 0)
+        MCF_FAIL(e, MCF_ERUNTIME, "cannot lock '%s': %s", h->partial, strerror(errno));
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+/* Rank 0's file in gather mode: in memory, written out at the close. */
+static hid_t create_in_memory(const struct mcf_h5 *h)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = H5I_INVALID_HID;
+    if (fapl < 0)
+        return H5I_INVALID_HID;
+    if (H5Pset_fapl_core(fapl, (size_t)1 << 20, 0) >= 0)
+        f = H5Fcreate(h->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    return f;
+}
+
+static int open_file(struct mcf_h5 *h, struct mcf_err *e)
 {
     hid_t fapl = H5I_INVALID_HID;
+    if (h->mode == MCF_H5_GATHER) {
+        if (h->rank == 0 && (h->file = create_in_memory(h)) < 0)
+            mcf_err_h5(e, "H5Fcreate (in memory)", __FILE__, __LINE__);
+        return e->rc;
+    }
+    MCF_H5ID(e, fapl, H5Pcreate(H5P_FILE_ACCESS));
+#ifdef H5_HAVE_PARALLEL
+    MCF_H5(e, H5Pset_fapl_mpio(fapl, h->comm, MPI_INFO_NULL));
+    MCF_H5(e, H5Pset_all_coll_metadata_ops(fapl, 1));
+    MCF_H5(e, H5Pset_coll_metadata_write(fapl, 1));
+#endif
+    /* truncates the file rank 0 created: its own */
+    MCF_H5ID(e, h->file, H5Fcreate(h->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+fail:
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return e->rc;
+}
+
+int mcf_h5_create(struct mcf_h5 *h, const char *path, MPI_Comm comm, enum mcf_h5_mode mode, int force,
+                  struct mcf_err *e)
+{
     memset(h, 0, sizeof *h);
     h->file = H5I_INVALID_HID;
+    h->fd = -1;
     h->comm = comm;
     h->mode = mode;
+    h->force = force;
     MPI_Comm_rank(comm, &h->rank);
     MPI_Comm_size(comm, &h->size);
-    snprintf(h->path, sizeof h->path, "%s", path);
+    if ((size_t)snprintf(h->path, sizeof h->path, "%s", path) >= sizeof h->path)
+        MCF_FAIL(e, MCF_EINPUT, "-o: the path is longer than %zu characters", sizeof h->path - 1);
     snprintf(h->partial, sizeof h->partial, "%s.partial", path);
     if (mode == MCF_H5_COLLECTIVE && !mcf_h5_parallel_available())
         MCF_FAIL(e, MCF_ERUNTIME, "this HDF5 has no MPI-IO: use the gather mode");
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);   /* errors are reported through mcf_err */
-    if (writer(h)) {
-        MCF_H5ID(e, fapl, H5Pcreate(H5P_FILE_ACCESS));
-#ifdef H5_HAVE_PARALLEL
-        if (mode == MCF_H5_COLLECTIVE) {
-            MCF_H5(e, H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
-            MCF_H5(e, H5Pset_all_coll_metadata_ops(fapl, 1));
-            MCF_H5(e, H5Pset_coll_metadata_write(fapl, 1));
-        }
-#endif
-        h->file = H5Fcreate(h->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-        if (h->file < 0) {
-            H5Eclear2(H5E_DEFAULT);
-            /* the OS's reason is what the user needs: try the path ourselves */
-            FILE *probe = fopen(h->partial, "wb");
-            int err = probe ? 0 : errno;
-            if (probe) { fclose(probe); unlink(h->partial); }
-            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "cannot create results file '%s': %s",
-                        h->partial, err ? strerror(err) : "HDF5 refused it");
-        }
+    if (h->rank == 0)
+        claim(h, e);
+    if (agree(h, e) == MCF_OK)   /* the .partial exists before any rank opens it */
+        open_file(h, e);
+fail:
+    agree(h, e);
+    if (e->rc != MCF_OK && h->rank == 0 && h->fd >= 0) {   /* ours, and empty: not left behind */
+        if (h->file >= 0)
+            H5Fclose(h->file);
+        h->file = H5I_INVALID_HID;
+        unlink(h->partial);
+        close(h->fd);
+        h->fd = -1;
+    }
+    return e->rc;
+}
+
+int mcf_h5_rebind(struct mcf_h5 *h, MPI_Comm comm, struct mcf_err *e)
+{
+    h->comm = comm;
+    MCF_MPI(e, MPI_Comm_rank(comm, &h->rank));
+    MCF_MPI(e, MPI_Comm_size(comm, &h->size));
+    if (h->mode == MCF_H5_COLLECTIVE) {
+        /* closing it would wait for the hung ranks: left open for MPI_Abort */
+        h->file = H5I_INVALID_HID;
+        h->mode = MCF_H5_GATHER;
+        if (h->rank == 0 && (h->file = create_in_memory(h)) < 0)
+            mcf_err_h5(e, "H5Fcreate (in memory)", __FILE__, __LINE__);
     }
 fail:
-    if (fapl >= 0)
-        H5Pclose(fapl);
     return agree(h, e);
+}
+
+long long mcf_h5_free_bytes(const struct mcf_h5 *h)
+{
+    struct statvfs vfs;
+    if (h->fd < 0 || fstatvfs(h->fd, &vfs) != 0)
+        return -1;
+    return (long long)vfs.f_bavail * (long long)vfs.f_frsize;
 }
 
 /* Opens obj (a group or dataset path) for attaching attributes. */
@@ -244,6 +333,58 @@ fail:
     return e->rc;
 }
 
+/* A 1-D dataset of n elements of type that rank 0 holds in buf (writers create it). */
+static int write_list(struct mcf_h5 *h, const char *path, hid_t type, const void *buf, size_t n, struct mcf_err *e)
+{
+    hid_t space = H5I_INVALID_HID, dset = H5I_INVALID_HID, lcpl = H5I_INVALID_HID;
+    hsize_t dims = n;
+    if (writer(h)) {
+        MCF_H5ID(e, space, H5Screate_simple(1, &dims, NULL));
+        MCF_H5ID(e, lcpl, H5Pcreate(H5P_LINK_CREATE));
+        MCF_H5(e, H5Pset_create_intermediate_group(lcpl, 1));
+        MCF_H5ID(e, dset, H5Dcreate2(h->file, path, type, space, lcpl, H5P_DEFAULT, H5P_DEFAULT));
+        if (h->rank == 0 && n)   /* independent: the other writers of collective mode take no part */
+            MCF_H5(e, H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+    }
+fail:
+    mcf_err_context(e, "%s: writing dataset %s", h->partial, path);
+    if (lcpl >= 0) H5Pclose(lcpl);
+    if (dset >= 0) H5Dclose(dset);
+    if (space >= 0) H5Sclose(space);
+    return agree(h, e);
+}
+
+int mcf_h5_strings(struct mcf_h5 *h, const char *path, const char *const *v, size_t n, struct mcf_err *e)
+{
+    hid_t type = H5I_INVALID_HID;
+    size_t width = 1;
+    char *buf = NULL;
+    if (writer(h)) {
+        for (size_t i = 0; i < n; i++)
+            if (strlen(v[i]) + 1 > width)
+                width = strlen(v[i]) + 1;
+        MCF_ALLOC(e, buf, width * (n ? n : 1));
+        for (size_t i = 0; i < n; i++)
+            memcpy(buf + i * width, v[i], strlen(v[i]));
+        MCF_H5ID(e, type, H5Tcopy(H5T_C_S1));
+        MCF_H5(e, H5Tset_size(type, width));
+        MCF_H5(e, H5Tset_strpad(type, H5T_STR_NULLTERM));
+    }
+fail:
+    if (e->rc == MCF_OK)
+        write_list(h, path, type, buf, n, e);
+    else
+        agree(h, e);
+    free(buf);
+    if (type >= 0) H5Tclose(type);
+    return e->rc;
+}
+
+int mcf_h5_longs(struct mcf_h5 *h, const char *path, const long long *v, size_t n, struct mcf_err *e)
+{
+    return write_list(h, path, H5T_NATIVE_LLONG, v, n, e);
+}
+
 int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine, size_t n, const char *unit,
                          struct mcf_err *e)
 {
@@ -304,17 +445,107 @@ fail:
     return mcf_h5_attr_str(h, path, "unit", unit, e);
 }
 
-int mcf_h5_close(struct mcf_h5 *h, int complete, struct mcf_err *e)
+int mcf_write_all(int fd, const void *buf, size_t n)
 {
-    if (writer(h) && h->file >= 0) {
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return errno;
+        if (w == 0)
+            return EIO;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Somewhere else for an image the output's disk refused: nothing measured is lost. */
+static void rescue(struct mcf_h5 *h, const void *image, size_t n)
+{
+    const char *tmp = getenv("TMPDIR"), *base = strrchr(h->path, '/');
+    char path[sizeof h->rescued];
+    snprintf(path, sizeof path, "%s/mcfleet-rescued-%ld-%s", tmp && *tmp ? tmp : "/tmp", (long)getpid(),
+             base ? base + 1 : h->path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    int err = mcf_write_all(fd, image, n);
+    if (!err && fsync(fd) != 0)
+        err = errno;
+    if (close(fd) != 0 && !err)
+        err = errno;
+    if (err)
+        unlink(path);
+    else
+        snprintf(h->rescued, sizeof h->rescued, "%s", path);
+}
+
+/* Gather mode, rank 0: the in-memory file, written through with every error checked. */
+static int write_image(struct mcf_h5 *h, struct mcf_err *e)
+{
+    void *image = NULL;
+    ssize_t n = 0;
+    int err = 0;
+    MCF_H5(e, H5Fflush(h->file, H5F_SCOPE_GLOBAL));
+    MCF_H5(e, n = H5Fget_file_image(h->file, NULL, 0));
+    if (!(image = malloc((size_t)n)))
+        MCF_FAIL(e, MCF_ERUNTIME, "out of memory for the file image (%zd bytes)", n);
+    MCF_H5(e, H5Fget_file_image(h->file, image, (size_t)n));
+    if ((err = mcf_write_all(h->fd, image, (size_t)n)) == 0 && fsync(h->fd) != 0)
+        err = errno;
+    if (err) {
+        rescue(h, image, (size_t)n);
+        if (ftruncate(h->fd, 0) != 0) { /* a partial image is worth nothing: the rescued copy is the record */ }
+        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "writing the results to '%s' (%zd bytes) failed: %s; %s%s",
+                    h->partial, n, strerror(err), h->rescued[0] ? "they were saved to " : "and could not be saved "
+                    "elsewhere (TMPDIR)", h->rescued);
+    }
+fail:
+    free(image);
+    return e->rc;
+}
+
+/* <partial> to <path>, never over a file that appeared meanwhile unless forced. */
+static int publish_file(struct mcf_h5 *h, struct mcf_err *e)
+{
+    int rc = h->force ? rename(h->partial, h->path)
+                      : renameat2(AT_FDCWD, h->partial, AT_FDCWD, h->path, RENAME_NOREPLACE);
+    if (rc != 0 && !h->force && (errno == EINVAL || errno == ENOSYS)) {   /* a file system without it */
+        rc = link(h->partial, h->path);
+        if (rc == 0)
+            unlink(h->partial);
+    }
+    if (rc != 0)
+        MCF_FAIL(e, MCF_ERUNTIME, "renaming '%s' to '%s' failed: %s%s", h->partial, h->path, strerror(errno),
+                 errno == EEXIST ? " (it appeared during the run; the results stay in the .partial)" : "");
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+int mcf_h5_close(struct mcf_h5 *h, int publish, struct mcf_err *e)
+{
+    if (h->file >= 0) {
+        if (h->mode == MCF_H5_GATHER && publish && e->rc == MCF_OK)
+            write_image(h, e);
         if (H5Fclose(h->file) < 0 && e->rc == MCF_OK)
             mcf_err_h5(e, "H5Fclose", __FILE__, __LINE__);
         h->file = H5I_INVALID_HID;
     }
     if (agree(h, e) != MCF_OK)
-        return e->rc;
-    if (complete && h->rank == 0 && rename(h->partial, h->path) != 0)
-        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "rename('%s', '%s') failed: %s",
-                    h->partial, h->path, strerror(errno));
+        publish = 0;
+    if (h->rank == 0 && h->fd >= 0) {
+        if (publish && h->mode == MCF_H5_COLLECTIVE && fsync(h->fd) != 0)
+            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "fsync('%s') failed: %s", h->partial, strerror(errno));
+        if (publish && e->rc == MCF_OK)
+            publish_file(h, e);
+        else if (!publish && h->mode == MCF_H5_GATHER)
+            unlink(h->partial);   /* ours, and nothing was written to it */
+        close(h->fd);            /* and the lock with it */
+        h->fd = -1;
+    }
     return agree(h, e);
 }

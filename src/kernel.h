@@ -12,6 +12,8 @@
 extern "C" {
 #endif
 
+struct mcf_cut;
+
 enum mcf_family {
     MCF_FAMILY_MATRIX,   /* matrix-core / tensor-core tiles */
     MCF_FAMILY_VALU,     /* vector FMA peak */
@@ -62,6 +64,7 @@ struct mcf_kernel {
     enum mcf_inputs inputs;
     uint64_t seed;            /* random inputs are drawn from this seed */
     int inject_fault;         /* testing: corrupt one output element before verify */
+    const struct mcf_cut *cut; /* polled by long host kernels between chunks (stop.h); NULL: never */
 };
 
 /* What a backend returns for one timed repetition. */

@@ -12,6 +12,9 @@ const char *const mcf_test_bookkeeping[] = {
     "verified", "status", "message", "start_skew_us", "warmup_runs", "rep_start_s", "rep_end_s", NULL
 };
 
+/* Text attributes above this are left to their datasets (HDF5's attribute limit is 64 KiB). */
+#define MCF_ATTR_TEXT_MAX 60000
+
 static const char *env_or(const char *name, const char *fallback)
 {
     const char *v = getenv(name);
@@ -20,8 +23,10 @@ static const char *env_or(const char *name, const char *fallback)
 
 static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct mcf_deck *deck,
                        const struct mcf_backend *be, const struct mcf_options *o,
-                       const char *start_time, int complete, const char *not_run, struct mcf_err *e)
+                       const char *start_time, int complete, const char *not_run, const struct mcf_watchdog *wd,
+                       struct mcf_err *e)
 {
+    char hung[64 * 16] = "";
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING], hdf5[64], end_time[32];
     int len = 0;
     unsigned maj, min, rel;
@@ -35,7 +40,6 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     gmtime_r(&now, &tm);
     strftime(end_time, sizeof end_time, "%Y-%m-%dT%H:%M:%SZ", &tm);
 
-    MCF_TRY(mcf_h5_group(h, "/meta", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "mcfleet_version", PACKAGE_VERSION, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "start_time", start_time, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "end_time", end_time, e));
@@ -43,7 +47,10 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "backend", be->name, e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "nranks", t->size, e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "nnodes", t->nnodes, e));
-    MCF_TRY(mcf_h5_attr_str(h, "/meta", "deck", deck->text, e));
+    /* the deck's text and the tests not run are datasets (attributes stop at
+     * 64 KiB); the attributes of earlier files stay where they fit */
+    if (strlen(deck->text ? deck->text : "") < MCF_ATTR_TEXT_MAX)
+        MCF_TRY(mcf_h5_attr_str(h, "/meta", "deck", deck->text ? deck->text : "", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "deck_path", deck->path, e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "quick", o->quick, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "mpi_library", mpi, e));
@@ -58,7 +65,19 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_cluster_name", env_or("SLURM_CLUSTER_NAME", ""), e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "complete", complete, e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "oversubscribed_nodes", t->oversubscribed_nodes, e));
-    MCF_TRY(mcf_h5_attr_str(h, "/meta", "tests_not_run", not_run, e));
+    for (int i = 0; i < wd->nhung; i++) {   /* all of them are in /hung; the first few here */
+        size_t len = strlen(hung);
+        if (len + 16 >= sizeof hung) {
+            snprintf(hung + len, sizeof hung - len, ",...");
+            break;
+        }
+        snprintf(hung + len, sizeof hung - len, "%s%d", i ? "," : "", wd->hung[i]);
+    }
+    if (strlen(not_run) < MCF_ATTR_TEXT_MAX)
+        MCF_TRY(mcf_h5_attr_str(h, "/meta", "tests_not_run", not_run, e));
+    MCF_TRY(mcf_h5_attr_long(h, "/meta", "world_size", wd->size, e));
+    MCF_TRY(mcf_h5_attr_long(h, "/meta", "nhung", wd->nhung, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "hung_ranks", hung, e));
     return MCF_OK;
 fail:
     return e->rc;
@@ -66,10 +85,11 @@ fail:
 
 static int record_ranks(struct mcf_h5 *h, const struct mcf_topo *t, const struct mcf_device_info *d,
                         int device, const struct mcf_clocksync *cs, const struct mcf_locality *loc,
-                        struct mcf_err *e)
+                        int world_rank, struct mcf_err *e)
 {
     char cpus[300];
     MCF_TRY(mcf_h5_group(h, "/ranks", e));
+    MCF_TRY(mcf_h5_rows_long(h, "/ranks/world_rank", world_rank, e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/hostname", t->hostname, e));
     MCF_TRY(mcf_h5_rows_long(h, "/ranks/node", t->node_index, e));
     MCF_TRY(mcf_h5_rows_long(h, "/ranks/local_rank", t->local_rank, e));
@@ -206,40 +226,99 @@ fail:
     return e->rc;
 }
 
+/* The ranks the watchdog found hung: who they were and what they missed (rank 0 knows). */
+static int record_hung(struct mcf_h5 *h, const struct mcf_watchdog *wd, const struct mcf_result *res, int n,
+                       struct mcf_err *e)
+{
+    int k = h->rank == 0 ? wd->nhung : 0;
+    long long *rank = NULL;
+    const char **host = NULL, **uuid = NULL, **bus = NULL, **name = NULL, **test = NULL;
+    MCF_ALLOC(e, rank, k);
+    MCF_ALLOC(e, host, k);
+    MCF_ALLOC(e, uuid, k);
+    MCF_ALLOC(e, bus, k);
+    MCF_ALLOC(e, name, k);
+    MCF_ALLOC(e, test, k);
+    for (int i = 0; i < k; i++) {
+        const struct mcf_rank_ident *id = &wd->idents[wd->hung[i]];
+        int at = wd->hung_at[i];   /* the boundary before test `at`: the test before it never ended */
+        rank[i] = wd->hung[i];
+        host[i] = id->hostname;
+        uuid[i] = id->device_uuid;
+        bus[i] = id->pci_bus_id;
+        name[i] = id->device_name;
+        test[i] = at > 0 && at <= n ? res[at - 1].inst->name : "(start of the run)";
+    }
+fail:
+    if (e->rc == MCF_OK) {
+        MCF_TRY(mcf_h5_group(h, "/hung", e));
+        MCF_TRY(mcf_h5_longs(h, "/hung/world_rank", rank, (size_t)k, e));
+        MCF_TRY(mcf_h5_strings(h, "/hung/hostname", host, (size_t)k, e));
+        MCF_TRY(mcf_h5_strings(h, "/hung/device_uuid", uuid, (size_t)k, e));
+        MCF_TRY(mcf_h5_strings(h, "/hung/pci_bus_id", bus, (size_t)k, e));
+        MCF_TRY(mcf_h5_strings(h, "/hung/device_name", name, (size_t)k, e));
+        MCF_TRY(mcf_h5_strings(h, "/hung/test", test, (size_t)k, e));
+    }
+    free(rank); free(host); free(uuid); free(bus); free(name); free(test);
+    return e->rc;
+}
+
 int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct mcf_deck *deck,
                    const struct mcf_backend *be, const struct mcf_device_info *dev, int device,
                    const struct mcf_clocksync *cs, const struct mcf_options *o,
-                   const char *start_time, const struct mcf_instance *inst,
-                   const struct mcf_result *res, int n, const struct mcf_power_run *power, int complete,
-                   const struct mcf_locality *loc, struct mcf_err *e)
+                   const char *start_time, const struct mcf_result *res, int n,
+                   const struct mcf_power_run *power, int complete, const struct mcf_locality *loc,
+                   const struct mcf_watchdog *wd, struct mcf_err *e)
 {
-    (void)inst;
-    MCF_TRY(record_ranks(h5, topo, dev, device, cs, loc, e));
+    const char **not_run = NULL, *deck_text[1] = { deck->text ? deck->text : "" };
+    char *joined = NULL;
+    size_t nnot = 0, len = 1;
+    MCF_TRY(record_ranks(h5, topo, dev, device, cs, loc, wd->rank, e));
     MCF_TRY(mcf_h5_group(h5, "/results", e));
     MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", n, e));
     for (int i = 0; i < n; i++)
         MCF_TRY(record_test(h5, &res[i], e));
     if (power)
         MCF_TRY(mcf_power_record(h5, power, res, n, e));
-    /* /meta last: its `complete` says everything above is there */
-    {
-        size_t len = 1;
-        for (int i = 0; i < n; i++)
-            if (res[i].status == MCF_STATUS_NOT_RUN)
-                len += strlen(res[i].inst->name) + 1;
-        char *not_run = calloc(len, 1);
-        if (!not_run)
-            MCF_FAIL(e, MCF_ERUNTIME, "out of memory");
-        for (int i = 0; i < n; i++)
-            if (res[i].status == MCF_STATUS_NOT_RUN) {
-                if (not_run[0]) strcat(not_run, ",");
-                strcat(not_run, res[i].inst->name);
-            }
-        int rc = record_meta(h5, topo, deck, be, o, start_time, complete, not_run, e);
-        free(not_run);
-        MCF_TRY(rc);
+    if (wd->nhung)
+        MCF_TRY(record_hung(h5, wd, res, n, e));
+    MCF_ALLOC(e, not_run, n);
+    for (int i = 0; i < n; i++)
+        if (res[i].status == MCF_STATUS_NOT_RUN) {
+            not_run[nnot++] = res[i].inst->name;
+            len += strlen(res[i].inst->name) + 1;
+        }
+    MCF_ALLOC(e, joined, len);
+    for (size_t i = 0; i < nnot; i++) {
+        if (i) strcat(joined, ",");
+        strcat(joined, not_run[i]);
     }
-    return MCF_OK;
+    MCF_TRY(mcf_h5_group(h5, "/meta", e));
+    MCF_TRY(mcf_h5_strings(h5, "/meta/deck_text", deck_text, 1, e));
+    MCF_TRY(mcf_h5_strings(h5, "/meta/tests_not_run_list", not_run, nnot, e));
+    /* /meta's attributes last: its `complete` says everything above is there */
+    MCF_TRY(record_meta(h5, topo, deck, be, o, start_time, complete, joined, wd, e));
 fail:
+    free(not_run);
+    free(joined);
     return e->rc;
+}
+
+double mcf_record_bytes(const struct mcf_instance *inst, int n, unsigned backend_caps, int nranks, size_t deck_len)
+{
+    /* HDF5's costs, rounded up from files this writer made: about 1 KiB per
+     * dataset (object header, B-tree entry, the unit attribute), 2 KiB per
+     * test group with its parameter attributes; 64 bytes per rank for a
+     * string row; /ranks has 40 datasets; power adds a few per test. */
+    const double per_dataset = 1024, per_group = 2048, per_string = 64;
+    double bytes = 256.0 * 1024 + 2.0 * (double)deck_len + 40 * (per_dataset + per_string * nranks);
+    for (int i = 0; i < n; i++) {
+        struct mcf_metric m[MCF_MAX_METRICS];
+        int nm = mcf_kernel_metrics(&inst[i].kernel, backend_caps, m, MCF_MAX_METRICS);
+        double reps = inst[i].repetitions;
+        bytes += per_group + (nm + 2) * (per_dataset + 8.0 * nranks * reps)   /* metrics, rep start and end */
+               + 5 * (per_dataset + per_string * nranks)                      /* status, message, ... */
+               + 6 * (per_dataset + 8.0 * nranks * (reps + 1));               /* power per test and repetition */
+    }
+    return bytes;
 }

@@ -17,6 +17,7 @@
 #include "clocksync.h"
 #include "deck.h"
 #include "h5out.h"
+#include "inject.h"
 #include "locality.h"
 #include "mcfleet.h"
 #include "power_run.h"
@@ -24,28 +25,11 @@
 #include "report.h"
 #include "results.h"
 #include "stats.h"
+#include "stop.h"
 #include "topo.h"
+#include "watchdog.h"
 
 #define SYNC_ROUNDS 16
-
-/* SIGTERM (Slurm's time limit), SIGUSR1/SIGUSR2 (sbatch --signal): finish the
- * repetition in hand, stop at the next test boundary, write what was measured. */
-static volatile sig_atomic_t stop_signal;
-static void on_stop_signal(int sig) { stop_signal = sig; }
-
-/* Installed first thing: a --signal that arrives while the run is still
- * starting (Slurm may send it early in a short job) must not kill it. */
-static void catch_stop_signals(void)
-{
-    struct sigaction sa;
-    stop_signal = 0;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGUSR1, &sa, NULL);
-    sigaction(SIGUSR2, &sa, NULL);
-}
 
 struct run {
     const struct mcf_options *o;
@@ -66,6 +50,10 @@ struct run {
     int have_power;
     double sync_s;               /* time in the synchronized starts, all tests */
     struct mcf_locality loc;     /* the cores closest to this rank's GPU */
+    struct mcf_cut cut;          /* what the kernel in hand polls (stop.h) */
+    double test_start;           /* when the test in hand started, this rank's clock */
+    struct mcf_watchdog wd;      /* test boundaries with a deadline */
+    int have_wd;
     char start_time[32], output[1024];
 };
 
@@ -242,34 +230,33 @@ fail:
 
 static int inject_here(const struct run *r, const char *test)
 {
-    const char *spec = getenv("MCFLEET_INJECT_FAULT");
-    if (!spec || !*spec)
-        return 0;
-    char pattern[256];
-    snprintf(pattern, sizeof pattern, "%s", spec);
-    char *at = strchr(pattern, '@');
-    if (at) {
-        *at = '\0';
-        if (atoi(at + 1) != r->topo.rank)
-            return 0;
-    }
-    return fnmatch(pattern, test, 0) == 0;
+    return mcf_inject_here(r->topo.rank, r->topo.size, test);   /* src/inject.c */
 }
 
-/* The one path every kernel of every backend goes through. */
-static int run_instance(struct run *r, int index, struct mcf_err *fatal)
+/* The test in hand: set up before the boundary that starts it, so that a
+ * rank hung in its setup is found by the watchdog, not waited for. */
+struct in_hand {
+    int index;
+    struct mcf_kernel k;      /* the backend's view; metrics read it too */
+    void *ks;
+    int have_ks;
+    struct mcf_err e;         /* the test's own outcome (not fatal to the run) */
+    double t0;
+};
+
+static int prepare_instance(struct run *r, int index, struct in_hand *h, struct mcf_err *fatal)
 {
     struct mcf_result *res = &r->res[index];
     const struct mcf_instance *in = &r->inst[index];
     const struct mcf_kernel_ops *ops = r->be.family[in->kernel.family];
-    struct mcf_kernel k = in->kernel;
-    struct mcf_err e = { 0 };
-    void *ks = NULL;
-    int have_ks = 0, reps = in->repetitions;
-    double start_common, t0 = mcf_now();
-
+    int reps = in->repetitions;
+    memset(h, 0, sizeof *h);
+    h->index = index;
+    h->t0 = mcf_now();
+    h->k = in->kernel;
+    h->k.cut = &r->cut;
     res->inst = in;
-    res->nmetrics = mcf_kernel_metrics(&k, r->be.caps, res->metrics, MCF_MAX_METRICS);
+    res->nmetrics = mcf_kernel_metrics(&h->k, r->be.caps, res->metrics, MCF_MAX_METRICS);
     res->values = malloc(sizeof(double) * (size_t)(res->nmetrics * reps));
     res->rep_start = malloc(sizeof(double) * (size_t)reps);
     res->rep_end = malloc(sizeof(double) * (size_t)reps);
@@ -279,10 +266,30 @@ static int run_instance(struct run *r, int index, struct mcf_err *fatal)
         res->values[i] = NAN;
     for (int i = 0; i < reps; i++)
         res->rep_start[i] = res->rep_end[i] = NAN;
-    k.inject_fault = inject_here(r, in->name);
+    h->k.inject_fault = inject_here(r, in->name);
+    r->cut.deadline = INFINITY;   /* no limit while setting up: the watchdog covers it */
+    if (ops->setup(r->state, &h->k, &h->ks, &h->e) == MCF_OK)
+        h->have_ks = 1;
+    return MCF_OK;
+}
 
-    if (ops->setup(r->state, &k, &ks, &e) == MCF_OK)
-        have_ks = 1;
+static void release_instance(struct run *r, struct in_hand *h)
+{
+    if (h->have_ks)
+        r->be.family[h->k.family]->teardown(h->ks);
+    h->have_ks = 0;
+}
+
+/* The one path every kernel of every backend goes through. */
+static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
+{
+    struct mcf_result *res = &r->res[h->index];
+    const struct mcf_instance *in = &r->inst[h->index];
+    const struct mcf_kernel_ops *ops = r->be.family[in->kernel.family];
+    struct mcf_err *e = &h->e;
+    int reps = in->repetitions, cut_rep = -1;
+    double start_common;
+
     /* Every rank joins the start, whatever its setup did: no rank may wait alone. */
     {
         double t_sync = mcf_now();
@@ -290,24 +297,30 @@ static int run_instance(struct run *r, int index, struct mcf_err *fatal)
             goto out;
         r->sync_s += mcf_now() - t_sync;
     }
-    if (have_ks) {
+    r->test_start = mcf_now();
+    r->cut.deadline = in->time_limit > 0 ? r->test_start + in->time_limit : INFINITY;
+    if (h->have_ks) {
         struct mcf_sample s;
-        for (int w = 0; w < in->warmup && e.rc == MCF_OK && !stop_signal; w++) {
+        for (int w = 0; w < in->warmup && e->rc == MCF_OK && !mcf_stop_signal() && mcf_now() < r->cut.deadline;
+             w++) {
             memset(&s, 0, sizeof s);
-            if (ops->run(ks, &s, &e) == MCF_OK)
+            if (ops->run(h->ks, &s, e) == MCF_OK)
                 res->warmup_runs++;
         }
-        for (int rep = 0; rep < reps && e.rc == MCF_OK && !stop_signal; rep++) {
+        for (int rep = 0; rep < reps && e->rc == MCF_OK && !mcf_stop_signal() && mcf_now() < r->cut.deadline;
+             rep++) {
             memset(&s, 0, sizeof s);
             res->rep_start[rep] = mcf_now() - r->cs.offset;
-            if (ops->run(ks, &s, &e) != MCF_OK)
+            if (ops->run(h->ks, &s, e) != MCF_OK) {
+                cut_rep = rep;
                 break;
+            }
             res->rep_end[rep] = mcf_now() - r->cs.offset;
             res->reps_done = rep + 1;
             for (int m = 0; m < res->nmetrics; m++) {
-                double v = res->metrics[m].value(&k, &s, res->metrics[m].index);
+                double v = res->metrics[m].value(&h->k, &s, res->metrics[m].index);
                 if (!isfinite(v) && !res->metrics[m].optional) {
-                    mcf_err_set(&e, MCF_ERUNTIME, __FILE__, __LINE__,
+                    mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
                                 "%s is not finite (%g): the kernel ran %.3g s, too short for the timer; "
                                 "raise its size or iterations", res->metrics[m].name, v, s.seconds);
                     break;
@@ -315,23 +328,41 @@ static int run_instance(struct run *r, int index, struct mcf_err *fatal)
                 res->values[m * reps + rep] = v;
             }
         }
-        if (e.rc == MCF_OK)
-            ops->verify(ks, &e);
+        if (e->rc == MCF_OK)
+            ops->verify(h->ks, e);
     }
-    switch (e.rc) {
+    switch (e->rc) {
     case MCF_OK: res->status = MCF_STATUS_VERIFIED; break;
     case MCF_EVERIFY: res->status = MCF_STATUS_WRONG; break;
     case MCF_EUNSUPPORTED: res->status = MCF_STATUS_UNSUPPORTED; break;
+    case MCF_ECUT: res->status = MCF_STATUS_CUT; break;
     default: res->status = MCF_STATUS_ERROR; break;
     }
-    snprintf(res->message, sizeof res->message, "%s", e.msg);
+    if (res->status == MCF_STATUS_CUT) {
+        int sig = mcf_stop_signal();
+        if (sig)
+            snprintf(res->message, sizeof res->message, "cut short by signal %d in %s %d (%.0f ms after the "
+                     "signal): no figure, a cut kernel's output cannot be verified (%.300s)", sig,
+                     cut_rep < 0 ? "a warm-up run," : "repetition", cut_rep < 0 ? res->warmup_runs + 1 : cut_rep + 1,
+                     1e3 * (mcf_now() - mcf_stop_time()), e->msg);
+        else
+            snprintf(res->message, sizeof res->message, "cut short by its time limit of %d s in %s %d: no figure, "
+                     "a cut kernel's output cannot be verified (%.300s)", in->time_limit,
+                     cut_rep < 0 ? "a warm-up run," : "repetition", cut_rep < 0 ? res->warmup_runs + 1 : cut_rep + 1,
+                     e->msg);
+    } else if (res->status == MCF_STATUS_VERIFIED && res->reps_done < reps && !mcf_stop_signal()) {
+        snprintf(res->message, sizeof res->message, "time limit of %d s: %d of %d repetitions", in->time_limit,
+                 res->reps_done, reps);
+    } else {
+        snprintf(res->message, sizeof res->message, "%s", e->msg);
+    }
     if (res->status != MCF_STATUS_VERIFIED)   /* a wrong result is never reported as a timing */
         for (int i = 0; i < res->nmetrics * reps; i++)
             res->values[i] = NAN;
 out:
-    if (have_ks)
-        ops->teardown(ks);
-    res->elapsed_s = mcf_now() - t0;
+    release_instance(r, h);
+    r->cut.deadline = INFINITY;
+    res->elapsed_s = mcf_now() - h->t0;
     return fatal->rc;
 }
 
@@ -401,12 +432,121 @@ static void default_output(struct run *r)
 static void list_tests(const struct run *r)
 {
     say(r, "deck %s: %d tests, %d instances\n", r->deck.path, r->deck.ntests, r->ninst);
-    for (int i = 0; i < r->ninst; i++) {
+    for (int i = 0; i < r->ninst && !mcf_stop_signal(); i++) {
         const struct mcf_instance *in = &r->inst[i];
         say(r, "  %-40s %-56s reps %d warmup %d%s\n", in->name, in->kernel.label, in->repetitions,
             in->warmup, in->test->kernel.bytes == 0 && in->kernel.family == MCF_FAMILY_MEMORY
                             ? " (bytes auto)" : "");
     }
+}
+
+/* A stop asked for before any test: nothing is measured, no file is made. Collective. */
+static int stop_before_start(struct run *r, struct mcf_err *e)
+{
+    int mine = mcf_stop_signal(), any = 0;
+    MCF_MPI(e, MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->topo.world));
+    if (any)
+        MCF_FAIL(e, MCF_ERUNTIME, "stopped by signal %d before any test ran: nothing was measured, no file written",
+                 any);
+    return MCF_OK;
+fail:
+    e->agreed = 1;
+    return e->rc;
+}
+
+/* The file must fit where it goes: refused before any test, not after all of them. Collective. */
+static int check_free_space(struct run *r, const struct mcf_h5 *h5, struct mcf_err *e)
+{
+    if (r->topo.rank == 0) {
+        long long free_bytes = mcf_h5_free_bytes(h5);
+        double need = mcf_record_bytes(r->inst, r->ninst, r->be.caps, r->topo.size,
+                                       r->deck.text ? strlen(r->deck.text) : 0);
+        if (free_bytes >= 0 && (double)free_bytes < need)
+            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
+                        "not enough space for the results: %.0f KiB free where '%s' goes, about %.0f KiB needed "
+                        "(No space left on device)", (double)free_bytes / 1024, h5->partial, need / 1024);
+    }
+    return mcf_agree(r->topo.world, e);
+}
+
+/* Rank 0 learns every rank's identity now: a rank that hangs later cannot say. Collective. */
+static int start_watchdog(struct run *r, struct mcf_err *e)
+{
+    struct mcf_rank_ident id;
+    memset(&id, 0, sizeof id);
+    /* fixed widths: longer names are cut, as they would be in a terminal */
+    snprintf(id.hostname, sizeof id.hostname, "%.*s", (int)sizeof id.hostname - 1, r->topo.hostname);
+    snprintf(id.device_uuid, sizeof id.device_uuid, "%.*s", (int)sizeof id.device_uuid - 1, r->dev.uuid);
+    snprintf(id.pci_bus_id, sizeof id.pci_bus_id, "%.*s", (int)sizeof id.pci_bus_id - 1, r->dev.pci_bus_id);
+    snprintf(id.device_name, sizeof id.device_name, "%.*s", (int)sizeof id.device_name - 1, r->dev.name);
+    id.local_rank = r->topo.local_rank;
+    MCF_TRY(mcf_watchdog_init(&r->wd, r->topo.world, &id, e));
+    r->have_wd = 1;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+/* When rank 0 stops waiting for the others at the boundary before test i
+ * (watchdog.h): the previous test's time limit and a grace, or, without a
+ * limit, a multiple of rank 0's own time since the last boundary. */
+static double boundary_deadline(const struct run *r, int i, double since)
+{
+    double now = mcf_now();
+    int limit = i > 0 ? r->inst[i - 1].time_limit : 0;
+    if (limit > 0) {
+        double end = r->test_start + limit;
+        return (end > now ? end : now) + fmax(MCF_WATCHDOG_LIMIT_GRACE_S, 0.25 * limit);
+    }
+    return now + fmax(r->wd.grace_s, MCF_WATCHDOG_FACTOR * (now - since));
+}
+
+/* The run ends at boundary i (a stop, or hung ranks): the tests from i on are
+ * not run, and so is test i - 1 when no rank timed a repetition of it. */
+static void mark_not_run(struct run *r, int i, int sig, int reps_before)
+{
+    int from = i;
+    char why[128];
+    if (r->wd.nhung)
+        snprintf(why, sizeof why, "not run: %d rank%s hung (see /hung)", r->wd.nhung, r->wd.nhung == 1 ? "" : "s");
+    else
+        snprintf(why, sizeof why, "not run: stopped by signal %d", sig);
+    if (!r->wd.nhung && i > 0 && reps_before == 0)   /* interrupted before any rank timed a repetition */
+        from = i - 1;
+    for (int j = from; j < r->ninst; j++) {
+        r->res[j].inst = &r->inst[j];
+        r->res[j].status = MCF_STATUS_NOT_RUN;
+        for (int v = 0; v < r->res[j].nmetrics * r->inst[j].repetitions && r->res[j].values; v++)
+            r->res[j].values[v] = NAN;
+        snprintf(r->res[j].message, sizeof r->res[j].message, "%s%s", why,
+                 j < i ? " before its first repetition" : "");
+    }
+    if (r->wd.nhung) {
+        say(r, "watchdog: %d rank%s did not reach the end of %s in time: hung; the other %d write the results\n",
+            r->wd.nhung, r->wd.nhung == 1 ? "" : "s", i > 0 ? r->inst[i - 1].name : "the start",
+            r->wd.size - r->wd.nhung);
+        for (int k = 0; k < r->wd.nhung && k < 16 && r->topo.rank == 0; k++) {
+            const struct mcf_rank_ident *id = &r->wd.idents[r->wd.hung[k]];
+            say(r, "  HUNG rank %d: host %s, local rank %d, device %s %s (PCI %s)\n", r->wd.hung[k], id->hostname,
+                id->local_rank, id->device_name, id->device_uuid, id->pci_bus_id);
+        }
+    } else if (from < r->ninst) {
+        say(r, "stopped by signal %d before test %d of %d: writing what was measured\n", sig, from + 1, r->ninst);
+    } else {
+        say(r, "stopped by signal %d during the last test: writing what was measured\n", sig);
+    }
+}
+
+/* With hung ranks, MPI_Finalize would wait for them for ever: once the file
+ * is written, the job is ended (MPI_Abort) with the run's exit code. */
+static void end_job_without_hung(struct run *r, int code)
+{
+    MPI_Barrier(r->topo.world);   /* the ranks that answered: rank 0 has printed the report */
+    say(r, "ending the job with MPI_Abort (exit %d): MPI_Finalize would wait for the hung rank%s\n", code,
+        r->wd.nhung == 1 ? "" : "s");
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, code);
 }
 
 static int exit_status(struct run *r, struct mcf_err *e)
@@ -431,15 +571,20 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     memset(&r, 0, sizeof r);
     r.o = o;
     r.topo.world = r.topo.node = MPI_COMM_NULL;
-    catch_stop_signals();
+    mcf_stop_catch();
 
     MCF_TRY(mcf_topo_init(comm, &r.topo, &e));
     MCF_TRY(load_deck(&r, &e));
+    MCF_TRY(stop_before_start(&r, &e));
     if (o->list) {
         struct mcf_device_info none = { 0 };
         MCF_TRY(mcf_deck_expand(&r.deck, &none, &r.inst, &r.ninst, &e));
         list_tests(&r);
         code = MCF_EXIT_OK;
+        if (mcf_stop_signal()) {
+            fprintf(stderr, "mcfleet: stopped by signal %d while listing\n", mcf_stop_signal());
+            code = MCF_EXIT_RUNTIME;
+        }
         goto done;
     }
     MCF_TRY(choose_backend(&r, &e));
@@ -451,6 +596,7 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     MCF_MPI(&e, MPI_Bcast(&dev0, sizeof dev0, MPI_BYTE, 0, r.topo.world));
     MCF_TRY(mcf_deck_expand(&r.deck, &dev0, &r.inst, &r.ninst, &e));
     MCF_ALLOC(&e, r.res, r.ninst);
+    MCF_TRY(stop_before_start(&r, &e));
 
     default_output(&r);
     MCF_MPI(&e, MPI_Bcast(r.output, sizeof r.output, MPI_CHAR, 0, r.topo.world));
@@ -467,8 +613,10 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     else if (o->h5_mode && strcmp(o->h5_mode, "collective") == 0)
         mode = MCF_H5_COLLECTIVE;    /* without parallel HDF5, mcf_h5_create says so */
     /* created before any test, so an unwritable path fails in seconds, not hours */
-    MCF_TRY(mcf_h5_create(&h5, r.output, r.topo.world, mode, &e));
+    MCF_TRY(mcf_h5_create(&h5, r.output, r.topo.world, mode, o->force, &e));
     have_h5 = 1;
+    MCF_TRY(check_free_space(&r, &h5, &e));
+    MCF_TRY(start_watchdog(&r, &e));
 
     MCF_TRY(mcf_clocksync_run(r.topo.world, r.topo.node, SYNC_ROUNDS, &r.cs, &e));
     double rtt = r.cs.rtt, max_rtt = 0;
@@ -488,45 +636,47 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         r.be.name, r.dev.name);
     say(&r, "deck %s: %d tests; results to %s\n", r.deck.path, r.ninst, r.output);
     int stopped = 0;
+    double last_boundary = mcf_now();
     for (int i = 0; i <= r.ninst; i++) {
+        struct in_hand h = { .index = -1 };
+        int newly_hung = 0;
+        /* the next test is set up first (not once a stop was asked for), so
+         * that the boundary also catches a rank hung in its setup */
+        if (i < r.ninst && !mcf_stop_signal())
+            MCF_TRY(prepare_instance(&r, i, &h, &e));
         /* Stop together, at a test boundary (after the last test too: a signal
          * during it cut it short), so that no rank waits alone in a collective.
          * With it, the most repetitions any rank completed of the test before. */
-        int mine[2] = { stop_signal, i > 0 ? r.res[i - 1].reps_done : 1 }, any[2] = { 0, 0 };
-        MCF_MPI(&e, MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, r.topo.world));
-        if (any[0]) {
-            int from = i;
-            if (i > 0 && any[1] == 0)   /* interrupted before any rank timed a repetition */
-                from = i - 1;
-            for (int j = from; j < r.ninst; j++) {
-                r.res[j].inst = &r.inst[j];
-                r.res[j].status = MCF_STATUS_NOT_RUN;
-                snprintf(r.res[j].message, sizeof r.res[j].message, "not run: stopped by signal %d%s", any[0],
-                         j < i ? " before its first repetition" : "");
-            }
-            if (from < r.ninst)
-                say(&r, "stopped by signal %d before test %d of %d: writing what was measured\n", any[0], from + 1,
-                    r.ninst);
-            else
-                say(&r, "stopped by signal %d during the last test: writing what was measured\n", any[0]);
+        int mine[2] = { mcf_stop_signal(), i > 0 ? r.res[i - 1].reps_done : 1 }, any[2] = { 0, 0 };
+        double deadline = boundary_deadline(&r, i, last_boundary);
+        MCF_TRY(mcf_watchdog_meet(&r.wd, mine, any, 2, deadline, i, &newly_hung, &e));
+        last_boundary = mcf_now();
+        if (r.wd.nhung || any[0]) {
+            release_instance(&r, &h);
+            mark_not_run(&r, i, any[0], any[1]);
             stopped = 1;
             break;
         }
         if (i == r.ninst)
             break;
         progress(&r, i);
-        MCF_TRY(run_instance(&r, i, &e));
+        MCF_TRY(run_instance(&r, &h, &e));
         if (o->verbose)
             verbose_result(&r, i);
+    }
+    if (r.wd.nhung) {
+        /* the ranks that answered carry on without the hung ones */
+        MCF_TRY(mcf_watchdog_shrink(&r.wd, &r.topo, &e));
+        MCF_TRY(mcf_h5_rebind(&h5, r.topo.world, &e));
     }
     mcf_power_end(&r.power);
     double t_end0 = mcf_now();
     exit_code = exit_status(&r, &e);
     say(&r, "writing %s\n", r.output);
     MCF_TRY(mcf_record_run(&h5, &r.topo, &r.deck, &r.be, &r.dev, r.device, &r.cs, o, r.start_time,
-                           r.inst, r.res, r.ninst, &r.power, !stopped, &r.loc, &e));
-    have_h5 = 0;
+                           r.res, r.ninst, &r.power, !stopped, &r.loc, &r.wd, &e));
     double t_end1 = mcf_now();
+    have_h5 = 0;
     MCF_TRY(mcf_h5_close(&h5, 1, &e));
     double t_end2 = mcf_now();
     if (r.topo.rank == 0)
@@ -535,17 +685,23 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     if (o->verbose)
         MCF_TRY(cost_summary(&r, t_end1 - t_end0, t_end2 - t_end1, t_end3 - t_end2, &e));
     code = stopped ? MCF_EXIT_RUNTIME : exit_code;
+    if (r.wd.nhung)
+        end_job_without_hung(&r, code);
     goto done;
 fail:
     if (have_h5) {
         struct mcf_err ignore = { 0 };
-        mcf_h5_close(&h5, 0, &ignore);   /* the .partial stays: it never looks complete */
+        mcf_h5_close(&h5, 0, &ignore);   /* the .partial this run made goes: it holds nothing */
     }
     /* an error every rank agreed on is printed once; a rank's own, by that rank */
     if (r.topo.rank == 0 || !e.agreed)
         fprintf(stderr, "mcfleet: %s\n", e.msg);
     code = mcf_exit_code(e.rc);
+    if (r.wd.nhung)
+        MPI_Abort(MPI_COMM_WORLD, code);   /* as above: nothing else can end the job */
 done:
+    if (r.have_wd)
+        mcf_watchdog_free(&r.wd);
     if (r.have_power)
         mcf_power_free(&r.power);
     if (r.have_state)

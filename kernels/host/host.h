@@ -11,6 +11,7 @@
 #include "error.h"
 #include "kernel.h"
 #include "reference.h"
+#include "stop.h"
 
 struct host_state {
     int threads;              /* default worker count */
@@ -20,6 +21,11 @@ struct host_state {
  * worker stamps its own start and end on the common monotonic clock. */
 typedef void (*host_work_fn)(void *arg, int worker, int nworkers);
 int host_team_run(int n, host_work_fn fn, void *arg, double *start, double *end, struct mcf_err *e);
+
+/* Long loops run in chunks of about a millisecond and poll the cut between
+ * them (stop.h): a stop signal or the time limit ends a repetition early. */
+#define HOST_CHUNK_OPS (1u << 22)   /* FMAs or loads per chunk */
+uint64_t host_chunk(uint64_t ops_per_iteration);
 
 /* Workers a kernel uses. */
 int host_workers(const struct host_state *s, const struct mcf_kernel *k);
@@ -32,6 +38,7 @@ struct host_tiles;
 int host_tiles_create(const struct mcf_kernel *k, int workers, const uint64_t *iterations,
                       struct host_tiles **out, struct mcf_err *e);
 void host_tiles_work(void *tiles, int worker, int nworkers);
+int host_tiles_was_cut(const struct host_tiles *t);
 int host_tiles_check(struct host_tiles *t, int inject_fault, struct mcf_err *e);
 void host_tiles_destroy(struct host_tiles *t);
 

@@ -17,13 +17,14 @@ struct host_tiles {
     uint64_t *iterations;     /* per worker */
     void **a, **b, **c;       /* per worker, 64-byte aligned */
     double *ref;              /* A*B in double, per worker, m x n */
+    const struct mcf_cut *cut;
+    volatile int was_cut;     /* a worker stopped early: the output is partial */
 };
 
 #define TILE_LOOP(T)                                                            \
     static void tile_##T(const T *restrict a, const T *restrict b, T *restrict c, \
                          int m, int n, int k, uint64_t iterations)              \
     {                                                                           \
-        memset(c, 0, sizeof(T) * (size_t)m * n);                                \
         for (uint64_t it = 0; it < iterations; it++)                            \
             for (int i = 0; i < m; i++)                                         \
                 for (int p = 0; p < k; p++) {                                   \
@@ -38,11 +39,25 @@ TILE_LOOP(float)
 void host_tiles_work(void *arg, int w, int nworkers)
 {
     struct host_tiles *t = arg;
+    const uint64_t chunk = host_chunk((uint64_t)t->m * t->n * t->k), total = t->iterations[w];
     (void)nworkers;
-    if (t->dtype == MCF_FP64)
-        tile_double(t->a[w], t->b[w], t->c[w], t->m, t->n, t->k, t->iterations[w]);
-    else
-        tile_float(t->a[w], t->b[w], t->c[w], t->m, t->n, t->k, t->iterations[w]);
+    memset(t->c[w], 0, (size_t)mcf_dtype_size(t->dtype) * t->m * t->n);
+    for (uint64_t done = 0; done < total; done += chunk) {
+        uint64_t n = total - done < chunk ? total - done : chunk;
+        if (t->was_cut || mcf_cut_due(t->cut)) {
+            t->was_cut = 1;
+            return;
+        }
+        if (t->dtype == MCF_FP64)
+            tile_double(t->a[w], t->b[w], t->c[w], t->m, t->n, t->k, n);
+        else
+            tile_float(t->a[w], t->b[w], t->c[w], t->m, t->n, t->k, n);
+    }
+}
+
+int host_tiles_was_cut(const struct host_tiles *t)
+{
+    return t->was_cut;
 }
 
 static void *aligned(size_t bytes)
@@ -73,6 +88,7 @@ int host_tiles_create(const struct mcf_kernel *k, int workers, const uint64_t *i
     t->dtype = k->dtype;
     t->m = k->shape[0]; t->n = k->shape[1]; t->k = k->shape[2];
     t->workers = workers;
+    t->cut = k->cut;
     size_t es = (size_t)mcf_dtype_size(k->dtype);
     size_t mn = (size_t)t->m * t->n;
     MCF_ALLOC(e, t->iterations, workers);
@@ -205,6 +221,8 @@ static int matrix_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
 {
     struct matrix_run *r = ks;
     MCF_TRY(host_team_run(r->workers, host_tiles_work, r->tiles, r->start, r->end, e));
+    if (host_tiles_was_cut(r->tiles))
+        MCF_FAIL(e, MCF_ECUT, "cut before %llu iterations", (unsigned long long)r->k.iterations);
     s->seconds = mcf_wall_time(r->start, r->end, r->workers);
     s->units = (double)r->k.iterations * r->workers;
     return MCF_OK;

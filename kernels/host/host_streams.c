@@ -68,6 +68,8 @@ static int streams_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
         s->stream_alone[i] = t1 - t0;
     }
     MCF_TRY(host_team_run(r->n, r->fn, r->job, r->start, r->end, e));
+    if (r->tiles && host_tiles_was_cut(r->tiles))
+        MCF_FAIL(e, MCF_ECUT, "cut before the streams' work was done");
     double origin = r->start[0];
     for (int i = 1; i < r->n; i++)
         if (r->start[i] < origin) origin = r->start[i];

@@ -82,6 +82,12 @@ fail:
     return e->rc;
 }
 
+uint64_t host_chunk(uint64_t ops_per_iteration)
+{
+    uint64_t c = HOST_CHUNK_OPS / (ops_per_iteration ? ops_per_iteration : 1);
+    return c ? c : 1;
+}
+
 int host_workers(const struct host_state *s, const struct mcf_kernel *k)
 {
     int w = k->occupancy > 0 ? k->occupancy : s->threads;

@@ -18,6 +18,7 @@ struct valu_run {
     void *x;                 /* workers x LANES values of the kernel's type */
     double *start, *end;
     uint64_t steps;          /* steps applied so far, warm-up included */
+    volatile int cut;        /* a worker stopped early (stop.h) */
 };
 
 #define CHAINS(T)                                                                   \
@@ -35,11 +36,19 @@ CHAINS(float)
 static void valu_work(void *arg, int w, int nworkers)
 {
     struct valu_run *r = arg;
+    const uint64_t chunk = host_chunk(LANES);
     (void)nworkers;
-    if (r->k.dtype == MCF_FP64)
-        chains_double((double *)r->x + (size_t)w * LANES, r->a, r->b, r->k.iterations);
-    else
-        chains_float((float *)r->x + (size_t)w * LANES, (float)r->a, (float)r->b, r->k.iterations);
+    for (uint64_t done = 0; done < r->k.iterations; done += chunk) {
+        uint64_t n = r->k.iterations - done < chunk ? r->k.iterations - done : chunk;
+        if (r->cut || mcf_cut_due(r->k.cut)) {
+            r->cut = 1;
+            return;
+        }
+        if (r->k.dtype == MCF_FP64)
+            chains_double((double *)r->x + (size_t)w * LANES, r->a, r->b, n);
+        else
+            chains_float((float *)r->x + (size_t)w * LANES, (float)r->a, (float)r->b, n);
+    }
 }
 
 static double x0(int w, int l) { return mcf_valu_x0((uint64_t)(w * LANES + l)); }
@@ -78,6 +87,8 @@ static int valu_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
 {
     struct valu_run *r = ks;
     MCF_TRY(host_team_run(r->workers, valu_work, r, r->start, r->end, e));
+    if (r->cut)
+        MCF_FAIL(e, MCF_ECUT, "cut before %llu iterations", (unsigned long long)r->k.iterations);
     r->steps += r->k.iterations;
     s->seconds = mcf_wall_time(r->start, r->end, r->workers);
     s->units = (double)r->k.iterations * LANES * r->workers;

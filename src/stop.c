@@ -1,0 +1,47 @@
+#define _GNU_SOURCE
+#include "stop.h"
+
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "clocksync.h"
+
+static volatile sig_atomic_t stop_sig;
+static volatile double stop_at = INFINITY;
+
+static void on_stop(int sig)
+{
+    if (stop_sig)
+        return;   /* the first signal's time counts */
+    struct timespec ts;   /* clock_gettime is async-signal-safe */
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    stop_at = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    stop_sig = sig;
+}
+
+void mcf_stop_catch(void)
+{
+    static const int signals[] = { SIGTERM, SIGINT, SIGUSR1, SIGUSR2 };
+    struct sigaction sa;
+    stop_sig = 0;
+    stop_at = INFINITY;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
+        sigaction(signals[i], &sa, NULL);
+}
+
+int mcf_stop_signal(void) { return stop_sig; }
+
+double mcf_stop_time(void) { return stop_sig ? stop_at : INFINITY; }
+
+int mcf_cut_due(const struct mcf_cut *c)
+{
+    if (!c)
+        return 0;
+    double now = mcf_now();
+    return now > c->deadline || (stop_sig && now > stop_at + MCF_CUT_GRACE_S);
+}

@@ -1,0 +1,46 @@
+/* Stopping a run: the stop signals, and the cut that ends a repetition early.
+ *
+ * SIGTERM and SIGINT (Slurm's time limit, scancel, Ctrl-C, mpirun passing
+ * them on), SIGUSR1 and SIGUSR2 (sbatch --signal) ask the run to stop: the
+ * repetition in hand may finish within MCF_CUT_GRACE_S, else the kernel cuts
+ * it; the ranks stop together at the next test boundary and write what was
+ * measured. A launcher that kills soon after it signals (mpirun: 1 s) leaves
+ * no time for long repetitions, hence the cut.
+ *
+ * The signal state is the one process-wide variable mcfleet keeps: a signal
+ * handler can reach nothing else. */
+#ifndef MCF_STOP_H
+#define MCF_STOP_H
+
+#include <math.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How long the repetition in hand may go on after a stop signal. */
+#define MCF_CUT_GRACE_S 0.2
+
+/* Installs the handlers and clears any earlier stop (a run's first step). */
+void mcf_stop_catch(void);
+/* The signal that asked for a stop, or 0. */
+int mcf_stop_signal(void);
+/* When it came (mcf_now's clock), or INFINITY. */
+double mcf_stop_time(void);
+
+/* What a kernel polls between chunks of its work. deadline: the test's time
+ * limit on mcf_now's clock (INFINITY: none). */
+struct mcf_cut {
+    double deadline;
+};
+
+/* Whether to stop the work now: the time limit passed, or a stop signal came
+ * more than MCF_CUT_GRACE_S ago. NULL never cuts. Cheap (one clock read):
+ * poll it every millisecond or so of work, not per element. */
+int mcf_cut_due(const struct mcf_cut *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
