@@ -10,6 +10,7 @@
 #    to the old encoding first (tools/cubin-oldflags.py); the instructions
 #    are untouched.
 set -u
+[ -z "${MCFLEET_SANITIZER_BUILD:-}" ] || { echo "SKIP: sanitizer build: no CUDA backend is built there (nvcc objects are not instrumented), and the SASS does not depend on the host flags"; exit 77; }
 bin=${1:-${MCFLEET:-}}
 src=${srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${builddir:-.}

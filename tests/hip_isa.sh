@@ -8,6 +8,7 @@
 #    build directory) links, and `--backend hip` on a machine without an AMD GPU
 #    exits 3 with a message naming the runtime's answer, leaving no file.
 # Skips (77) where hipcc is not installed.
+[ -z "${MCFLEET_SANITIZER_BUILD:-}" ] || { echo "SKIP: sanitizer build: the ISA checks read hipcc output, which the sanitizers do not change, and hipcc objects are not instrumented"; exit 77; }
 . "$srcdir/tests/lib.sh"
 hipcc=$(sed -n 's/^HIPCC = //p' "$builddir/Makefile")
 [ -n "$hipcc" ] || { echo "SKIP: no hipcc (quickstart.sh installs Debian's hipcc)"; exit 77; }
