@@ -2,11 +2,16 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
+
+#include "numparse.h"
 
 #define DEFAULT_REPETITIONS 10
 #define DEFAULT_WARMUP 2
@@ -37,6 +42,7 @@ static const struct keydef test_keys[] = {
     { "description", V_STRING, ALL_FAMILIES, 0, NULL, 0, 0, 0 },
     { "repetitions", V_INT, ALL_FAMILIES, 0, NULL, 0, 1, 1e6 },
     { "warmup", V_INT, ALL_FAMILIES, 0, NULL, 0, 0, 1e6 },
+    { "time_limit", V_INT, ALL_FAMILIES, 0, NULL, 0, 1, 1e6 },
     { "seed", V_INT, ALL_FAMILIES, 0, NULL, 0, 0, 9007199254740992.0 },
     { "dtype", V_ENUM, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY) | FAM(STREAMS), 0,
       mcf_dtype_names, MCF_DTYPE_COUNT, 0, 0 },
@@ -67,20 +73,39 @@ struct ctx {
     struct mcf_err *e;
 };
 
+static int at_mark(struct ctx *c, yaml_mark_t mark, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Every deck error: "path:line:col: message", 1-based like compilers. */
-static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
+static int vat(struct ctx *c, yaml_mark_t mark, const char *fmt, va_list ap)
 {
     char text[768];
+    vsnprintf(text, sizeof text, fmt, ap);
+    for (char *p = text; *p; p++)   /* a deck's bytes never reach the terminal raw */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return mcf_err_set(c->e, MCF_EINPUT, __FILE__, __LINE__, "%s:%lu:%lu: %s", c->path,
+                       (unsigned long)mark.line + 1, (unsigned long)mark.column + 1, text);
+}
+
+/* Every deck error: "path:line:col: message", 1-based like compilers. */
+static int at_mark(struct ctx *c, yaml_mark_t mark, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    int rc = vat(c, mark, fmt, ap);
     va_end(ap);
-    return mcf_err_set(c->e, MCF_EINPUT, __FILE__, __LINE__, "%s:%lu:%lu: %s", c->path,
-                       (unsigned long)n->start_mark.line + 1,
-                       (unsigned long)n->start_mark.column + 1, text);
+    return rc;
+}
+
+static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vat(c, n->start_mark, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 static const char *scalar(const yaml_node_t *n)
@@ -98,7 +123,20 @@ static const char *node_kind(const yaml_node_t *n)
     }
 }
 
-int mcf_parse_size(const char *s, uint64_t *out)
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* A size: DIGITS[.DIGITS][spaces][UNIT], exactly a whole number of bytes, in
+ * integer arithmetic (no rounding, no float-to-integer conversion). On error
+ * *why says what is wrong, for the message. */
+static int parse_size(const char *s, uint64_t *out, const char **why)
 {
     static const struct { const char *suffix; uint64_t mult; } units[] = {
         { "", 1 }, { "B", 1 },
@@ -106,37 +144,74 @@ int mcf_parse_size(const char *s, uint64_t *out)
         { "K", 1ull << 10 }, { "M", 1ull << 20 }, { "G", 1ull << 30 },
         { "KB", 1000ull }, { "MB", 1000000ull }, { "GB", 1000000000ull }, { "TB", 1000000000000ull },
     };
-    char *end;
-    if (!s || !isdigit((unsigned char)*s))
+    uint64_t whole = 0, frac = 0, scale = 1;
+    const char *p = s;
+    *why = "";
+    if (!s || !isdigit((unsigned char)*s)) {
+        *why = s && (*s == '+' || *s == '-') ? "no sign is accepted" : "it must start with a digit";
         return -1;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || v < 0)
+    }
+    if (s[0] == '0' && isdigit((unsigned char)s[1])) {
+        *why = "it has a leading zero (octal in YAML 1.1)";
         return -1;
-    while (*end == ' ')
-        end++;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(end, units[i].suffix) == 0) {
-            double b = v * (double)units[i].mult;
-            if (b != (double)(uint64_t)b || b > 1.8e19)
-                return -1;       /* fractional bytes or overflow */
-            *out = (uint64_t)b;
-            return 0;
+    }
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X' || s[1] == 'o' || s[1] == 'O')) {
+        *why = "only decimal digits are accepted, no 0x/0o prefix";
+        return -1;
+    }
+    for (; isdigit((unsigned char)*p); p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (whole > (UINT64_MAX - d) / 10) {
+            *why = "it is too large";
+            return -1;
         }
+        whole = whole * 10 + d;
+    }
+    if (*p == '.') {
+        p++;
+        if (!isdigit((unsigned char)*p)) {
+            *why = "digits must follow the decimal point";
+            return -1;
+        }
+        for (int nd = 0; isdigit((unsigned char)*p); p++, nd++) {
+            if (nd == 18) {
+                *why = "it has too many decimal places";
+                return -1;
+            }
+            frac = frac * 10 + (uint64_t)(*p - '0');
+            scale *= 10;
+        }
+    }
+    while (*p == ' ')
+        p++;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(p, units[i].suffix) != 0)
+            continue;
+        uint64_t m = units[i].mult, g = gcd(m, scale);
+        /* frac/scale of the unit must be whole bytes: frac * m / scale, which
+         * is below m, so it cannot overflow once reduced by the gcd */
+        if (frac % (scale / g) != 0) {
+            *why = "it is not a whole number of bytes";
+            return -1;
+        }
+        uint64_t part = frac / (scale / g) * (m / g);
+        if (whole > (UINT64_MAX - part) / m) {
+            *why = "it is too large";
+            return -1;
+        }
+        *out = whole * m + part;
+        return 0;
+    }
+    *why = *p == 'e' || *p == 'E' ? "no exponent is accepted: write the digits or use a unit"
+                                  : "the unit must be one of B, KiB, MiB, GiB, TiB, K, M, G (binary), "
+                                    "KB, MB, GB, TB (decimal)";
     return -1;
 }
 
-static int parse_int(const char *s, double *out)
+int mcf_parse_size(const char *s, uint64_t *out)
 {
-    char *end;
-    if (!s || !*s)
-        return -1;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || *end)
-        return -1;
-    *out = (double)v;
-    return 0;
+    const char *why;
+    return parse_size(s, out, &why);
 }
 
 /* One scalar value of a key, checked against its type and range. */
@@ -144,7 +219,8 @@ static int scalar_value(struct ctx *c, const struct keydef *kd, const char *owne
                         const yaml_node_t *n, uint64_t *out)
 {
     const char *s = scalar(n);
-    double v = 0;
+    uint64_t v = 0;
+    const char *why = "";
     if (!s)
         return at(c, n, "'%s' in %s must be a scalar, got %s", kd->key, owner, node_kind(n));
     switch (kd->type) {
@@ -161,29 +237,32 @@ static int scalar_value(struct ctx *c, const struct keydef *kd, const char *owne
         *out = (uint64_t)idx;
         return MCF_OK;
     }
-    case V_INT:
-        if (parse_int(s, &v) != 0)
-            return at(c, n, "'%s' in %s must be an integer, got '%s'", kd->key, owner, s);
+    case V_INT: {
+        int rc = mcf_parse_uint(s, (uint64_t)kd->max, &v);
+        if (rc == MCF_NUM_MALFORMED)
+            return at(c, n, "'%s' in %s must be an integer, got '%s' (%s)", kd->key, owner, s,
+                      mcf_uint_problem(s));
+        if (rc == MCF_NUM_RANGE)
+            v = UINT64_MAX;          /* above the range: the message below */
         break;
-    case V_SIZE: {
-        uint64_t b;
+    }
+    case V_SIZE:
         if (strcmp(kd->key, "bytes") == 0 && strcmp(s, "auto") == 0) {
             *out = 0;
             return MCF_OK;
         }
-        if (mcf_parse_size(s, &b) != 0)
-            return at(c, n, "'%s' in %s must be a size such as 4096, 64KiB or 2GiB, got '%s'",
-                      kd->key, owner, s);
-        v = (double)b;
+        if (parse_size(s, &v, &why) != 0)
+            return at(c, n, "'%s' in %s must be a size such as 4096, 64KiB or 2GiB, got '%s' (%s)",
+                      kd->key, owner, s, why);
         break;
-    }
     default:
         return at(c, n, "internal: bad key type");
     }
-    if (v < kd->min || v > kd->max)
+    /* compared as integers: every bound in the table is exact in a double */
+    if (v < (uint64_t)kd->min || v > (uint64_t)kd->max)
         return at(c, n, "'%s' in %s must be between %.0f and %.0f, got %s", kd->key, owner,
                   kd->min, kd->max, s);
-    *out = (uint64_t)v;
+    *out = v;
     return MCF_OK;
 }
 
@@ -192,6 +271,7 @@ static void set_field(struct mcf_deck_test *t, const char *key, uint64_t v)
     struct mcf_kernel *k = &t->kernel;
     if (!strcmp(key, "repetitions")) t->repetitions = (int)v;
     else if (!strcmp(key, "warmup")) t->warmup = (int)v;
+    else if (!strcmp(key, "time_limit")) t->time_limit = (int)v;
     else if (!strcmp(key, "seed")) k->seed = v;
     else if (!strcmp(key, "dtype")) k->dtype = (enum mcf_dtype)v;
     else if (!strcmp(key, "dtype_b")) k->dtype_b = (enum mcf_dtype)v;
@@ -219,14 +299,89 @@ static const struct keydef *find_key(const char *key)
     return NULL;
 }
 
+/* Test names become HDF5 group names under /results. HDF5 refuses "." and
+ * splits at '/'; a name must also survive shells and file names: letters,
+ * digits, '-', '_', '.', starting with a letter or digit (so never ".", ".."
+ * or "-x"), 1 to MCF_NAME_LEN - 1 characters. */
 static int valid_name(const char *s)
 {
-    if (!*s || strlen(s) >= MCF_NAME_LEN)
+    if (!isalnum((unsigned char)*s) || strlen(s) >= MCF_NAME_LEN)
         return 0;
     for (; *s; s++)
         if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
             return 0;
     return 1;
+}
+#define NAME_RULE "1-63 characters of letters, digits, '-', '_' or '.', starting with a letter or digit"
+_Static_assert(MCF_NAME_LEN == 64, "NAME_RULE states the length");
+
+/* What HDF5 itself needs of a link name: not empty, not "." or "..", no '/',
+ * no control characters. Checked on every expanded instance name. */
+static int hdf5_name_ok(const char *s)
+{
+    if (!*s || !strcmp(s, ".") || !strcmp(s, ".."))
+        return 0;
+    for (; *s; s++)
+        if (*s == '/' || (unsigned char)*s < 0x20 || *s == 0x7f)
+            return 0;
+    return 1;
+}
+
+/* A string and where it came from, to find repeats by sorting: O(n log n)
+ * whatever the input (a pairwise check took minutes on 90,000 tests). */
+struct strref {
+    const char *s;
+    size_t pos;                 /* order in the document */
+    const void *where;          /* the node (or instance) */
+};
+
+static int strref_cmp(const void *a, const void *b)
+{
+    const struct strref *x = a, *y = b;
+    int d = strcmp(x->s, y->s);
+    return d ? d : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Sorts v; the repeat that comes first in the document, and in *first the
+ * earlier one it repeats; NULL when all differ. */
+static const struct strref *first_repeat(struct strref *v, size_t n, const struct strref **first)
+{
+    const struct strref *rep = NULL;
+    qsort(v, n, sizeof *v, strref_cmp);
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(v[i - 1].s, v[i].s) && (!rep || v[i].pos < rep->pos)) {
+            rep = &v[i];
+            *first = &v[i - 1];
+        }
+    return rep;
+}
+
+/* A key given twice in one mapping: YAML says it is an error and libyaml
+ * keeps both, so the later one would win silently. Reported at the second. */
+static int unique_keys(struct ctx *c, const yaml_node_t *map, const char *owner)
+{
+    size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start), m = 0;
+    struct strref *v = NULL;
+    const struct strref *rep, *first = NULL;
+    if (n < 2)
+        return MCF_OK;
+    MCF_ALLOC(c->e, v, n);
+    for (size_t i = 0; i < n; i++) {
+        const yaml_node_t *kn = yaml_document_get_node(c->doc, map->data.mapping.pairs.start[i].key);
+        if (kn && scalar(kn))
+            v[m++] = (struct strref){ scalar(kn), i, kn };
+    }
+    if ((rep = first_repeat(v, m, &first)) != NULL) {
+        const yaml_node_t *kn = rep->where, *k0 = first->where;
+        at(c, kn, "key '%s' is given twice %s (first at line %lu): a YAML mapping holds each key once",
+           rep->s, owner, (unsigned long)k0->start_mark.line + 1);
+        goto fail;
+    }
+    free(v);
+    return MCF_OK;
+fail:
+    free(v);
+    return c->e->rc;
 }
 
 static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_deck *deck,
@@ -242,6 +397,7 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
     t->line = (int)node->start_mark.line + 1;
     t->repetitions = deck->repetitions;
     t->warmup = deck->warmup;
+    t->time_limit = deck->time_limit;
     struct mcf_kernel *k = &t->kernel;
     k->family = MCF_FAMILY_COUNT;
     k->dtype = MCF_DTYPE_COUNT;
@@ -263,8 +419,7 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
         if (key && !strcmp(key, "name")) {
             const char *v = scalar(vn);
             if (!v || !valid_name(v))
-                return at(c, vn, "test name must be 1-%d characters of letters, digits, '-', '_' or '.'",
-                          MCF_NAME_LEN - 1);
+                return at(c, vn, "test name must be " NAME_RULE);
             snprintf(t->name, sizeof t->name, "%s", v);
             snprintf(owner, sizeof owner, "test '%s'", v);
         } else if (key && !strcmp(key, "kernel")) {
@@ -273,6 +428,9 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
     }
     if (!t->name[0])
         return at(c, node, "%s has no 'name'", owner);
+    char in_owner[sizeof owner + 4];
+    snprintf(in_owner, sizeof in_owner, "in %s", owner);
+    MCF_TRY(unique_keys(c, node, in_owner));
     if (!kernel_node)
         return at(c, node, "%s has no 'kernel' (one of matrix, valu, memory, latency, streams)", owner);
     uint64_t fam;
@@ -300,8 +458,8 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
                 return at(c, vn, "'shape' in %s must be a list of three integers [m, n, k]", owner);
             for (int i = 0; i < 3; i++) {
                 const yaml_node_t *item = yaml_document_get_node(doc, vn->data.sequence.items.start[i]);
-                double v;
-                if (parse_int(scalar(item), &v) != 0 || v < kd->min || v > kd->max)
+                uint64_t v;
+                if (mcf_parse_uint(scalar(item), (uint64_t)kd->max, &v) != MCF_NUM_OK || v < (uint64_t)kd->min)
                     return at(c, item, "'shape' in %s: each of m, n, k must be an integer between %.0f and %.0f",
                               owner, kd->min, kd->max);
                 k->shape[i] = (int)v;
@@ -390,13 +548,15 @@ static int parse_power(struct ctx *c, const yaml_node_t *node, struct mcf_deck *
 {
     if (node->type != YAML_MAPPING_NODE)
         return at(c, node, "'power' must be a mapping (period_ms:, sources:, series:)");
+    if (unique_keys(c, node, "in 'power'") != MCF_OK)
+        return c->e->rc;
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
         const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
         const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
         const char *key = scalar(kn);
         if (key && !strcmp(key, "period_ms")) {
-            double v;
-            if (parse_int(scalar(vn), &v) != 0 || v < 1 || v > 1000)
+            uint64_t v;
+            if (mcf_parse_uint(scalar(vn), 1000, &v) != MCF_NUM_OK || v < 1)
                 return at(c, vn, "'period_ms' in 'power' must be an integer between 1 and 1000");
             deck->power_period_ms = (int)v;
         } else if (key && !strcmp(key, "sources")) {
@@ -428,16 +588,18 @@ static int parse_power(struct ctx *c, const yaml_node_t *node, struct mcf_deck *
 static int parse_defaults(struct ctx *c, const yaml_node_t *node, struct mcf_deck *deck)
 {
     if (node->type != YAML_MAPPING_NODE)
-        return at(c, node, "'defaults' must be a mapping (repetitions:, warmup:)");
+        return at(c, node, "'defaults' must be a mapping (repetitions:, warmup:, time_limit:)");
+    MCF_TRY(unique_keys(c, node, "in 'defaults'"));
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
         const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
         const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
         const char *key = scalar(kn);
         uint64_t v;
-        if (!key || (strcmp(key, "repetitions") && strcmp(key, "warmup")))
-            return at(c, kn, "unknown key '%s' in 'defaults' (repetitions, warmup)", key ? key : "?");
+        if (!key || (strcmp(key, "repetitions") && strcmp(key, "warmup") && strcmp(key, "time_limit")))
+            return at(c, kn, "unknown key '%s' in 'defaults' (repetitions, warmup, time_limit)", key ? key : "?");
         MCF_TRY(scalar_value(c, find_key(key), "'defaults'", vn, &v));
         if (!strcmp(key, "repetitions")) deck->repetitions = (int)v;
+        else if (!strcmp(key, "time_limit")) deck->time_limit = (int)v;
         else deck->warmup = (int)v;
     }
     return MCF_OK;
@@ -445,16 +607,53 @@ fail:
     return c->e->rc;
 }
 
+#define MAX_FLOW_DEPTH 64
+#define MAX_ANCHORS 1000
+
+/* libyaml's scanner spends O(depth) per token inside [ ] and { }, and its
+ * loader O(anchors) per anchor: quadratic on hostile input (a 4 MiB deck of
+ * nested brackets ran for an hour). A first pass over the tokens, linear
+ * under these limits, stops such a deck at the token that crosses one. */
+static int prescan(struct ctx *c, const char *text)
+{
+    yaml_parser_t p;
+    yaml_token_t tok;
+    int depth = 0, anchors = 0, rc = MCF_OK;
+    if (!yaml_parser_initialize(&p))
+        return mcf_err_set(c->e, MCF_ERUNTIME, __FILE__, __LINE__, "yaml_parser_initialize failed");
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
+    while (rc == MCF_OK && yaml_parser_scan(&p, &tok)) {   /* a syntax error: the loader reports it */
+        yaml_token_type_t type = tok.type;
+        yaml_mark_t mark = tok.start_mark;
+        yaml_token_delete(&tok);
+        if (type == YAML_STREAM_END_TOKEN)
+            break;
+        if (type == YAML_FLOW_SEQUENCE_START_TOKEN || type == YAML_FLOW_MAPPING_START_TOKEN) {
+            if (++depth > MAX_FLOW_DEPTH)
+                rc = at_mark(c, mark, "[ ] and { } nested more than %d deep (a deck needs 3 at most)", MAX_FLOW_DEPTH);
+        } else if (type == YAML_FLOW_SEQUENCE_END_TOKEN || type == YAML_FLOW_MAPPING_END_TOKEN) {
+            depth--;
+        } else if (type == YAML_ANCHOR_TOKEN && ++anchors > MAX_ANCHORS) {
+            rc = at_mark(c, mark, "more than %d anchors (&name); a deck needs a few", MAX_ANCHORS);
+        }
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
 int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, struct mcf_err *e)
 {
     yaml_parser_t parser;
     yaml_document_t doc;
-    int have_doc = 0;
+    int have_doc = 0, have_parser = 0;
     struct ctx c = { path, &doc, e };
     const yaml_node_t *tests = NULL, *defaults = NULL;
+    struct strref *names = NULL;
 
     memset(deck, 0, sizeof *deck);
-    snprintf(deck->path, sizeof deck->path, "%s", path);
+    if ((size_t)snprintf(deck->path, sizeof deck->path, "%s", path) >= sizeof deck->path)
+        MCF_FAIL(e, MCF_EINPUT, "--deck %.64s...: the path is %zu characters; at most %zu are supported",
+                 path, strlen(path), sizeof deck->path - 1);
     deck->repetitions = DEFAULT_REPETITIONS;
     deck->warmup = DEFAULT_WARMUP;
     deck->power_period_ms = DEFAULT_POWER_PERIOD_MS;
@@ -463,20 +662,29 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
     if (!(deck->text = strdup(text)))
         MCF_FAIL(e, MCF_ERUNTIME, "out of memory");
 
+    MCF_TRY(prescan(&c, text));
     if (!yaml_parser_initialize(&parser))
         MCF_FAIL(e, MCF_ERUNTIME, "yaml_parser_initialize failed");
+    have_parser = 1;
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
-    if (!yaml_parser_load(&parser, &doc)) {
-        mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "%s:%lu:%lu: YAML syntax error: %s%s%s", path,
-                    (unsigned long)parser.problem_mark.line + 1,
-                    (unsigned long)parser.problem_mark.column + 1,
-                    parser.problem ? parser.problem : "unknown",
-                    parser.context ? " " : "", parser.context ? parser.context : "");
-        yaml_parser_delete(&parser);
-        goto fail;
-    }
+    if (!yaml_parser_load(&parser, &doc))
+        goto syntax;
     have_doc = 1;
+    {   /* a deck is one document: a second one would be ignored silently */
+        yaml_document_t extra;
+        if (!yaml_parser_load(&parser, &extra))
+            goto syntax;
+        int more = yaml_document_get_root_node(&extra) != NULL;
+        yaml_mark_t mark = extra.start_mark;
+        yaml_document_delete(&extra);
+        if (more) {
+            at_mark(&c, mark, "a second YAML document starts here: a deck is one document "
+                    "(remove the '---' line and merge the tests into one list)");
+            goto fail;
+        }
+    }
     yaml_parser_delete(&parser);
+    have_parser = 0;
 
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (!root)
@@ -485,6 +693,7 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
         at(&c, root, "the deck must be a mapping with 'tests:' at the top level");
         goto fail;
     }
+    MCF_TRY(unique_keys(&c, root, "at the top level"));
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
         const yaml_node_t *kn = yaml_document_get_node(&doc, p->key);
         const yaml_node_t *vn = yaml_document_get_node(&doc, p->value);
@@ -501,7 +710,7 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
             deck->allow_shared_devices = !strcmp(v, "true");
         }
         else if (key && !strcmp(key, "name")) {
-            if (!scalar(vn) || !valid_name(scalar(vn))) { at(&c, vn, "deck 'name' must be a short word"); goto fail; }
+            if (!scalar(vn) || !valid_name(scalar(vn))) { at(&c, vn, "deck 'name' must be " NAME_RULE); goto fail; }
             snprintf(deck->name, sizeof deck->name, "%s", scalar(vn));
         } else if (key && !strcmp(key, "description")) {
             if (!scalar(vn)) { at(&c, vn, "'description' must be text"); goto fail; }
@@ -523,53 +732,93 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
     }
     deck->ntests = (int)(tests->data.sequence.items.top - tests->data.sequence.items.start);
     MCF_ALLOC(e, deck->tests, deck->ntests);
+    MCF_ALLOC(e, names, deck->ntests);
     for (int i = 0; i < deck->ntests; i++) {
         const yaml_node_t *tn = yaml_document_get_node(&doc, tests->data.sequence.items.start[i]);
         MCF_TRY(parse_test(&c, tn, deck, &deck->tests[i], i));
-        for (int j = 0; j < i; j++)
-            if (!strcmp(deck->tests[j].name, deck->tests[i].name)) {
-                at(&c, tn, "test name '%s' is used twice (first at line %d)", deck->tests[i].name,
-                   deck->tests[j].line);
-                goto fail;
-            }
+        names[i] = (struct strref){ deck->tests[i].name, (size_t)i, tn };
     }
+    {
+        const struct strref *rep, *first = NULL;
+        if ((rep = first_repeat(names, (size_t)deck->ntests, &first)) != NULL) {
+            at(&c, rep->where, "test name '%s' is used twice (first at line %d)", rep->s,
+               deck->tests[first->pos].line);
+            goto fail;
+        }
+    }
+    free(names);
     yaml_document_delete(&doc);
     return MCF_OK;
+syntax:
+    mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "%s:%lu:%lu: YAML syntax error: %s%s%s", path,
+                (unsigned long)parser.problem_mark.line + 1,
+                (unsigned long)parser.problem_mark.column + 1,
+                parser.problem ? parser.problem : "unknown",
+                parser.context ? " " : "", parser.context ? parser.context : "");
 fail:
+    free(names);
+    if (have_parser)
+        yaml_parser_delete(&parser);
     if (have_doc)
         yaml_document_delete(&doc);
     mcf_deck_free(deck);
     return e->rc;
 }
 
+#define MAX_DECK_BYTES (4 << 20)
+
+static const char *file_kind(mode_t m)
+{
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISSOCK(m)) return "a socket";
+    return "not a regular file";
+}
+
 int mcf_deck_read(const char *path, char **text, struct mcf_err *e)
 {
-    FILE *f = fopen(path, "rb");
+    struct stat st;
+    char *buf = NULL;
+    size_t len = 0, size;
+    /* O_NONBLOCK: opening a FIFO with no writer must not wait forever; it is
+     * refused below like every other file that is not a regular one */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     *text = NULL;
-    if (!f)
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "--deck %s: %s", path, strerror(errno));
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    if (size < 0 || size > (1 << 22)) {
-        fclose(f);
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
-                           "--deck %s: not a deck (%ld bytes; decks are text under 4 MiB)", path, size);
+    if (fd < 0)
+        MCF_FAIL(e, MCF_EINPUT, "--deck %s: %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0)
+        MCF_FAIL(e, MCF_EINPUT, "--deck %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        MCF_FAIL(e, MCF_EINPUT, "--deck %s: %s, not a deck (a deck is a regular YAML file)", path,
+                 file_kind(st.st_mode));
+    if (st.st_size > MAX_DECK_BYTES)
+        MCF_FAIL(e, MCF_EINPUT, "--deck %s: %lld bytes; decks are text under 4 MiB", path,
+                 (long long)st.st_size);
+    size = (size_t)st.st_size;
+    MCF_ALLOC(e, buf, size + 1);
+    while (len < size) {        /* a file that shrinks meanwhile is read as it is now */
+        ssize_t n = read(fd, buf + len, size - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            MCF_FAIL(e, MCF_EINPUT, "--deck %s: read failed: %s", path, strerror(errno));
+        if (n == 0)
+            break;
+        len += (size_t)n;
     }
-    char *buf = malloc((size_t)size + 1);
-    if (!buf || fread(buf, 1, (size_t)size, f) != (size_t)size) {
-        fclose(f);
-        free(buf);
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "--deck %s: read failed", path);
-    }
-    fclose(f);
-    buf[size] = '\0';
-    if (memchr(buf, '\0', (size_t)size)) {
-        free(buf);
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "--deck %s: binary file, not a YAML deck", path);
-    }
+    buf[len] = '\0';
+    if (memchr(buf, '\0', len))
+        MCF_FAIL(e, MCF_EINPUT, "--deck %s: binary file, not a YAML deck", path);
+    close(fd);
     *text = buf;
     return MCF_OK;
+fail:
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    return e->rc;
 }
 
 int mcf_deck_load(const char *path, struct mcf_deck *deck, struct mcf_err *e)
@@ -652,7 +901,10 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
     for (int i = 0; i < deck->ntests; i++)
         n += deck->tests[i].nsweep ? deck->tests[i].nsweep : 1;
     struct mcf_instance *v = NULL;
+    struct strref *names = NULL;
+    const struct strref *rep, *first = NULL;
     MCF_ALLOC(e, v, n);
+    MCF_ALLOC(e, names, n);
     int j = 0;
     for (int i = 0; i < deck->ntests; i++) {
         const struct mcf_deck_test *t = &deck->tests[i];
@@ -663,14 +915,21 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
             in->test = t;
             in->repetitions = t->repetitions;
             in->warmup = t->warmup;
+            in->time_limit = t->time_limit;
+            int len;
             if (t->nsweep) {
                 set_field(&tmp, t->sweep_key, t->sweep[p]);
                 in->sweep_value = t->sweep[p];
-                snprintf(in->name, sizeof in->name, "%s:%s=%llu", t->name, t->sweep_key,
-                         (unsigned long long)t->sweep[p]);
+                len = snprintf(in->name, sizeof in->name, "%s:%s=%llu", t->name, t->sweep_key,
+                               (unsigned long long)t->sweep[p]);
             } else {
-                snprintf(in->name, sizeof in->name, "%s", t->name);
+                len = snprintf(in->name, sizeof in->name, "%s", t->name);
             }
+            /* the name is an HDF5 group under /results: what validation passed must be writable */
+            if (len < 0 || (size_t)len >= sizeof in->name || !hdf5_name_ok(in->name))
+                MCF_FAIL(e, MCF_EINPUT, "%s:%d: test '%s': '%s' cannot name an HDF5 group", deck->path,
+                         t->line, t->name, in->name);
+            names[j] = (struct strref){ in->name, (size_t)j, t };
             in->kernel = tmp.kernel;
             if (in->kernel.family == MCF_FAMILY_MEMORY && in->kernel.bytes == 0) {
                 in->kernel.bytes = auto_bytes(&in->kernel, dev);
@@ -680,9 +939,17 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
             mcf_kernel_label(&in->kernel);
         }
     }
+    if ((rep = first_repeat(names, (size_t)n, &first)) != NULL) {
+        const struct mcf_deck_test *t = rep->where;
+        MCF_FAIL(e, MCF_EINPUT, "%s:%d: test '%s': instance '%s' is also made by the test at line %d",
+                 deck->path, t->line, t->name, rep->s, ((const struct mcf_deck_test *)first->where)->line);
+    }
+    free(names);
     *out = v;
     *count = n;
     return MCF_OK;
 fail:
+    free(names);
+    free(v);
     return e->rc;
 }

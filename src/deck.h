@@ -17,6 +17,7 @@ struct mcf_deck_test {
     char name[MCF_NAME_LEN];
     struct mcf_kernel kernel;        /* parameters; the swept one holds the first point */
     int repetitions, warmup;
+    int time_limit;                  /* seconds a rank may spend in the test (0: derived, see watchdog.h) */
     char sweep_key[32];              /* "" when the test has no list-valued key */
     int nsweep;
     uint64_t sweep[MCF_MAX_SWEEP];
@@ -24,10 +25,11 @@ struct mcf_deck_test {
 };
 
 struct mcf_deck {
-    char path[512];
+    char path[1024];                 /* fits any --deck (options.c: MCF_PATH_MAX) */
     char *text;                      /* the whole deck, recorded in /meta */
     char name[MCF_NAME_LEN];
     int repetitions, warmup;         /* defaults for tests */
+    int time_limit;                  /* default time limit of a test, seconds (0: derived) */
     int power_period_ms;             /* sampling period (power issue) */
     int quick;                       /* --quick applied */
     unsigned power_sources;          /* bit i: mcf_power_sources[i] may be used (default all) */
@@ -44,6 +46,7 @@ struct mcf_instance {
     const struct mcf_deck_test *test;
     struct mcf_kernel kernel;
     int repetitions, warmup;
+    int time_limit;                  /* seconds (0: derived from the test's own time) */
     uint64_t sweep_value;
 };
 

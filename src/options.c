@@ -6,6 +6,28 @@
 #include <string.h>
 
 #include "backend.h"
+#include "deck.h"
+#include "h5out.h"
+
+/* every buffer a --deck or -o path is copied into holds MCF_PATH_MAX */
+_Static_assert(sizeof ((struct mcf_deck *)0)->path >= MCF_PATH_MAX, "deck path buffer");
+_Static_assert(sizeof ((struct mcf_h5 *)0)->path >= MCF_PATH_MAX, "output path buffer");
+_Static_assert(sizeof ((struct mcf_h5 *)0)->partial >= MCF_PATH_MAX + sizeof ".partial" - 1,
+               "output .partial buffer");
+
+/* A path option: not empty, and short enough for every buffer it goes to. */
+static int path_arg(const char *opt, const char *arg, struct mcf_err *e)
+{
+    size_t n = strlen(arg);
+    if (n == 0)
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "%s: empty file name", opt);
+    if (n >= MCF_PATH_MAX)
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           "%s: the path is %zu characters long; at most %d are supported "
+                           "(a shorter path, or a symbolic link to the directory, will do)",
+                           opt, n, MCF_PATH_MAX - 1);
+    return MCF_OK;
+}
 
 void mcf_usage(FILE *out)
 {
@@ -22,7 +44,13 @@ void mcf_usage(FILE *out)
 "                       same as input/default.yaml; see docs/decks.md)\n"
 "  -o, --output FILE    results file (default: mcfleet-<SLURM_JOB_ID>.h5, or\n"
 "                       mcfleet-<date>-<time>.h5 outside Slurm). Written as\n"
-"                       FILE.partial and renamed only when complete.\n"
+"                       FILE.partial (created by this run, locked while it runs)\n"
+"                       and renamed to FILE once written through; /meta/complete\n"
+"                       says whether every test ran. An existing FILE, or a\n"
+"                       FILE.partial left by a killed run, is never overwritten\n"
+"                       without --force\n"
+"  --force              replace an existing FILE or a killed run's FILE.partial\n"
+"                       (never the .partial of a run still writing)\n"
 "  --backend NAME       auto (default: a GPU backend when a GPU is seen, else host),\n"
 "                       host, cuda or hip\n"
 "  --quick              few repetitions and small sizes: a smoke run in seconds\n"
@@ -40,18 +68,26 @@ void mcf_usage(FILE *out)
 "  0  every kernel ran and verified (unsupported kernels are recorded, not errors)\n"
 "  1  a kernel produced a wrong result (it is recorded as a failure, never a timing)\n"
 "  2  usage or input error: a bad option, or a deck error reported as file:line:col\n"
-"  3  runtime error: device, MPI or I/O (e.g. an unwritable output path), or the\n"
-"     run was stopped by SIGTERM/SIGUSR1/SIGUSR2: what was measured is written,\n"
-"     marked complete = 0, the tests not run listed\n"
+"  3  runtime error: device, MPI or I/O (an unwritable output path, a full disk),\n"
+"     a rank hung (the watchdog: the others write without it), or the run was\n"
+"     stopped by SIGTERM/SIGINT/SIGUSR1/SIGUSR2: what was measured is written,\n"
+"     marked complete = 0, the tests not run listed (docs/exit-codes.md)\n"
+"\n"
+"Stopping: under mpirun send SIGUSR1 (forwarded as is; SIGTERM and Ctrl-C are\n"
+"followed by SIGKILL after 1 s: mpirun --mca odls_base_sigkill_timeout 30);\n"
+"under Slurm, sbatch --signal=B:USR1@120 or scancel. See docs/reliability.md.\n"
 "\n"
 "Environment:\n"
-"  MCFLEET_HOST_THREADS       worker threads per rank for the host backend\n"
+"  MCFLEET_HOST_THREADS       worker threads per rank for the host backend (1-4096)\n"
 "  MCFLEET_NVML_LIB           the NVML library to load (default libnvidia-ml.so.1)\n"
 "  MCFLEET_RSMI_LIB           the rocm-smi library to load (default librocm_smi64.so)\n"
 "  MCFLEET_CRAYPM_ROOT        pm_counters directory (default /sys/cray/pm_counters)\n"
 "  MCFLEET_CRAYPM_ACCEL       this rank's accelN (default: its GPU's place in PCI order)\n"
 "  MCFLEET_INJECT_FAULT=P[@R] testing only: corrupt the output of tests matching\n"
-"                             the glob P (on rank R only); recorded in /meta/injected\n"
+"                             the glob P (on rank R only, 0 <= R < ranks); recorded\n"
+"                             in /meta/injected\n"
+"  A malformed MCFLEET_HOST_THREADS or MCFLEET_INJECT_FAULT stops the run before\n"
+"  any test, exit code 2.\n"
 "\n"
 "Examples:\n"
 "  srun -N 64 --gpus-per-task=1 mcfleet --deck input/acceptance.yaml\n"
@@ -63,12 +99,13 @@ void mcf_usage(FILE *out)
 
 int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_err *e)
 {
-    enum { OPT_DECK = 256, OPT_BACKEND, OPT_QUICK, OPT_LIST, OPT_H5MODE, OPT_POWER };
+    enum { OPT_DECK = 256, OPT_BACKEND, OPT_QUICK, OPT_LIST, OPT_H5MODE, OPT_POWER, OPT_FORCE };
     static const struct option longopts[] = {
         { "deck", required_argument, NULL, OPT_DECK },
         { "output", required_argument, NULL, 'o' },
         { "backend", required_argument, NULL, OPT_BACKEND },
         { "quick", no_argument, NULL, OPT_QUICK },
+        { "force", no_argument, NULL, OPT_FORCE },
         { "list", no_argument, NULL, OPT_LIST },
         { "hdf5-mode", required_argument, NULL, OPT_H5MODE },
         { "power", required_argument, NULL, OPT_POWER },
@@ -80,9 +117,14 @@ int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_e
     memset(o, 0, sizeof *o);
     o->backend = "auto";
     size_t used = 0;
-    for (int i = 0; i < argc && used < sizeof o->command_line - 1; i++) {
+    for (int i = 0; i < argc; i++) {
         int n = snprintf(o->command_line + used, sizeof o->command_line - used, "%s%s", i ? " " : "", argv[i]);
-        if (n > 0) used += (size_t)n;
+        if (n < 0 || (size_t)n >= sizeof o->command_line - used) {
+            /* recorded in /meta: a cut command line says so */
+            memcpy(o->command_line + sizeof o->command_line - 5, " ...", 5);
+            break;
+        }
+        used += (size_t)n;
     }
     if (argc > 1 && strcmp(argv[1], "report") == 0) {
         o->report = 1;
@@ -96,10 +138,14 @@ int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_e
     int c;
     while ((c = getopt_long(argc, argv, ":o:vhV", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_DECK: o->deck = optarg; break;
+        case OPT_DECK:
+            if (path_arg("--deck", optarg, e) != MCF_OK)
+                return e->rc;
+            o->deck = optarg;
+            break;
         case 'o':
-            if (!*optarg)
-                return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "--output: empty file name");
+            if (path_arg("--output", optarg, e) != MCF_OK)
+                return e->rc;
             o->output = optarg;
             break;
         case OPT_BACKEND: {
@@ -113,6 +159,7 @@ int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_e
             break;
         }
         case OPT_QUICK: o->quick = 1; break;
+        case OPT_FORCE: o->force = 1; break;
         case OPT_LIST: o->list = 1; break;
         case OPT_H5MODE:
             if (strcmp(optarg, "auto") && strcmp(optarg, "collective") && strcmp(optarg, "gather"))

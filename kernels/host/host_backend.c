@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "numparse.h"
+
+#define HOST_MAX_THREADS 4096
 
 static int host_init(void **state, const struct mcf_rank_env *env, struct mcf_err *e)
 {
@@ -14,8 +17,14 @@ static int host_init(void **state, const struct mcf_rank_env *env, struct mcf_er
     MCF_ALLOC(e, s, 1);
     const char *forced = getenv("MCFLEET_HOST_THREADS");
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    if (forced && atoi(forced) > 0) {
-        s->threads = atoi(forced);
+    uint64_t want = 0;
+    if (forced && *forced) {   /* set: exactly a thread count, never quietly replaced */
+        int rc = mcf_parse_uint(forced, HOST_MAX_THREADS, &want);
+        if (rc != MCF_NUM_OK || want < 1)
+            MCF_FAIL(e, MCF_EINPUT, "MCFLEET_HOST_THREADS='%.64s': expected a number of worker threads "
+                     "from 1 to %d (%s)", forced, HOST_MAX_THREADS,
+                     rc == MCF_NUM_MALFORMED ? mcf_uint_problem(forced) : "out of range");
+        s->threads = (int)want;
     } else if (env->ncpus > 0 && env->ncpus < online) {
         s->threads = env->ncpus;                 /* the launcher bound us: use what we were given */
     } else {
@@ -27,6 +36,7 @@ static int host_init(void **state, const struct mcf_rank_env *env, struct mcf_er
     *state = s;
     return MCF_OK;
 fail:
+    free(s);
     return e->rc;
 }
 

@@ -1,0 +1,71 @@
+#include "inject.h"
+
+#include <fnmatch.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agree.h"
+#include "numparse.h"
+
+int mcf_inject_parse(const char *spec, int nranks, struct mcf_inject *out, struct mcf_err *e)
+{
+    memset(out, 0, sizeof *out);
+    out->rank = -1;
+    if (!spec || !*spec)
+        return MCF_OK;
+    const char *at = strchr(spec, '@');
+    size_t glob_len = at ? (size_t)(at - spec) : strlen(spec);
+    if (glob_len == 0)
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           MCF_INJECT_ENV "='%.64s': the test pattern before '@' is empty "
+                           "(GLOB[@RANK], e.g. 'tiny-triad@1' or '*')", spec);
+    if (glob_len >= sizeof out->glob)
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           MCF_INJECT_ENV ": the test pattern is %zu characters; at most %zu are supported",
+                           glob_len, sizeof out->glob - 1);
+    if (at) {
+        uint64_t r = 0;
+        int rc = nranks > 0 ? mcf_parse_uint(at + 1, (uint64_t)nranks - 1, &r) : MCF_NUM_RANGE;
+        if (rc == MCF_NUM_MALFORMED)
+            return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                               MCF_INJECT_ENV "='%.300s': the rank after '@' must be a whole number, got '%.64s' (%s)",
+                               spec, at + 1, mcf_uint_problem(at + 1));
+        if (rc == MCF_NUM_RANGE)
+            return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                               MCF_INJECT_ENV "='%.300s': rank %.64s does not exist: this run has %d rank%s (0 to %d)",
+                               spec, at + 1, nranks, nranks == 1 ? "" : "s", nranks - 1);
+        out->rank = (int)r;
+    }
+    memcpy(out->glob, spec, glob_len);
+    out->glob[glob_len] = '\0';
+    out->active = 1;
+    return MCF_OK;
+}
+
+int mcf_inject_match(const struct mcf_inject *in, int rank, const char *test)
+{
+    if (!in->active || (in->rank >= 0 && in->rank != rank))
+        return 0;
+    return fnmatch(in->glob, test, 0) == 0;
+}
+
+int mcf_inject_check(MPI_Comm comm, struct mcf_err *e)
+{
+    struct mcf_inject in;
+    int size = 0;
+    MCF_MPI(e, MPI_Comm_size(comm, &size));
+    mcf_inject_parse(getenv(MCF_INJECT_ENV), size, &in, e);
+    return mcf_agree(comm, e);
+fail:
+    return e->rc;
+}
+
+int mcf_inject_here(int rank, int nranks, const char *test)
+{
+    struct mcf_inject in;
+    struct mcf_err e = { 0 };
+    if (mcf_inject_parse(getenv(MCF_INJECT_ENV), nranks, &in, &e) != MCF_OK)
+        return 0;
+    return mcf_inject_match(&in, rank, test);
+}
