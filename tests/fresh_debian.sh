@@ -137,6 +137,10 @@ for f in /etc/apt/apt.conf /etc/apt/apt.conf.d/*; do   # network settings only: 
         && echo "apt setting copied in: $f"
 done
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# what an installed Debian has and debootstrap does not write: /etc/hosts (the
+# installer's), so that localhost and this host's name resolve
+[ -s "$root/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n\n::1\tlocalhost ip6-localhost ip6-loopback\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n' \
+    "$(hostname)" >"$root/etc/hosts"
 
 # ---- the kernel's file systems, recursively (cgroups under /sys: slurmd needs them)
 for m in proc sys dev dev/pts; do

@@ -16,6 +16,8 @@ slurm_have() {
         command -v "$b" >/dev/null 2>&1 || PATH="$PATH:/usr/sbin" command -v "$b" >/dev/null 2>&1 \
             || { echo "SKIP: $b not found (quickstart.sh installs slurm-wlm and munge)"; return 77; }
     done
+    # the daemons find each other as localhost (an installed system's /etc/hosts has it)
+    getent hosts localhost >/dev/null 2>&1 || { echo "SKIP: 'localhost' does not resolve (no /etc/hosts entry)"; return 77; }
     compgen -G "/usr/lib/*/slurm-wlm/mpi_pmix*.so" >/dev/null || compgen -G "/usr/lib*/slurm/mpi_pmix*.so" >/dev/null \
         || { echo "SKIP: Slurm's PMIx plugin (mpi_pmix.so) not found"; return 77; }
 }
