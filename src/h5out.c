@@ -4,6 +4,7 @@
 #include "agree.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +170,70 @@ long long mcf_h5_free_bytes(const struct mcf_h5 *h)
     return (long long)vfs.f_bavail * (long long)vfs.f_frsize;
 }
 
+/* ---- gather mode: calls are queued here and replayed at the close */
+static int deferred(const struct mcf_h5 *h)
+{
+    return h->mode == MCF_H5_GATHER;
+}
+
+static char *dup_or_fail(const char *s, struct mcf_err *e)
+{
+    char *d = strdup(s ? s : "");
+    if (!d)
+        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory queuing the results");
+    return d;
+}
+
+/* Rank 0 notes a call; every other rank returns NULL, as does a failure (e set). */
+static struct mcf_h5_op *note(struct mcf_h5 *h, enum mcf_h5_op_kind kind, const char *path, const char *name,
+                              struct mcf_err *e)
+{
+    if (h->rank != 0 || e->rc != MCF_OK)
+        return NULL;
+    if (h->nops == h->opcap) {
+        size_t cap = h->opcap ? 2 * h->opcap : 256;
+        struct mcf_h5_op *ops = realloc(h->ops, cap * sizeof *ops);
+        if (!ops) {
+            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory queuing the results");
+            return NULL;
+        }
+        h->ops = ops;
+        h->opcap = cap;
+    }
+    struct mcf_h5_op *op = &h->ops[h->nops];
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    if (!(op->path = dup_or_fail(path, e)) || !(op->name = dup_or_fail(name, e))) {
+        free(op->path);
+        return NULL;
+    }
+    h->nops++;
+    return op;
+}
+
+/* Every rank queues its row of a row or ragged dataset. */
+static int queue_row(struct mcf_h5 *h, const void *row, size_t n, struct mcf_err *e)
+{
+    if (e->rc == MCF_OK && mcf_h5_queue_put(&h->queue, row, n) != 0)
+        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory queuing the results");
+    return e->rc;
+}
+
+static void free_ops(struct mcf_h5 *h)
+{
+    for (size_t i = 0; i < h->nops; i++) {
+        free(h->ops[i].path);
+        free(h->ops[i].name);
+        free(h->ops[i].text);
+        free(h->ops[i].data);
+    }
+    free(h->ops);
+    free(h->queue.buf);
+    h->ops = NULL;
+    h->nops = h->opcap = 0;
+    memset(&h->queue, 0, sizeof h->queue);
+}
+
 /* Opens obj (a group or dataset path) for attaching attributes. */
 static hid_t open_object(struct mcf_h5 *h, const char *obj)
 {
@@ -196,6 +261,12 @@ fail:
 int mcf_h5_attr_str(struct mcf_h5 *h, const char *obj, const char *name, const char *value,
                     struct mcf_err *e)
 {
+    if (deferred(h)) {
+        struct mcf_h5_op *op = note(h, MCF_OP_ATTR_STR, obj, name, e);
+        if (op)
+            op->text = dup_or_fail(value, e);
+        return e->rc;
+    }
     hid_t type = H5Tcopy(H5T_C_S1);
     H5Tset_size(type, strlen(value) + 1);
     H5Tset_strpad(type, H5T_STR_NULLTERM);
@@ -207,18 +278,34 @@ int mcf_h5_attr_str(struct mcf_h5 *h, const char *obj, const char *name, const c
 int mcf_h5_attr_long(struct mcf_h5 *h, const char *obj, const char *name, long long value,
                      struct mcf_err *e)
 {
+    if (deferred(h)) {
+        struct mcf_h5_op *op = note(h, MCF_OP_ATTR_LONG, obj, name, e);
+        if (op)
+            op->l = value;
+        return e->rc;
+    }
     return write_attr(h, obj, name, H5T_NATIVE_LLONG, &value, e);
 }
 
 int mcf_h5_attr_double(struct mcf_h5 *h, const char *obj, const char *name, double value,
                        struct mcf_err *e)
 {
+    if (deferred(h)) {
+        struct mcf_h5_op *op = note(h, MCF_OP_ATTR_DOUBLE, obj, name, e);
+        if (op)
+            op->d = value;
+        return e->rc;
+    }
     return write_attr(h, obj, name, H5T_NATIVE_DOUBLE, &value, e);
 }
 
 int mcf_h5_group(struct mcf_h5 *h, const char *path, struct mcf_err *e)
 {
     hid_t g = H5I_INVALID_HID, lcpl = H5I_INVALID_HID, gcpl = H5I_INVALID_HID;
+    if (deferred(h)) {
+        note(h, MCF_OP_GROUP, path, "", e);
+        return e->rc;
+    }
     if (writer(h)) {
         MCF_H5ID(e, lcpl, H5Pcreate(H5P_LINK_CREATE));
         MCF_H5(e, H5Pset_create_intermediate_group(lcpl, 1));
@@ -302,6 +389,12 @@ fail:
 int mcf_h5_rows_double(struct mcf_h5 *h, const char *path, const double *row, int ncols,
                        const char *unit, struct mcf_err *e)
 {
+    if (deferred(h)) {
+        struct mcf_h5_op *op = note(h, MCF_OP_ROWS_DOUBLE, path, unit, e);
+        if (op)
+            op->ncols = ncols;
+        return queue_row(h, row, sizeof *row * (size_t)(ncols > 0 ? ncols : 1), e);
+    }
     MCF_TRY(write_rows(h, path, H5T_NATIVE_DOUBLE, sizeof(double), row, ncols, e));
     MCF_TRY(mcf_h5_attr_str(h, path, "unit", unit, e));
     return MCF_OK;
@@ -311,6 +404,10 @@ fail:
 
 int mcf_h5_rows_long(struct mcf_h5 *h, const char *path, long long value, struct mcf_err *e)
 {
+    if (deferred(h)) {
+        note(h, MCF_OP_ROWS_LONG, path, "", e);
+        return queue_row(h, &value, sizeof value, e);
+    }
     return write_rows(h, path, H5T_NATIVE_LLONG, sizeof value, &value, 0, e);
 }
 
@@ -320,6 +417,10 @@ int mcf_h5_rows_str(struct mcf_h5 *h, const char *path, const char *value, struc
     int len = (int)strlen(value) + 1, width = 0;
     hid_t type = H5I_INVALID_HID;
     char *buf = NULL;
+    if (deferred(h)) {
+        note(h, MCF_OP_ROWS_STR, path, "", e);
+        return queue_row(h, value, (size_t)len, e);
+    }
     MCF_MPI(e, MPI_Allreduce(&len, &width, 1, MPI_INT, MPI_MAX, h->comm));
     MCF_ALLOC(e, buf, width);
     memcpy(buf, value, (size_t)len);
@@ -359,6 +460,21 @@ int mcf_h5_strings(struct mcf_h5 *h, const char *path, const char *const *v, siz
     hid_t type = H5I_INVALID_HID;
     size_t width = 1;
     char *buf = NULL;
+    if (deferred(h)) {
+        struct mcf_h5_op *op = note(h, MCF_OP_LIST_STR, path, "", e);
+        if (!op)
+            return e->rc;
+        for (size_t i = 0; i < n; i++)
+            if (strlen(v[i]) + 1 > width)
+                width = strlen(v[i]) + 1;
+        if (!(op->data = calloc(n ? n : 1, width)))
+            return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory queuing the results");
+        for (size_t i = 0; i < n; i++)
+            memcpy((char *)op->data + i * width, v[i], strlen(v[i]));
+        op->n = n;
+        op->width = width;
+        return e->rc;
+    }
     if (writer(h)) {
         for (size_t i = 0; i < n; i++)
             if (strlen(v[i]) + 1 > width)
@@ -382,6 +498,16 @@ fail:
 
 int mcf_h5_longs(struct mcf_h5 *h, const char *path, const long long *v, size_t n, struct mcf_err *e)
 {
+    if (deferred(h)) {
+        struct mcf_h5_op *op = note(h, MCF_OP_LIST_LONG, path, "", e);
+        if (op && !(op->data = malloc(sizeof *v * (n ? n : 1))))
+            return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory queuing the results");
+        if (op) {
+            memcpy(op->data, v, sizeof *v * n);
+            op->n = n;
+        }
+        return e->rc;
+    }
     return write_list(h, path, H5T_NATIVE_LLONG, v, n, e);
 }
 
@@ -393,6 +519,10 @@ int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine,
     hid_t dcpl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID;
     double *all = NULL;
     int *counts = NULL, *displs = NULL;
+    if (deferred(h)) {
+        note(h, MCF_OP_RAGGED, path, unit, e);
+        return queue_row(h, mine, n * sizeof *mine, e);
+    }
     MCF_MPI(e, MPI_Exscan(&mine_n, &offset, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, h->comm));
     if (h->rank == 0)
         offset = 0;   /* MPI_Exscan leaves rank 0's result undefined */
@@ -443,6 +573,180 @@ fail:
     if (e->rc != MCF_OK)
         return e->rc;
     return mcf_h5_attr_str(h, path, "unit", unit, e);
+}
+
+/* ---- gather mode's replay, on rank 0 alone */
+
+/* A whole dataset from rank 0's buffer (chunked and compressed when asked). */
+static int put_dataset(struct mcf_h5 *h, const char *path, hid_t type, int rank, const hsize_t *dims,
+                       const void *buf, int compress, struct mcf_err *e)
+{
+    hid_t space = H5I_INVALID_HID, dset = H5I_INVALID_HID, lcpl = H5I_INVALID_HID, dcpl = H5P_DEFAULT;
+    hsize_t n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= dims[i];
+    MCF_H5ID(e, space, H5Screate_simple(rank, dims, NULL));
+    MCF_H5ID(e, lcpl, H5Pcreate(H5P_LINK_CREATE));
+    MCF_H5(e, H5Pset_create_intermediate_group(lcpl, 1));
+    if (compress) {
+        hsize_t chunk = n < 65536 ? (n ? n : 1) : 65536;
+        MCF_H5ID(e, dcpl, H5Pcreate(H5P_DATASET_CREATE));
+        MCF_H5(e, H5Pset_chunk(dcpl, 1, &chunk));
+        MCF_H5(e, H5Pset_deflate(dcpl, 4));
+    }
+    MCF_H5ID(e, dset, H5Dcreate2(h->file, path, type, space, lcpl, dcpl, H5P_DEFAULT));
+    if (n)
+        MCF_H5(e, H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+fail:
+    mcf_err_context(e, "%s: writing dataset %s", h->partial, path);
+    if (dcpl != H5P_DEFAULT && dcpl >= 0) H5Pclose(dcpl);
+    if (lcpl >= 0) H5Pclose(lcpl);
+    if (dset >= 0) H5Dclose(dset);
+    if (space >= 0) H5Sclose(space);
+    return e->rc;
+}
+
+static hid_t string_type(size_t width)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && (H5Tset_size(t, width) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    return t;
+}
+
+/* Every rank's next item of one call, in rank order (pos: the ranks' cursors in all). */
+struct gathered {
+    const char *all;
+    size_t *pos, *end;
+    int size;
+};
+
+static int next_items(struct mcf_h5 *h, struct gathered *g, const char **item, size_t *n, const char *path,
+                      struct mcf_err *e)
+{
+    for (int r = 0; r < g->size; r++)
+        if (mcf_h5_queue_next(g->all, g->end[r], &g->pos[r], &item[r], &n[r]) != 0)
+            return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
+                               "%s: rank %d gave no row for %s (the ranks' calls differ)", h->partial, r, path);
+    return MCF_OK;
+}
+
+static int replay_rows(struct mcf_h5 *h, const struct mcf_h5_op *op, struct gathered *g, struct mcf_err *e)
+{
+    const char **item = NULL;
+    size_t *n = NULL, width = 1, total = 0;
+    char *buf = NULL;
+    hid_t type = H5I_INVALID_HID;
+    MCF_ALLOC(e, item, g->size);
+    MCF_ALLOC(e, n, g->size);
+    MCF_TRY(next_items(h, g, item, n, op->path, e));
+    for (int r = 0; r < g->size; r++) {
+        width = n[r] > width ? n[r] : width;
+        total += n[r];
+        if (op->kind != MCF_OP_ROWS_STR && op->kind != MCF_OP_RAGGED && n[r] != n[0])
+            MCF_FAIL(e, MCF_ERUNTIME, "%s: rank %d's row of %s has %zu bytes, rank 0's %zu", h->partial, r,
+                     op->path, n[r], n[0]);
+    }
+    if (op->kind == MCF_OP_ROWS_STR) {   /* fixed-length strings, as wide as the longest */
+        hsize_t dims = (hsize_t)g->size;
+        MCF_ALLOC(e, buf, width * (size_t)g->size);
+        for (int r = 0; r < g->size; r++)
+            memcpy(buf + (size_t)r * width, item[r], n[r]);
+        MCF_H5ID(e, type, string_type(width));
+        MCF_TRY(put_dataset(h, op->path, type, 1, &dims, buf, 0, e));
+    } else {
+        MCF_ALLOC(e, buf, total);
+        for (int r = 0, at = 0; r < g->size; at += (int)n[r], r++)
+            memcpy(buf + at, item[r], n[r]);
+        if (op->kind == MCF_OP_RAGGED) {
+            hsize_t dims = total / sizeof(double);
+            MCF_TRY(put_dataset(h, op->path, H5T_NATIVE_DOUBLE, 1, &dims, buf, 1, e));
+        } else if (op->kind == MCF_OP_ROWS_LONG) {
+            hsize_t dims = (hsize_t)g->size;
+            MCF_TRY(put_dataset(h, op->path, H5T_NATIVE_LLONG, 1, &dims, buf, 0, e));
+        } else {
+            hsize_t dims[2] = { (hsize_t)g->size, (hsize_t)(op->ncols > 0 ? op->ncols : 1) };
+            MCF_TRY(put_dataset(h, op->path, H5T_NATIVE_DOUBLE, op->ncols > 0 ? 2 : 1, dims, buf, 0, e));
+        }
+        if (op->name[0])
+            MCF_TRY(mcf_h5_attr_str(h, op->path, "unit", op->name, e));
+    }
+fail:
+    if (type >= 0) H5Tclose(type);
+    free(buf);
+    free(item);
+    free(n);
+    return e->rc;
+}
+
+static int replay(struct mcf_h5 *h, const struct mcf_h5_op *op, struct gathered *g, struct mcf_err *e)
+{
+    hid_t type = H5I_INVALID_HID;
+    hsize_t dims = op->n;
+    switch (op->kind) {
+    case MCF_OP_GROUP: return mcf_h5_group(h, op->path, e);
+    case MCF_OP_ATTR_STR: return mcf_h5_attr_str(h, op->path, op->name, op->text, e);
+    case MCF_OP_ATTR_LONG: return mcf_h5_attr_long(h, op->path, op->name, op->l, e);
+    case MCF_OP_ATTR_DOUBLE: return mcf_h5_attr_double(h, op->path, op->name, op->d, e);
+    case MCF_OP_LIST_LONG: return put_dataset(h, op->path, H5T_NATIVE_LLONG, 1, &dims, op->data, 0, e);
+    case MCF_OP_LIST_STR:
+        MCF_H5ID(e, type, string_type(op->width));
+        put_dataset(h, op->path, type, 1, &dims, op->data, 0, e);
+        break;
+    default:
+        return replay_rows(h, op, g, e);
+    }
+fail:
+    if (type >= 0) H5Tclose(type);
+    return e->rc;
+}
+
+/* Two collectives bring every rank's rows to rank 0, which replays the calls. */
+static int flush_gathered(struct mcf_h5 *h, struct mcf_err *e)
+{
+    unsigned long long mine = h->queue.len, *sizes = NULL, total = 0;
+    int *counts = NULL, *displs = NULL;
+    char *all = NULL;
+    struct gathered g = { NULL, NULL, NULL, h->size };
+    if (h->rank == 0) {
+        MCF_ALLOC(e, sizes, h->size);
+        MCF_ALLOC(e, counts, h->size);
+        MCF_ALLOC(e, displs, h->size);
+    }
+    MCF_MPI(e, MPI_Gather(&mine, 1, MPI_UNSIGNED_LONG_LONG, sizes, 1, MPI_UNSIGNED_LONG_LONG, 0, h->comm));
+    if (h->rank == 0) {
+        for (int r = 0; r < h->size; r++) {
+            displs[r] = (int)total;
+            counts[r] = (int)sizes[r];
+            total += sizes[r];
+        }
+        if (total > INT_MAX)   /* MPI counts are ints */
+            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "%llu bytes of results are too many to gather to "
+                        "rank 0: use --hdf5-mode collective", total);
+        else if (!(all = malloc(total ? total : 1)))
+            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory gathering %llu bytes of results", total);
+    }
+    MCF_TRY(agree(h, e));
+    MCF_MPI(e, MPI_Gatherv(h->queue.buf, (int)h->queue.len, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, h->comm));
+    if (h->rank == 0) {
+        MCF_ALLOC(e, g.pos, h->size);
+        MCF_ALLOC(e, g.end, h->size);
+        g.all = all;
+        for (int r = 0; r < h->size; r++) {
+            g.pos[r] = (size_t)displs[r];
+            g.end[r] = (size_t)displs[r] + (size_t)counts[r];
+        }
+        h->mode = MCF_H5_COLLECTIVE;   /* the calls act at once: rank 0 alone, on its own file */
+        for (size_t i = 0; i < h->nops && e->rc == MCF_OK; i++)
+            replay(h, &h->ops[i], &g, e);
+        h->mode = MCF_H5_GATHER;
+    }
+fail:
+    free(sizes); free(counts); free(displs); free(all); free(g.pos); free(g.end);
+    free_ops(h);
+    return e->rc;
 }
 
 int mcf_write_all(int fd, const void *buf, size_t n)
@@ -528,6 +832,11 @@ fail:
 
 int mcf_h5_close(struct mcf_h5 *h, int publish, struct mcf_err *e)
 {
+    if (h->mode == MCF_H5_GATHER) {
+        if (agree(h, e) == MCF_OK && publish)   /* a rank that failed to queue stops it here */
+            flush_gathered(h, e);
+        free_ops(h);
+    }
     if (h->file >= 0) {
         if (h->mode == MCF_H5_GATHER && publish && e->rc == MCF_OK)
             write_image(h, e);

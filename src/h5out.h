@@ -18,6 +18,7 @@
 #include <mpi.h>
 
 #include "error.h"
+#include "h5queue.h"
 
 enum mcf_h5_mode { MCF_H5_COLLECTIVE, MCF_H5_GATHER };
 
@@ -41,6 +42,10 @@ struct mcf_h5 {
     int force;                  /* replace an existing output or a killed run's .partial */
     char path[1024], partial[1040];
     char rescued[1100];         /* rank 0: where the image went when the disk refused it ("" if not) */
+    /* gather mode: every call is deferred to the close (h5queue.h) */
+    struct mcf_h5_queue queue;  /* this rank's rows */
+    struct mcf_h5_op *ops;      /* rank 0: the calls */
+    size_t nops, opcap;
 };
 
 /* Collective mode needs an HDF5 built with MPI-IO. */

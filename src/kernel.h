@@ -78,6 +78,7 @@ struct mcf_sample {
     double stream_start[MCF_MAX_STREAMS];  /* concurrent run, seconds from a common origin */
     double stream_end[MCF_MAX_STREAMS];
     double stream_alone[MCF_MAX_STREAMS];  /* the same stream's kernel run by itself */
+    int cut;                  /* cut short (stop.h), the output still checkable: no figure */
 };
 
 /* The work one unit represents, from the descriptor alone. */

@@ -182,12 +182,12 @@ fail:
     return e->rc;
 }
 
-static int record_test(struct mcf_h5 *h, const struct mcf_result *r, struct mcf_err *e)
+/* any_ran: some rank verified it (the same on every rank). */
+static int record_test(struct mcf_h5 *h, const struct mcf_result *r, int any_ran, struct mcf_err *e)
 {
     const struct mcf_instance *in = r->inst;
     char g[256], path[512], names[1024] = "", summary[1024] = "";
-    int reps = in->repetitions, ran = r->status == MCF_STATUS_VERIFIED, any_ran = 0;
-    MCF_MPI(e, MPI_Allreduce(&ran, &any_ran, 1, MPI_INT, MPI_MAX, h->comm));
+    int reps = in->repetitions;
     snprintf(g, sizeof g, "/results/%s", in->name);
     MCF_TRY(mcf_h5_group(h, g, e));
     MCF_TRY(record_params(h, g, in, e));
@@ -272,12 +272,19 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
 {
     const char **not_run = NULL, *deck_text[1] = { deck->text ? deck->text : "" };
     char *joined = NULL;
+    int *ran = NULL, *any_ran = NULL;
     size_t nnot = 0, len = 1;
     MCF_TRY(record_ranks(h5, topo, dev, device, cs, loc, wd->rank, e));
     MCF_TRY(mcf_h5_group(h5, "/results", e));
     MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", n, e));
+    /* which tests some rank verified: one collective for all of them */
+    MCF_ALLOC(e, ran, n);
+    MCF_ALLOC(e, any_ran, n);
     for (int i = 0; i < n; i++)
-        MCF_TRY(record_test(h5, &res[i], e));
+        ran[i] = res[i].status == MCF_STATUS_VERIFIED;
+    MCF_MPI(e, MPI_Allreduce(ran, any_ran, n, MPI_INT, MPI_MAX, h5->comm));
+    for (int i = 0; i < n; i++)
+        MCF_TRY(record_test(h5, &res[i], any_ran[i], e));
     if (power)
         MCF_TRY(mcf_power_record(h5, power, res, n, e));
     if (wd->nhung)
@@ -301,6 +308,8 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
 fail:
     free(not_run);
     free(joined);
+    free(ran);
+    free(any_ran);
     return e->rc;
 }
 

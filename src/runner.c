@@ -311,8 +311,9 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
              rep++) {
             memset(&s, 0, sizeof s);
             res->rep_start[rep] = mcf_now() - r->cs.offset;
-            if (ops->run(h->ks, &s, e) != MCF_OK) {
-                cut_rep = rep;
+            if (ops->run(h->ks, &s, e) != MCF_OK || s.cut) {
+                cut_rep = rep;   /* s.cut: the output is still checked, the repetition is no figure */
+                res->rep_start[rep] = NAN;
                 break;
             }
             res->rep_end[rep] = mcf_now() - r->cs.offset;
@@ -339,17 +340,24 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
     default: res->status = MCF_STATUS_ERROR; break;
     }
     if (res->status == MCF_STATUS_CUT) {
+        char where[64];
         int sig = mcf_stop_signal();
+        if (!h->have_ks)
+            snprintf(where, sizeof where, "its setup");
+        else if (cut_rep < 0)
+            snprintf(where, sizeof where, "warm-up run %d", res->warmup_runs + 1);
+        else
+            snprintf(where, sizeof where, "repetition %d", cut_rep + 1);
         if (sig)
-            snprintf(res->message, sizeof res->message, "cut short by signal %d in %s %d (%.0f ms after the "
-                     "signal): no figure, a cut kernel's output cannot be verified (%.300s)", sig,
-                     cut_rep < 0 ? "a warm-up run," : "repetition", cut_rep < 0 ? res->warmup_runs + 1 : cut_rep + 1,
+            snprintf(res->message, sizeof res->message, "cut short by signal %d in %s (%.0f ms after the signal): "
+                     "no figure, a cut kernel's output cannot be verified (%.300s)", sig, where,
                      1e3 * (mcf_now() - mcf_stop_time()), e->msg);
         else
-            snprintf(res->message, sizeof res->message, "cut short by its time limit of %d s in %s %d: no figure, "
-                     "a cut kernel's output cannot be verified (%.300s)", in->time_limit,
-                     cut_rep < 0 ? "a warm-up run," : "repetition", cut_rep < 0 ? res->warmup_runs + 1 : cut_rep + 1,
-                     e->msg);
+            snprintf(res->message, sizeof res->message, "cut short by its time limit of %d s in %s: no figure, "
+                     "a cut kernel's output cannot be verified (%.300s)", in->time_limit, where, e->msg);
+    } else if (res->status == MCF_STATUS_VERIFIED && cut_rep >= 0) {
+        snprintf(res->message, sizeof res->message, "repetition %d cut short by %s: not a figure; %d timed before it",
+                 cut_rep + 1, mcf_stop_signal() ? "a stop signal" : "the time limit", res->reps_done);
     } else if (res->status == MCF_STATUS_VERIFIED && res->reps_done < reps && !mcf_stop_signal()) {
         snprintf(res->message, sizeof res->message, "time limit of %d s: %d of %d repetitions", in->time_limit,
                  res->reps_done, reps);
@@ -379,7 +387,8 @@ static void verbose_result(const struct run *r, int i)
     const struct mcf_result *res = &r->res[i];
     if (res->status != MCF_STATUS_VERIFIED) {
         say(r, "      rank 0 %s: %s\n", res->status == MCF_STATUS_UNSUPPORTED ? "unsupported" :
-            res->status == MCF_STATUS_WRONG ? "WRONG RESULT" : "ERROR", res->message);
+            res->status == MCF_STATUS_WRONG ? "WRONG RESULT" : res->status == MCF_STATUS_CUT ? "CUT" : "ERROR",
+            res->message);
         return;
     }
     for (int m = 0; m < res->nmetrics; m++) {
@@ -546,6 +555,8 @@ static void end_job_without_hung(struct run *r, int code)
         r->wd.nhung == 1 ? "" : "s");
     fflush(stdout);
     fflush(stderr);
+    if (r->topo.rank != 0)
+        sleep(2);   /* rank 0 ends the job; one abort banner is enough */
     MPI_Abort(MPI_COMM_WORLD, code);
 }
 

@@ -9,6 +9,7 @@
 
 static volatile sig_atomic_t stop_sig;
 static volatile double stop_at = INFINITY;
+static volatile double cut_at = INFINITY;   /* stop_at, plus the grace for SIGUSR1/2 */
 
 static void on_stop(int sig)
 {
@@ -17,6 +18,7 @@ static void on_stop(int sig)
     struct timespec ts;   /* clock_gettime is async-signal-safe */
     clock_gettime(CLOCK_MONOTONIC, &ts);
     stop_at = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    cut_at = stop_at + (sig == SIGUSR1 || sig == SIGUSR2 ? MCF_CUT_GRACE_S : 0.0);
     stop_sig = sig;
 }
 
@@ -25,7 +27,7 @@ void mcf_stop_catch(void)
     static const int signals[] = { SIGTERM, SIGINT, SIGUSR1, SIGUSR2 };
     struct sigaction sa;
     stop_sig = 0;
-    stop_at = INFINITY;
+    stop_at = cut_at = INFINITY;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
@@ -43,5 +45,5 @@ int mcf_cut_due(const struct mcf_cut *c)
     if (!c)
         return 0;
     double now = mcf_now();
-    return now > c->deadline || (stop_sig && now > stop_at + MCF_CUT_GRACE_S);
+    return now > c->deadline || (stop_sig && now > cut_at);
 }

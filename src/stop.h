@@ -18,7 +18,9 @@
 extern "C" {
 #endif
 
-/* How long the repetition in hand may go on after a stop signal. */
+/* How long the repetition in hand may go on after SIGUSR1 or SIGUSR2, which
+ * a batch system sends ahead of the end (sbatch --signal). SIGTERM and SIGINT
+ * cut at once: a kill follows them (mpirun: 1 s later; Slurm: KillWait). */
 #define MCF_CUT_GRACE_S 0.2
 
 /* Installs the handlers and clears any earlier stop (a run's first step). */
@@ -34,8 +36,8 @@ struct mcf_cut {
     double deadline;
 };
 
-/* Whether to stop the work now: the time limit passed, or a stop signal came
- * more than MCF_CUT_GRACE_S ago. NULL never cuts. Cheap (one clock read):
+/* Whether to stop the work now: the time limit passed, SIGTERM or SIGINT
+ * came, or SIGUSR1/SIGUSR2 came more than MCF_CUT_GRACE_S ago. NULL never cuts. Cheap (one clock read):
  * poll it every millisecond or so of work, not per element. */
 int mcf_cut_due(const struct mcf_cut *c);
 

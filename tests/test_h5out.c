@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
 
 #include "h5out.h"
 
@@ -25,7 +27,7 @@ static void write_and_read_back(enum mcf_h5_mode mode)
     snprintf(path, sizeof path, "%s/out-%s.h5", dir, mcf_h5_mode_name(mode));
     snprintf(partial, sizeof partial, "%s.partial", path);
     double row[3] = { 1.5, 2.5, NAN };
-    assert_int_equal(mcf_h5_create(&h, path, MPI_COMM_WORLD, mode, &e), MCF_OK);
+    assert_int_equal(mcf_h5_create(&h, path, MPI_COMM_WORLD, mode, 0, &e), MCF_OK);
     assert_true(exists(partial));
     assert_false(exists(path));                 /* nothing looks complete yet */
     assert_int_equal(mcf_h5_group(&h, "/results/t:key=1", &e), MCF_OK);
@@ -100,19 +102,78 @@ static void gather_mode(void **state)
     write_and_read_back(MCF_H5_GATHER);
 }
 
-static void incomplete_run_keeps_only_partial(void **state)
+/* A run that fails before it can write leaves nothing: not the file, not the
+ * .partial it made (which holds nothing), so the next run is not refused. */
+static void failed_run_leaves_nothing(void **state)
 {
     (void)state;
     struct mcf_h5 h;
     struct mcf_err e = { 0 };
     char path[512], partial[600];
-    snprintf(path, sizeof path, "%s/killed.h5", dir);
+    snprintf(path, sizeof path, "%s/failed.h5", dir);
     snprintf(partial, sizeof partial, "%s.partial", path);
-    assert_int_equal(mcf_h5_create(&h, path, MPI_COMM_WORLD, MCF_H5_GATHER, &e), MCF_OK);
+    assert_int_equal(mcf_h5_create(&h, path, MPI_COMM_WORLD, MCF_H5_GATHER, 0, &e), MCF_OK);
+    assert_true(exists(partial));
     assert_int_equal(mcf_h5_close(&h, 0, &e), MCF_OK);
     assert_false(exists(path));
+    assert_false(exists(partial));
+}
+
+/* Never destroy what another run made: an existing output and a .partial
+ * are refused (input error, exit 2) and left as they were; --force replaces
+ * a killed run's .partial and an old output, never a live run's .partial. */
+static void existing_files_are_not_taken(void **state)
+{
+    (void)state;
+    struct mcf_h5 h, live;
+    struct mcf_err e = { 0 };
+    char path[512], partial[600];
+    snprintf(path, sizeof path, "%s/taken.h5", dir);
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("an earlier run", f);
+    fclose(f);
+    assert_int_equal(mcf_h5_create(&h, path, MPI_COMM_WORLD, MCF_H5_GATHER, 0, &e), MCF_EINPUT);
+    assert_non_null(strstr(e.msg, "exists: mcfleet does not overwrite results"));
+    assert_false(exists(partial));
+    unlink(path);
+
+    mcf_err_clear(&e);   /* a live run holds the .partial: refused, even with force */
+    assert_int_equal(mcf_h5_create(&live, path, MPI_COMM_WORLD, MCF_H5_GATHER, 0, &e), MCF_OK);
+    assert_int_equal(mcf_h5_create(&h, path, MPI_COMM_WORLD, MCF_H5_GATHER, 1, &e), MCF_EINPUT);
+    assert_non_null(strstr(e.msg, "is being written by another mcfleet run"));
     assert_true(exists(partial));
-    unlink(partial);
+    mcf_err_clear(&e);
+    assert_int_equal(mcf_h5_group(&live, "/meta", &e), MCF_OK);
+    assert_int_equal(mcf_h5_close(&live, 1, &e), MCF_OK);   /* the first run still finishes */
+    assert_true(exists(path));
+    unlink(path);
+
+    f = fopen(partial, "w");   /* a killed run's leftover: refused, then replaced with force */
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(mcf_h5_create(&h, path, MPI_COMM_WORLD, MCF_H5_GATHER, 0, &e), MCF_EINPUT);
+    assert_non_null(strstr(e.msg, "left by a run that was killed"));
+    assert_true(exists(partial));
+    mcf_err_clear(&e);
+    assert_int_equal(mcf_h5_create(&h, path, MPI_COMM_WORLD, MCF_H5_GATHER, 1, &e), MCF_OK);
+    assert_int_equal(mcf_h5_close(&h, 1, &e), MCF_OK);
+    assert_true(exists(path));
+    assert_false(exists(partial));
+    unlink(path);
+}
+
+/* A full disk at the end is reported as such, not as a crash. */
+static void write_all_reports_a_full_disk(void **state)
+{
+    (void)state;
+    char buf[4096] = { 0 };
+    int fd = open("/dev/full", O_WRONLY);
+    if (fd < 0)
+        skip();
+    assert_int_equal(mcf_write_all(fd, buf, sizeof buf), ENOSPC);
+    close(fd);
 }
 
 static void unwritable_path_is_a_runtime_error(void **state)
@@ -120,7 +181,7 @@ static void unwritable_path_is_a_runtime_error(void **state)
     (void)state;
     struct mcf_h5 h;
     struct mcf_err e = { 0 };
-    assert_int_equal(mcf_h5_create(&h, "/nonexistent-mcfleet-dir/x.h5", MPI_COMM_WORLD, MCF_H5_GATHER, &e),
+    assert_int_equal(mcf_h5_create(&h, "/nonexistent-mcfleet-dir/x.h5", MPI_COMM_WORLD, MCF_H5_GATHER, 0, &e),
                      MCF_ERUNTIME);
     assert_non_null(strstr(e.msg, "cannot create results file '/nonexistent-mcfleet-dir/x.h5.partial'"));
     assert_non_null(strstr(e.msg, "No such file or directory"));
@@ -136,7 +197,9 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(collective_mode),
         cmocka_unit_test(gather_mode),
-        cmocka_unit_test(incomplete_run_keeps_only_partial),
+        cmocka_unit_test(failed_run_leaves_nothing),
+        cmocka_unit_test(existing_files_are_not_taken),
+        cmocka_unit_test(write_all_reports_a_full_disk),
         cmocka_unit_test(unwritable_path_is_a_runtime_error),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,6 +47,10 @@ static int latency_setup(void *state, const struct mcf_kernel *k, void **ks, str
     for (uint64_t i = 0; i < c->nodes; i++) {
         void **node = (void **)(c->buf + c->order[i] * k->stride);
         *node = c->buf + c->order[(i + 1) % c->nodes] * k->stride;
+        /* linking a large set takes a while: a SIGTERM must not wait for it */
+        if ((i & 0xffff) == 0xffff && mcf_cut_due(k->cut))
+            MCF_FAIL(e, MCF_ECUT, "cut while linking the chase (%llu of %llu nodes)",
+                     (unsigned long long)i, (unsigned long long)c->nodes);
     }
     c->pos = (void **)(c->buf + c->order[0] * k->stride);
     *ks = c;
@@ -71,10 +75,9 @@ static int latency_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
     }
     s->seconds = mcf_now() - t0;
     s->units = (double)c->steps;
-    c->taken += done;
-    if (done < c->steps)
-        return mcf_err_set(e, MCF_ECUT, __FILE__, __LINE__, "cut after %llu of %llu loads",
-                           (unsigned long long)done, (unsigned long long)c->steps);
+    c->taken += done;   /* the chase stays verifiable: it must stand where `taken` loads lead */
+    s->cut = done < c->steps;
+    (void)e;
     return MCF_OK;
 }
 
