@@ -42,6 +42,9 @@ packages=(build-essential                     # gcc, make
 # check only: debootstrap for tests/fresh_debian.sh, the CI step after the
 # suite (.ci/run); a plain run needs none of it
 [ "$mode" = check ] && packages+=(debootstrap)
+# check only: clang and its runtime (libFuzzer, ASan, UBSan) for the deck
+# fuzzer, make fuzz, the CI step after the suite (.ci/run)
+[ "$mode" = check ] && packages+=(clang libclang-rt-dev)
 if command -v dpkg-query >/dev/null 2>&1; then
     missing=()
     for p in "${packages[@]}"; do
