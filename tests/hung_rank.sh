@@ -1,0 +1,90 @@
+#!/bin/sh
+# One hung rank must not stall the fleet. A rank stopped with SIGSTOP (as a
+# GPU that never returns would leave it) misses the end of its test; the
+# watchdog at rank 0 waits until the test's time limit and a grace have
+# passed (or 10 s after a stop signal), lists it as hung with its host and
+# device, and the others write the file without it and end the job (exit 3).
+. "$srcdir/tests/lib.sh"
+need_mpirun
+need_h5py
+victim=""
+trap '[ -n "$victim" ] && kill -KILL $victim 2>/dev/null; rm -rf "$work"' EXIT
+
+# run OUTPUT RANK [MPIRUN_ARGS...] [-- MCFLEET_ARGS]: 3 ranks in the background;
+# once chase-a runs, world rank RANK is stopped ($victim its pid, $pid mpirun's)
+run() {
+    out=$1 who=$2; shift 2
+    "$MPIRUN" -np 3 --oversubscribe --mca btl self,vader,tcp --bind-to none \
+        "$MCFLEET" --backend host --deck "$srcdir/tests/decks/hang.yaml" -o "$out" "$@" >"$work/out" 2>&1 &
+    pid=$!
+    i=0
+    while ! grep -q "chase-a" "$work/out" 2>/dev/null; do
+        i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $pid; cat "$work/out"; fail "the run never started"; }
+        sleep 0.1
+    done
+    victim=""
+    for p in $(pgrep -f -- "-o $out" || true); do
+        if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$who"; then victim=$p; fi
+    done
+    [ -n "$victim" ] || { kill -9 $pid; fail "no process for rank $who"; }
+    kill -STOP "$victim"
+}
+
+finish() {  # at most 120 s: a watchdog that waits for ever is the defect
+    i=0
+    while kill -0 $pid 2>/dev/null; do
+        i=$((i + 1)); [ $i -lt 1200 ] || { kill -9 $pid; cat "$work/out"; fail "$1: the fleet waited for the hung rank"; }
+        sleep 0.1
+    done
+    rc=0; wait $pid || rc=$?
+    kill -KILL "$victim" 2>/dev/null; victim=""
+    [ "$rc" = 3 ] || { cat "$work/out"; fail "$1: exit code $rc, expected 3"; }
+}
+
+check() {   # check FILE HUNG_RANK WHAT
+    [ -e "$1" ] || { cat "$work/out"; fail "$3: no results file"; }
+    "$PYTHON_H5" - "$1" "$2" <<'PY' || { cat "$work/out"; fail "$3: the file"; }
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+hung = int(sys.argv[2])
+s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
+m = f["meta"].attrs
+assert int(m["complete"]) == 0 and int(m["world_size"]) == 3 and int(m["nranks"]) == 2, dict(m)
+assert int(m["nhung"]) == 1 and s(m["hung_ranks"]) == str(hung), m["hung_ranks"]
+assert sorted(f["ranks/world_rank"][:]) == sorted(set([0, 1, 2]) - {hung})
+h = f["hung"]
+assert list(h["world_rank"][:]) == [hung]
+assert s(h["test"][0]) == "chase-a" and s(h["hostname"][0]) and s(h["device_uuid"][0]), [s(x) for x in h["test"][:]]
+assert list(f["results/chase-b/status"][:]) == [-3, -3]
+assert "hung" in s(f["results/chase-b/message"][0])
+assert f["results/chase-a/status"].shape == (2,)
+PY
+    "$MCFLEET" report "$1" >"$work/report" 2>&1 && fail "$3: report exits 0 on a run with a hung rank"
+    expect_in "$work/report" "HUNG"
+}
+
+# the test's time limit: chase-a may take 3 s; rank 2 never reaches its end
+run "$work/a.h5" 2
+finish "time limit"
+expect_in "$work/out" "HUNG rank 2"
+check "$work/a.h5" 2 "time limit"
+
+# a stop signal while a rank is stopped: the others do not wait for it
+sed '/time_limit/d' "$srcdir/tests/decks/hang.yaml" >"$work/nolimit.yaml"
+grep -q time_limit "$work/nolimit.yaml" && fail "test setup: the deck edit"
+run "$work/b.h5" 1 --deck "$work/nolimit.yaml"
+sleep 1
+kill -USR1 $pid
+finish "SIGUSR1"
+check "$work/b.h5" 1 "SIGUSR1"
+
+# collective mode: the file opened by all three is left, rank 0 writes alone
+mpi 2 --backend host --quick --deck "$srcdir/tests/decks/tiny.yaml" --hdf5-mode collective -o "$work/p.h5"
+if [ "$rc" = 0 ]; then
+    run "$work/c.h5" 2 --hdf5-mode collective
+    finish "collective mode"
+    check "$work/c.h5" 2 "collective mode"
+else
+    echo "collective mode skipped: this HDF5 has no MPI-IO"
+fi
+echo "hung rank ok"
