@@ -138,9 +138,10 @@ if [[ " $backends " == *" cuda "* ]] && command -v nvidia-smi >/dev/null 2>&1; t
 elif [[ " $backends " == *" hip "* ]] && command -v rocm-smi >/dev/null 2>&1; then
     n=$(rocm-smi --showid 2>/dev/null | grep -c 'GPU\[' || true); [ "$n" -gt 0 ] && np=$n
 fi
-say "mpirun -np $np ./mcfleet -o quickstart.h5   (backends built: $backends)"
+# --force: each quick start replaces the previous one's file (mcfleet never overwrites unasked)
+say "mpirun -np $np ./mcfleet -o quickstart.h5 --force   (backends built: $backends)"
 rc=0
-mpirun -np "$np" --bind-to none ./mcfleet -o quickstart.h5 || rc=$?
+mpirun -np "$np" --bind-to none ./mcfleet -o quickstart.h5 --force || rc=$?
 case $rc in
     0) ;;
     1|2|3) say "mcfleet exit $rc (docs/exit-codes.md)" >&2; exit $rc ;;

@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """Checks an mcfleet results file against docs/results-format.md.
 
-usage: check_schema.py FILE NRANKS [--failed TEST RANK] [--nnodes N]
-Exits non-zero naming the first violation."""
+usage: check_schema.py FILE NRANKS [--failed TEST RANK] [--nnodes N] [--incomplete] [--hung N]
+NRANKS is the rows (the ranks that answered); --hung N expects N hung ranks
+(world_size = NRANKS + N, /hung). Exits non-zero naming the first violation."""
 import math
 import sys
 
 import h5py
 
-META_STR = ["mcfleet_version", "start_time", "end_time", "command_line", "backend", "deck",
+META_STR = ["mcfleet_version", "start_time", "end_time", "command_line", "backend",
             "deck_path", "mpi_library", "hdf5_version", "hdf5_write_mode", "build", "clock", "injected",
-            "tests_not_run", "slurm_job_id", "slurm_step_id", "slurm_job_nodelist", "slurm_cluster_name"]
+            "slurm_job_id", "slurm_step_id", "slurm_job_nodelist", "slurm_cluster_name"]
+# large text: an attribute in older files, a 1-D string dataset in newer ones
+META_TEXT = {"deck": ["deck_text", "deck"], "tests_not_run": ["tests_not_run_list", "tests_not_run"]}
+HUNG_STR = ["hostname", "device_uuid", "pci_bus_id", "device_name", "test"]
 META_INT = ["nranks", "nnodes", "complete", "quick"]
 RANK_FIELDS = ["hostname", "node", "local_rank", "device", "device_name", "device_uuid",
                "pci_bus_id", "cpu_affinity", "driver", "device_arch", "compute_units",
@@ -29,10 +33,66 @@ def text(v):
     return v.decode() if isinstance(v, bytes) else str(v)
 
 
+def meta_text(f, name):
+    """/meta's large text: the attribute, or the dataset's strings joined by commas"""
+    meta = f["meta"]
+    if name in meta.attrs:
+        return text(meta.attrs[name])
+    for ds in META_TEXT[name]:
+        if ds in meta:
+            d = meta[ds]
+            if not isinstance(d, h5py.Dataset) or d.dtype.kind not in "SO" or len(d.shape) != 1:
+                die("/meta/%s is not a 1-D string dataset" % ds)
+            return ",".join(text(x) for x in d[:]) if name == "tests_not_run" else "".join(text(x) for x in d[:])
+    die("/meta lacks %s (an attribute, or a dataset %s)" % (name, " or ".join(META_TEXT[name])))
+
+
+def check_hung(f, nranks, hung):
+    """world_size, hung_ranks, /ranks/world_rank and /hung: optional, consistent when present"""
+    meta = f["meta"].attrs
+    world = int(meta["world_size"]) if "world_size" in meta else nranks
+    if world != nranks + hung:
+        die("/meta world_size %d, expected %d answered + %d hung" % (world, nranks, hung))
+    rows = list(range(nranks))
+    if "world_rank" in f["ranks"]:
+        d = f["ranks/world_rank"]
+        if d.shape != (nranks,) or d.dtype.kind != "i":
+            die("/ranks/world_rank has shape %s, type %s" % (d.shape, d.dtype))
+        rows = [int(x) for x in d[:]]
+    elif hung:
+        die("/ranks lacks world_rank, but %d ranks hung" % hung)
+    lost = []
+    if "hung" in f:
+        g = f["hung"]
+        if not isinstance(g, h5py.Group):
+            die("/hung is not a group")
+        for k in ["world_rank"] + HUNG_STR:
+            if k not in g:
+                die("/hung lacks " + k)
+            if g[k].shape != (hung,):
+                die("/hung/%s has shape %s, expected (%d,)" % (k, g[k].shape, hung))
+        lost = [int(x) for x in g["world_rank"][:]]
+        if hung and any(not text(h) for h in g["hostname"][:]):
+            die("/hung: a hung rank without a hostname")
+    elif hung:
+        die("no /hung group, but %d ranks hung" % hung)
+    if sorted(rows + lost) != list(range(world)):
+        die("world ranks %s answered and %s hung do not make 0..%d" % (rows, lost, world - 1))
+    # the first hung ranks, then ",..." where the list would be long
+    listed = [x for x in text(meta["hung_ranks"]).split(",") if x] if "hung_ranks" in meta else []
+    cut = listed[-1:] == ["..."]
+    listed = [int(x) for x in listed[:-1 if cut else None]]
+    if (sorted(listed) != sorted(lost)) if not cut else not set(listed) <= set(lost):
+        die("/meta hung_ranks %s, /hung/world_rank %s" % (text(meta["hung_ranks"]), lost))
+    if "nhung" in meta and int(meta["nhung"]) != hung:
+        die("/meta nhung %s, expected %d" % (meta["nhung"], hung))
+
+
 def main():
     path, nranks = sys.argv[1], int(sys.argv[2])
     failed = set()
     nnodes = None
+    hung = 0
     complete = 1
     args = sys.argv[3:]
     while args:
@@ -44,6 +104,9 @@ def main():
             args = args[1:]
         elif args[0] == "--nnodes":
             nnodes = int(args[1])
+            args = args[2:]
+        elif args[0] == "--hung":           # ranks that did not answer: /hung
+            hung = int(args[1])
             args = args[2:]
         else:
             die("unknown argument " + args[0])
@@ -61,8 +124,12 @@ def main():
         die("/meta complete is %s, expected %d" % (meta["complete"], complete))
     if nnodes is not None and int(meta["nnodes"]) != nnodes:
         die("/meta nnodes %s != %d" % (meta["nnodes"], nnodes))
-    if "tests:" not in text(meta["deck"]):
+    if "tests:" not in meta_text(f, "deck"):
         die("/meta deck does not hold the deck text")
+    not_run = meta_text(f, "tests_not_run")
+    if complete and not_run:
+        die("a complete run lists tests not run: %s" % not_run)
+    check_hung(f, nranks, hung)
     for k in RANK_FIELDS:
         if k not in f["ranks"]:
             die("/ranks lacks " + k)
@@ -141,7 +208,7 @@ def main():
             for r in range(nranks):
                 if status[r] == 1 and any(float(e) <= float(s) for s, e in zip(starts[r], ends[r])):
                     die("%s rank %d: a repetition ends before it starts" % (name, r))
-    if nmetrics == 0:
+    if nmetrics == 0 and complete:   # a run stopped before any repetition was timed has none
         die("no metric datasets at all")
     print("schema ok: %s, %d ranks, %d tests, %d metric datasets" % (path, nranks, len(results), nmetrics))
 

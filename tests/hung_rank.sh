@@ -14,6 +14,7 @@ trap '[ -n "$victim" ] && kill -KILL $victim 2>/dev/null; rm -rf "$work"' EXIT
 # once chase-a runs, world rank RANK is stopped ($victim its pid, $pid mpirun's)
 run() {
     out=$1 who=$2; shift 2
+    : >"$work/out"   # emptied here: the child's redirection may come after the first grep
     "$MPIRUN" -np 3 --oversubscribe --mca btl self,vader,tcp --bind-to none \
         "$MCFLEET" --backend host --deck "$srcdir/tests/decks/hang.yaml" -o "$out" "$@" >"$work/out" 2>&1 &
     pid=$!

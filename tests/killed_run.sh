@@ -14,6 +14,7 @@ hogs=""
 trap 'for h in $hogs; do kill $h 2>/dev/null; done; rm -rf "$work"' EXIT
 
 start() {   # start OUTPUT [DECK] [WAIT_FOR]: mcfleet on 2 ranks in the background, $pid its mpirun
+    : >"$work/out"   # emptied here: the child's redirection may come after the first grep
     "$MPIRUN" -np 2 --oversubscribe --mca btl self,vader,tcp --bind-to none \
         "$MCFLEET" --backend host --deck "${2:-$srcdir/tests/decks/slow.yaml}" -o "$1" >"$work/out" 2>&1 &
     pid=$!

@@ -12,6 +12,7 @@ trap '[ -n "$mnt" ] && umount "$mnt" 2>/dev/null; rm -rf "$work"' EXIT
 tiny="$srcdir/tests/decks/tiny.yaml"
 
 # 1. while a run writes x.h5, a second one with the same output is refused
+: >"$work/first"
 "$MPIRUN" -np 2 --oversubscribe --mca btl self,vader,tcp --bind-to none \
     "$MCFLEET" --backend host --deck "$srcdir/tests/decks/long.yaml" -o "$work/x.h5" >"$work/first" 2>&1 &
 first=$!
@@ -71,6 +72,7 @@ grep -q "tiny-matrix" "$work/out" && fail "tests ran on a full disk"
 rm -f "$mnt/filler"
 # full during the run: the write fails with ENOSPC, the results go to TMPDIR
 mkdir "$work/rescue"
+: >"$work/out"
 TMPDIR="$work/rescue" "$MPIRUN" -x TMPDIR -np 2 --oversubscribe --mca btl self,vader,tcp --bind-to none \
     "$MCFLEET" --backend host --deck "$srcdir/tests/decks/slow.yaml" -o "$mnt/r.h5" >"$work/out" 2>"$work/err" &
 pid=$!

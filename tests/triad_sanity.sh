@@ -18,6 +18,7 @@ lo=0.7 hi=1.3
 best=0 worst=1000000      # the highest and lowest ratio seen
 for attempt in 1 2 3 4 5; do
     ref1=$("$TRIAD_REFERENCE" $n 10) || fail "reference triad failed"
+    rm -f "$work/t.h5"   # mcfleet never overwrites a result
     MCFLEET_HOST_THREADS=1 mpi 1 --backend host --deck "$srcdir/tests/decks/triad-sanity.yaml" -o "$work/t.h5"
     expect_rc 0
     ref2=$("$TRIAD_REFERENCE" $n 10) || fail "reference triad failed"

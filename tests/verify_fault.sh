@@ -13,6 +13,7 @@ expect_in "$work/report" "tiny-triad: FAILED VERIFICATION on 1 of 3 ranks (rank 
 
 # each family's verification catches it
 for t in tiny-matrix tiny-valu 'tiny-chase:*' tiny-streams; do
+    rm -f "$work/g.h5"   # mcfleet never overwrites a result
     MCFLEET_INJECT_FAULT="$t" mpi 2 --backend host --deck "$srcdir/tests/decks/tiny.yaml" -o "$work/g.h5"
     expect_rc 1
 done
