@@ -37,13 +37,8 @@ int mcfleet_main(int argc, char **argv)
         }
         return MCF_EXIT_OK;
     }
-    if (o.report) {
-        if (rank == 0 && mcf_report_file(o.report_file, stdout, &e) != MCF_OK) {
-            fprintf(stderr, "mcfleet: %s\n", e.msg);
-            return mcf_exit_code(e.rc);
-        }
-        return MCF_EXIT_OK;
-    }
+    if (o.report)   /* the exit code is the file's verdict (report.h) */
+        return rank == 0 ? mcf_report_guarded(o.report_file, stdout, stderr) : MCF_EXIT_OK;
     if (!initialized) {
         fprintf(stderr, "mcfleet: internal error: MPI is not initialised\n");
         return MCF_EXIT_RUNTIME;

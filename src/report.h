@@ -1,7 +1,9 @@
 /* The fleet summary of a results file: per test metric, the median, min, max
  * and CV across ranks of each rank's median, then the ranks whose median lies
- * outside median +- 3.5 * 1.4826 * MAD, then what did not verify. Printed at
- * the end of a run and by "mcfleet report FILE", from the file in both cases. */
+ * outside median +- 3.5 * 1.4826 * MAD, then what did not verify, the ranks
+ * that hung, and a verdict. Printed at the end of a run and by
+ * "mcfleet report FILE", from the file in both cases. The file may be hostile:
+ * every object is checked before it is read (report_read.h). */
 #ifndef MCF_REPORT_H
 #define MCF_REPORT_H
 
@@ -9,6 +11,25 @@
 
 #include "error.h"
 
+/* Prints the summary of PATH to OUT and returns the file's verdict as an exit
+ * code (enum mcf_exit):
+ *   0  a complete run, every test verified on every rank (or unsupported);
+ *   1  some rank produced a wrong result (status 0);
+ *   2  the file cannot be opened or is not a valid mcfleet results file: e
+ *      names the file and the first malformed object (all are in the report);
+ *   3  the run is incomplete: stopped (complete = 0), tests not run, hung
+ *      ranks (status -4 or /hung), repetitions cut short (-5) or runtime
+ *      errors (-2); or the report itself failed (out of memory: e says so).
+ * When several apply, the first of 2, 3, 1 wins. */
+int mcf_report(const char *path, FILE *out, struct mcf_err *e);
+
+/* "mcfleet report": mcf_report in a child process, its messages on ERR; a
+ * crash of the reader (the HDF5 library on a corrupt file) is exit 2 with a
+ * message naming the file, never a crash of mcfleet. */
+int mcf_report_guarded(const char *path, FILE *out, FILE *err);
+
+/* The same for the end of a run: returns MCF_OK, or the error that kept the
+ * file from being read (also set in e unless e already holds one). */
 int mcf_report_file(const char *path, FILE *out, struct mcf_err *e);
 
 #endif
