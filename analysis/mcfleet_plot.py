@@ -17,11 +17,24 @@
       (equal for single-block instructions).
 
 Needs h5py, numpy and matplotlib (Debian: python3-h5py python3-matplotlib).
-Exit codes: 0 ok, 2 bad usage or a file that is not an mcfleet results file.
+
+Exit codes:
+  0  the figure (and CSV) written
+  2  bad usage; a file that cannot be opened, is not an mcfleet results file
+     or is malformed (one line on stderr names the file and the object); or
+     nothing in the file to plot (no test matches, no sweep)
+  3  the figure or CSV cannot be written
+The file is read defensively: soft and external links are never followed, and
+every object's type and shape is checked before it is used.
 """
 import argparse
 import fnmatch
+import os
+import pickle
+import signal
+import stat
 import sys
+import traceback
 
 import h5py
 import numpy as np
@@ -33,105 +46,333 @@ import matplotlib.ticker  # noqa: E402
 
 OUTLIER_K = 3.5
 MAD_SCALE = 1.4826
+MAX_RANKS = 1 << 20          # as the report: a file claiming more is malformed
+MAX_VALUES = 1 << 28
 
 
-def text(v):
-    return v.decode() if isinstance(v, bytes) else str(v)
+class BadFile(Exception):
+    """a results file that cannot be used; the message names the file and the object"""
 
 
-def open_results(path):
-    try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        sys.exit("mcfleet_plot: cannot open %s: %s" % (path, e))
-    if "meta" not in f or "results" not in f:
-        print("mcfleet_plot: %s is not an mcfleet results file" % path, file=sys.stderr)
-        sys.exit(2)
-    return f
+class Unwritable(Exception):
+    """an output that cannot be written"""
 
 
-def summary_metric(g):
-    names = [m for m in text(g.attrs.get("summary_metrics", "")).split(",") if m]
-    return names[0] if names else None
+def show(name):
+    """a name from the file, printable: bytes decoded, control characters replaced"""
+    if isinstance(name, bytes):
+        name = name.decode("utf-8", "replace")
+    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return "".join(c if c.isprintable() else "?" for c in name)
 
 
-def per_rank_median(d):
+class Results:
+    """an mcfleet results file, opened and read with every object checked"""
+
+    def __init__(self, path):
+        self.path = path
+        try:
+            st = os.stat(path)
+        except OSError as e:
+            raise BadFile("%s: cannot open: %s" % (path, e.strerror))
+        if not stat.S_ISREG(st.st_mode):   # open(2) of a FIFO would wait for a writer
+            raise BadFile("%s: not a regular file" % path)
+        try:
+            self.f = h5py.File(path, "r")
+        except OSError as e:
+            raise BadFile("%s: cannot open as an HDF5 file: %s" % (path, show(str(e))))
+        self.meta = self.group(self.f, "", b"meta", required=True)
+        self.results = self.group(self.f, "", b"results", required=True)
+        self.nranks = self.attr_int(self.meta, "/meta", "nranks", required=True)
+        if not 1 <= self.nranks <= MAX_RANKS:
+            self.bad("/meta attribute nranks", "%d is not a rank count (1..%d)" % (self.nranks, MAX_RANKS))
+
+    def bad(self, obj, what):
+        raise BadFile("%s: %s: %s" % (self.path, obj, what))
+
+    def child(self, g, gname, name, kind, required=False):
+        """the group or dataset NAME (bytes) under g, through a hard link only; None if absent"""
+        obj = "%s/%s" % (gname, show(name))
+        if not g.id.links.exists(name):
+            if required:
+                self.bad(obj, "missing")
+            return None
+        if g.id.links.get_info(name).type != h5py.h5l.TYPE_HARD:
+            self.bad(obj, "is a soft or external link, not followed")
+        oid = h5py.h5o.open(g.id, name)
+        if kind == "group" and isinstance(oid, h5py.h5g.GroupID):
+            return h5py.Group(oid)
+        if kind == "dataset" and isinstance(oid, h5py.h5d.DatasetID):
+            return h5py.Dataset(oid)
+        self.bad(obj, "is not a %s" % kind)
+
+    def group(self, g, gname, name, required=False):
+        return self.child(g, gname, name, "group", required)
+
+    def dataset(self, g, gname, name, kind, shape, required=True):
+        """the values of a dataset of kind "float", "int" or "str" and the given shape
+        (None in a shape: any length >= 1); None if absent and not required"""
+        d = self.child(g, gname, name.encode(), "dataset", required)
+        if d is None:
+            return None
+        obj = "%s/%s" % (gname, show(name))
+        try:
+            dt = d.dtype
+        except (TypeError, ValueError):
+            self.bad(obj, "has a type numpy cannot hold")
+        ok = {"float": dt.kind == "f", "int": dt.kind in "iu",
+              "str": dt.kind == "S" or h5py.check_string_dtype(dt) is not None}[kind]
+        if not ok:
+            self.bad(obj, "is of type %s, expected %s" % (dt, kind))
+        if d.shape is None or len(d.shape) != len(shape) or any(
+                (want is None and have < 1) or (want is not None and have != want)
+                for have, want in zip(d.shape, shape)):
+            self.bad(obj, "has shape %s, expected %s" % (d.shape, tuple("n" if s is None else s for s in shape)))
+        if int(np.prod(d.shape)) > MAX_VALUES:
+            self.bad(obj, "has more than %d values" % MAX_VALUES)
+        if kind == "str" and dt.kind == "S" and dt.itemsize > 1 << 16:
+            self.bad(obj, "holds strings of %d bytes" % dt.itemsize)
+        v = d[()]
+        if kind == "str":
+            return [show(x) for x in v]
+        return v.astype(np.float64 if kind == "float" else np.int64)
+
+    def attr(self, obj, objname, name, required):
+        what = "%s attribute %s" % (objname, name)
+        if name not in obj.attrs:
+            if required:
+                self.bad(what, "missing")
+            return None, what
+        v = obj.attrs[name]
+        if isinstance(v, np.ndarray):
+            if v.size != 1:
+                self.bad(what, "holds %d values, expected one" % v.size)
+            v = v.reshape(-1)[0]
+        return v, what
+
+    def attr_text(self, obj, objname, name, default="", required=False):
+        v, what = self.attr(obj, objname, name, required)
+        if v is None:
+            return default
+        if not isinstance(v, (bytes, str)):
+            self.bad(what, "is not a string")
+        return show(v)
+
+    def attr_int(self, obj, objname, name, default=0, required=False):
+        v, what = self.attr(obj, objname, name, required)
+        if v is None:
+            return default
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            self.bad(what, "is not an integer")
+        return int(v)
+
+    def tests(self):
+        """(display name, path, group) of every test, in the order they ran"""
+        out = []
+        for raw in self.results.id.__iter__():
+            gname = "/results/" + show(raw)
+            out.append((show(raw), gname, self.group(self.results, "/results", raw, required=True)))
+        return out
+
+    def summary_metric(self, g, gname):
+        names = [m for m in self.attr_text(g, gname, "summary_metrics").split(",") if m]
+        return names[0] if names else None
+
+    def figures(self, g, gname, metric):
+        """a metric's [nranks, repetitions] values; None if the test has no such dataset"""
+        return self.dataset(g, gname, metric, "float", (self.nranks, None), required=False)
+
+    def unit(self, g, gname, metric):
+        d = self.child(g, gname, metric.encode(), "dataset", True)
+        return self.attr_text(d, "%s/%s" % (gname, show(metric)), "unit")
+
+
+def short(text, n=60):
+    """a label that matplotlib can draw: a huge one overflows its rasterizer"""
+    return text if len(text) <= n else text[:n - 3] + "..."
+
+
+def per_rank_median(v):
     with np.errstate(all="ignore"):
-        return np.nanmedian(d[:], axis=1)
+        v = np.where(np.isfinite(v), v, np.nan)
+        return np.array([np.nanmedian(row) if np.isfinite(row).any() else np.nan for row in v])
+
+
+def finite_median(v):
+    v = np.asarray(v, float)
+    v = v[np.isfinite(v)]
+    return float(np.median(v)) if v.size else float("nan")
+
+
+def read_here(path, fn):
+    """runs fn, which reads the file: h5py's own errors on a corrupt file (a
+    checksum, a truncated chunk, a broken heap, a type it cannot convert)
+    become BadFile"""
+    try:
+        return fn()
+    except BadFile:
+        raise
+    except (OSError, KeyError, ValueError, TypeError, RuntimeError, IndexError, UnicodeError) as e:
+        lines = show(str(e)).splitlines()
+        raise BadFile("%s: cannot be read: %s" % (path, lines[0] if lines else type(e).__name__))
+
+
+def reading(path, fn):
+    """read_here in a child process, which hands back plain data: the HDF5
+    library's decoders can crash on corrupt metadata (docs/reliability.md), and
+    a crash there is an unreadable file, not a crash of this script. Errors in
+    drawing, after the reading, stay what they are."""
+    if not hasattr(os, "fork"):
+        return read_here(path, fn)
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the reader
+        try:
+            os.close(rfd)
+            try:
+                out = ("ok", read_here(path, fn))
+            except BadFile as e:
+                out = ("bad", str(e))
+            except BaseException:
+                out = ("bug", traceback.format_exc())
+            with os.fdopen(wfd, "wb") as w:
+                w.write(pickle.dumps(out))
+        finally:
+            os._exit(0)
+    os.close(wfd)
+    try:
+        with os.fdopen(rfd, "rb") as r:
+            data = r.read()
+        _, status = os.waitpid(pid, 0)
+    except BaseException:   # interrupted: the reader goes too
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+    if not data:
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+        raise BadFile("%s: reading it crashed (signal %d, %s): the file is corrupt in a way the HDF5 library "
+                      "does not survive" % (path, sig, signal.Signals(sig).name if sig else "no answer"))
+    kind, value = pickle.loads(data)
+    if kind == "bad":
+        raise BadFile(value)
+    if kind == "bug":
+        raise RuntimeError("reading %s failed:\n%s" % (path, value))
+    return value
 
 
 def save(fig, output, what):
     """lays out and writes the figure, and says what it holds"""
     fig.tight_layout()
-    fig.savefig(output, dpi=110)
+    try:
+        fig.savefig(output, dpi=110)
+    except OSError as e:
+        raise Unwritable("cannot write %s: %s" % (output, e.strerror or e))
     print("wrote %s (%s)" % (output, what))
 
 
+def read_variation(path, pattern):
+    r = Results(path)
+    nodes = r.dataset(r.group(r.f, "", b"ranks", required=True), "/ranks", "node", "int", (r.nranks,))
+    tests = []
+    for name, gname, g in r.tests():
+        metric = r.summary_metric(g, gname)
+        if not metric or not fnmatch.fnmatch(name, pattern):
+            continue
+        v = r.figures(g, gname, metric)
+        if v is None:
+            continue   # no rank verified: no figures
+        med = per_rank_median(v)
+        if np.isfinite(med).any():
+            tests.append((name, metric, r.unit(g, gname, metric), med))
+    return r.nranks, nodes, r.attr_text(r.meta, "/meta", "backend", "?"), tests
+
+
 def variation(args):
-    f = open_results(args.file)
-    nodes = f["ranks/node"][:]
-    tests = [(n, g) for n, g in f["results"].items()
-             if summary_metric(g) and fnmatch.fnmatch(n, args.tests)]
+    nranks, nodes, backend, tests = reading(args.file, lambda: read_variation(args.file, args.tests))
     if not tests:
-        sys.exit("mcfleet_plot: no test with figures matches %r" % args.tests)
+        raise BadFile("%s: no test with figures matches %r" % (args.file, args.tests))
+    draw_variation(args, nranks, nodes, backend, tests)
+
+
+def draw_variation(args, nranks, nodes, backend, tests):
     fig, axes = plt.subplots(len(tests), 1, figsize=(8, 1.9 * len(tests)), squeeze=False)
-    for ax, (name, g) in zip(axes[:, 0], tests):
-        metric = summary_metric(g)
-        med = per_rank_median(g[metric])
-        fleet = np.nanmedian(med)
-        mad = np.nanmedian(np.abs(med - fleet))
+    for ax, (name, metric, unit, med) in zip(axes[:, 0], tests):
+        fleet = finite_median(med)
+        mad = finite_median(np.abs(med - fleet))
         band = OUTLIER_K * MAD_SCALE * mad
         x = np.arange(len(med))
-        out = np.abs(med - fleet) > band if mad > 0 else np.zeros(len(med), bool)
-        ax.scatter(x[~out], med[~out], c=nodes[~out], cmap="tab20", s=14, label="rank (colour: node)")
+        with np.errstate(invalid="ignore"):
+            out = np.abs(med - fleet) > band if mad > 0 else np.zeros(len(med), bool)
+        ax.scatter(x[~out], med[~out], c=nodes[~out] % 20, cmap="tab20", vmin=0, vmax=19, s=14,
+                   label="rank (colour: node)")
         ax.scatter(x[out], med[out], marker="x", c="red", s=30, label="outlier")
         ax.axhline(fleet, color="k", lw=0.8)
         if mad > 0:
             ax.axhspan(fleet - band, fleet + band, color="0.9", zorder=0)
-        ax.set_ylabel("%s\n[%s]" % (metric, text(g[metric].attrs["unit"])), fontsize=7)
-        ax.set_title(name, fontsize=8, loc="left")
+        ax.set_ylabel("%s\n[%s]" % (short(metric, 30), short(unit, 20)), fontsize=7)
+        ax.set_title(short(name, 100), fontsize=8, loc="left")
         ax.tick_params(labelsize=7)
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     axes[-1, 0].set_xlabel("rank")
-    meta = f["meta"].attrs
-    fig.suptitle("%s: %s ranks, backend %s" % (args.file, meta["nranks"], text(meta["backend"])), fontsize=9)
+    fig.suptitle("%s: %s ranks, backend %s" % (short(show(args.file), 100), nranks, short(backend, 40)), fontsize=9)
     save(fig, args.output, "%d tests" % len(tests))
 
 
-def roofline(args):
-    f = open_results(args.file)
+def read_roofline(path):
+    r = Results(path)
     points, bw_ceiling, flop_ceiling = [], [], []
-    for name, g in f["results"].items():
-        kernel = text(g.attrs["kernel"])
-        if kernel == "memory" and text(g.attrs.get("op", "")) == "fma" and "gflops" in g:
-            ai = 2.0 * int(g.attrs["intensity"]) / (2.0 * (8 if text(g.attrs["dtype"]) == "fp64" else 4))
-            points.append((ai, per_rank_median(g["gflops"])))
-        elif kernel == "memory" and "bandwidth_gbs" in g:
-            bw_ceiling.append((name, np.nanmedian(per_rank_median(g["bandwidth_gbs"]))))
-        elif kernel in ("valu", "matrix") and "gflops" in g:
-            flop_ceiling.append((name, np.nanmedian(per_rank_median(g["gflops"]))))
+    for name, gname, g in r.tests():
+        kernel = r.attr_text(g, gname, "kernel")
+        if kernel == "memory" and r.attr_text(g, gname, "op") == "fma":
+            v = r.figures(g, gname, "gflops")
+            if v is None:
+                continue
+            intensity = r.attr_int(g, gname, "intensity", required=True)
+            if intensity <= 0:
+                r.bad(gname + " attribute intensity", "%d is not positive" % intensity)
+            size = 8 if r.attr_text(g, gname, "dtype") == "fp64" else 4
+            med = per_rank_median(v)
+            if np.isfinite(med).any():
+                points.append((2.0 * intensity / (2.0 * size), med))
+        elif kernel in ("memory", "valu", "matrix"):
+            v = r.figures(g, gname, "bandwidth_gbs" if kernel == "memory" else "gflops")
+            ceiling = finite_median(per_rank_median(v)) if v is not None else float("nan")
+            if ceiling > 0:   # a ceiling on a log scale
+                (bw_ceiling if kernel == "memory" else flop_ceiling).append((name, ceiling))
+    return points, bw_ceiling, flop_ceiling
+
+
+def roofline(args):
+    points, bw_ceiling, flop_ceiling = reading(args.file, lambda: read_roofline(args.file))
     if not points:
-        sys.exit("mcfleet_plot: no intensity sweep (memory op fma) in %s" % args.file)
+        raise BadFile("%s: no intensity sweep (memory op fma) with figures" % args.file)
     points.sort(key=lambda p: p[0])
     ai = np.array([p[0] for p in points])
-    fleet = np.array([np.nanmedian(p[1]) for p in points])
+    fleet = np.array([finite_median(p[1]) for p in points])
     lo = np.array([np.nanmin(p[1]) for p in points])
     hi = np.array([np.nanmax(p[1]) for p in points])
+    positive = fleet[fleet > 0]
+    if not positive.size:
+        raise BadFile("%s: the intensity sweep has no positive figure to draw on a log scale" % args.file)
+    draw_roofline(args, points, bw_ceiling, flop_ceiling, ai, fleet, lo, hi, positive)
+
+
+def draw_roofline(args, points, bw_ceiling, flop_ceiling, ai, fleet, lo, hi, positive):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.fill_between(ai, lo, hi, color="C0", alpha=0.25, label="fleet min-max")
     ax.plot(ai, fleet, "o-", color="C0", label="fleet median (FMA sweep)")
     x = np.logspace(np.log10(ai.min() / 2), np.log10(ai.max() * 2), 100)
     for i, (name, bw) in enumerate(sorted(bw_ceiling, key=lambda b: -b[1])[:4]):
-        ax.plot(x, bw * x, "--", lw=0.8, color="C%d" % (i + 1), label="%s %.3g GB/s" % (name, bw))
+        ax.plot(x, bw * x, "--", lw=0.8, color="C%d" % (i + 1), label="%s %.3g GB/s" % (short(name), bw))
     for i, (name, fl) in enumerate(sorted(flop_ceiling, key=lambda b: -b[1])[:3]):
-        ax.axhline(fl, ls=":", lw=0.8, color="C%d" % (i + 5), label="%s %.3g GFLOP/s" % (name, fl))
+        ax.axhline(fl, ls=":", lw=0.8, color="C%d" % (i + 5), label="%s %.3g GFLOP/s" % (short(name), fl))
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_ylim(fleet.min() / 4, max(fleet.max(), max([c[1] for c in flop_ceiling], default=0)) * 2)
+    ax.set_ylim(positive.min() / 4, max(positive.max(), max([c[1] for c in flop_ceiling], default=0)) * 2)
     ax.set_xlabel("arithmetic intensity [FLOP/byte]")
     ax.set_ylabel("GFLOP/s")
     ax.legend(fontsize=7)
-    ax.set_title("empirical roofline: %s" % args.file, fontsize=9)
+    ax.set_title("empirical roofline: %s" % short(show(args.file), 100), fontsize=9)
     save(fig, args.output, "%d intensity points" % len(points))
 
 
@@ -147,25 +388,51 @@ def fit_saturating(n, y):
     return best
 
 
-def occupancy(args):
-    f = open_results(args.file)
-    units = int(f["ranks/compute_units"][0])
-    sweeps = {}
-    for name, g in f["results"].items():
-        a = g.attrs
-        if text(a.get("kernel", "")) != "matrix" or text(a.get("mode", "")) != "throughput":
+def parse_shape(r, gname, text):
+    try:
+        m, n, k = (int(x) for x in text.split("x"))
+    except ValueError:
+        r.bad(gname + " attribute shape", "%r is not MxNxK" % text)
+    if min(m, n, k) <= 0:
+        r.bad(gname + " attribute shape", "%r is not MxNxK" % text)
+    return m, n, k
+
+
+def read_occupancy(path):
+    r = Results(path)
+    units = int(r.dataset(r.group(r.f, "", b"ranks", required=True), "/ranks", "compute_units", "int",
+                          (r.nranks,))[0])
+    if units <= 0:
+        r.bad("/ranks/compute_units", "rank 0 has %d compute units" % units)
+    sweeps, latency = {}, {}
+    for name, gname, g in r.tests():
+        if r.attr_text(g, gname, "kernel") != "matrix":
             continue
-        occ = int(a.get("occupancy", 0))
-        if occ <= 0 or "gflops" not in g or "status" not in g or int(g["status"][0]) != 1:
-            continue   # auto occupancy has no N; a point that did not verify has no figure
-        key = (text(a["dtype"]), text(a.get("dtype_b", a["dtype"])), text(a["shape"]), text(a.get("path", "")))
-        clock = float(np.nanmedian(g["clock_mhz"][0])) if "clock_mhz" in g else float("nan")
-        sweeps.setdefault(key, []).append((occ * units, float(np.nanmedian(g["gflops"][0])), clock, name))
-    latency = {}
-    for name, g in f["results"].items():
-        a = g.attrs
-        if text(a.get("kernel", "")) == "matrix" and text(a.get("mode", "")) == "latency" and "latency_cycles" in g:
-            latency[(text(a["dtype"]), text(a["shape"]))] = float(np.nanmedian(g["latency_cycles"][0]))
+        mode = r.attr_text(g, gname, "mode")
+        dtype = r.attr_text(g, gname, "dtype")
+        shape = r.attr_text(g, gname, "shape")
+        if mode == "latency":
+            v = r.figures(g, gname, "latency_cycles")
+            if v is not None and np.isfinite(finite_median(v[0])):
+                latency[(dtype, shape)] = finite_median(v[0])
+            continue
+        occ = r.attr_int(g, gname, "occupancy")
+        if mode != "throughput" or occ <= 0:
+            continue   # auto occupancy has no N
+        status = r.dataset(g, gname, "status", "int", (r.nranks,), required=False)
+        v = r.figures(g, gname, "gflops")
+        if status is None or v is None or int(status[0]) != 1 or not np.isfinite(finite_median(v[0])):
+            continue   # a point that did not verify has no figure
+        parse_shape(r, gname, shape)
+        key = (dtype, r.attr_text(g, gname, "dtype_b", dtype), shape, r.attr_text(g, gname, "path"))
+        clk = r.figures(g, gname, "clock_mhz")
+        clock = finite_median(clk[0]) if clk is not None else float("nan")
+        sweeps.setdefault(key, []).append((occ * units, finite_median(v[0]), clock, name))
+    return units, sweeps, latency
+
+
+def occupancy(args):
+    units, sweeps, latency = reading(args.file, lambda: read_occupancy(args.file))
     rows, fits = [], []
     for key, pts in sorted(sweeps.items()):
         if len(pts) < 2:
@@ -174,19 +441,17 @@ def occupancy(args):
         n = np.array([p[0] for p in pts], float)
         gf = np.array([p[1] for p in pts], float)
         clk = np.array([p[2] for p in pts], float)
-        per_cycle = np.all(np.isfinite(clk)) and np.all(clk > 0)
+        per_cycle = bool(np.all(np.isfinite(clk)) and np.all(clk > 0))
         y = gf * 1e9 / (clk * 1e6) if per_cycle else gf * 1e9   # FLOP per cycle, or FLOP/s without a clock
         a, s_, _ = fit_saturating(n, y)
-        m, nn, k = (int(x) for x in key[2].split("x"))
+        m, nn, k = (int(x) for x in key[2].split("x"))   # checked by read_occupancy
         c = latency.get((key[0], key[2]))
         fits.append((key, a, s_, per_cycle, c, m, nn, k))
         for (ni, g_, ck, name), yi in zip(pts, y):
             model = a * min(ni, s_) * (ck * 1e6 if per_cycle else 1.0) / 1e9
             rows.append((name, key[0], key[1], key[2], int(ni), g_, ck, model))
     if not fits:
-        print("mcfleet_plot: %s has no matrix occupancy sweep (two or more explicit occupancy points)"
-              % args.file, file=sys.stderr)
-        sys.exit(2)
+        raise BadFile("%s has no matrix occupancy sweep (two or more explicit occupancy points)" % args.file)
     for key, a, s_, per_cycle, c, m, nn, k in fits:
         unit = "FLOP/wave/cycle" if per_cycle else "FLOP/s per wave (no clock)"
         line = "%s%s %s %s: a = %.4g %s, saturates at N = %d (%d per unit of %d)" % (
@@ -195,22 +460,29 @@ def occupancy(args):
             line += "; latency %.1f cycles gives 2mnk/c = %.4g" % (c, 2.0 * m * nn * k / c)
         print(line)
     if args.csv:
-        with open(args.csv, "w") as out:
-            out.write("test,dtype,dtype_b,shape,waves,gflops,clock_mhz,model_gflops\n")
-            for r in rows:
-                out.write("%s,%s,%s,%s,%d,%.6g,%.6g,%.6g\n" % r)
+        try:
+            with open(args.csv, "w") as out:
+                out.write("test,dtype,dtype_b,shape,waves,gflops,clock_mhz,model_gflops\n")
+                for row in rows:
+                    out.write("%s,%s,%s,%s,%d,%.6g,%.6g,%.6g\n" % row)
+        except OSError as e:
+            raise Unwritable("cannot write %s: %s" % (args.csv, e.strerror or e))
         print("wrote %s (%d points)" % (args.csv, len(rows)))
+    draw_occupancy(args, fits, rows)
+
+
+def draw_occupancy(args, fits, rows):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for key, a, s_, per_cycle, c, m, nn, k in fits:
-        pts = [r for r in rows if (r[1], r[2], r[3]) == key[:3]]
-        lab = "%s %s" % (key[0], key[2])
-        ax.plot([r[4] for r in pts], [r[5] for r in pts], "o", label=lab + " measured")
-        ax.plot([r[4] for r in pts], [r[7] for r in pts], "--", label=lab + " model")
+        pts = [row for row in rows if (row[1], row[2], row[3]) == key[:3]]
+        lab = short("%s %s" % (key[0], key[2]))
+        ax.plot([row[4] for row in pts], [row[5] for row in pts], "o", label=lab + " measured")
+        ax.plot([row[4] for row in pts], [row[7] for row in pts], "--", label=lab + " model")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("wavefronts (warps) in all")
     ax.set_ylabel("GFLOP/s")
     ax.legend(fontsize=7)
-    ax.set_title("occupancy sweeps and a*min(N,S)*f: %s" % args.file, fontsize=9)
+    ax.set_title("occupancy sweeps and a*min(N,S)*f: %s" % short(show(args.file), 100), fontsize=9)
     save(fig, args.output, "%d sweeps" % len(fits))
 
 
@@ -229,7 +501,14 @@ def main():
     o.add_argument("-o", "--output", default="occupancy.png")
     o.add_argument("--csv", help="also write the points and the model to this CSV")
     args = p.parse_args()
-    {"variation": variation, "roofline": roofline, "occupancy": occupancy}[args.cmd](args)
+    try:
+        {"variation": variation, "roofline": roofline, "occupancy": occupancy}[args.cmd](args)
+    except BadFile as e:
+        print("mcfleet_plot: %s" % e, file=sys.stderr)
+        sys.exit(2)
+    except Unwritable as e:
+        print("mcfleet_plot: %s" % e, file=sys.stderr)
+        sys.exit(3)
 
 
 if __name__ == "__main__":

@@ -29,8 +29,18 @@ expect_in "$work/p" "(5 tests)"
 "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$work/r.h5" -o "$work/rl.png" >"$work/p" || fail "roofline plot"
 expect_in "$work/p" "(3 intensity points)"
 [ -s "$work/v.png" ] && [ -s "$work/rl.png" ] || fail "no PNG written"
-rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$srcdir/tests/decks/tiny.yaml" 2>/dev/null || rc=$?
-[ $rc != 0 ] || fail "a YAML file was accepted as results"
+# input it cannot use: exit 2, one line naming the file, no traceback
+for bad in "$srcdir/tests/decks/tiny.yaml" "$work/none.h5" "$work"; do
+    rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$bad" -o "$work/x.png" 2>"$work/e" || rc=$?
+    [ $rc = 2 ] || { cat "$work/e"; fail "roofline on $bad: exit $rc, expected 2"; }
+    grep -qF "$bad" "$work/e" && ! grep -q Traceback "$work/e" || { cat "$work/e"; fail "roofline on $bad: message"; }
+done
+rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" variation "$work/r.h5" --tests 'no-such-*' -o "$work/x.png" \
+    2>"$work/e" || rc=$?
+[ $rc = 2 ] || { cat "$work/e"; fail "no test matching: exit $rc, expected 2"; }
+rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" variation "$work/r.h5" -o "$work/no/such/dir/v.png" \
+    2>"$work/e" || rc=$?
+[ $rc = 3 ] || { cat "$work/e"; fail "an unwritable figure: exit $rc, expected 3"; }
 
 # the throughput model fit of a matrix occupancy sweep (host: threads; no clock)
 cat >"$work/occ.yaml" <<YAML
