@@ -1,0 +1,167 @@
+#!/bin/sh
+# `mcfleet report` and analysis/mcfleet_plot.py on malformed results files
+# (tests/hostile_files.py: truncated, wrong types and shapes, missing objects,
+# links, a directory, a FIFO ...): never a crash or a hang; the exit code is
+# documented (0-3) and the one each file's manifest line allows; exit 2 names
+# the file; the report says what the manifest expects ("status: missing",
+# "HUNG" ...); a sanitizer build reports nothing. The plots: no traceback,
+# exit 0 or 2, and 2 with a line naming the file where it cannot be read.
+#
+# A longer campaign (docs/reliability.md), e.g. with a sanitizer build:
+#   HOSTILE_RANDOM=3000 HOSTILE_SEED=7 HOSTILE_KEEP=/tmp/found MCFLEET=... srcdir=... sh tests/hostile_report.sh
+# HOSTILE_PLOT=0 leaves out the plots, HOSTILE_PLOT=all also runs them on the
+# files whose changes they never read; HOSTILE_BASE=FILE takes a results file
+# of the tiny deck on 2 host ranks instead of running mcfleet to make one.
+. "$srcdir/tests/lib.sh"
+need_h5py
+command -v timeout >/dev/null 2>&1 || { echo "SKIP: no timeout(1)"; exit $SKIP; }
+if [ -n "${HOSTILE_BASE:-}" ]; then
+    cp "$HOSTILE_BASE" "$work/base.h5"
+else
+    need_mpirun
+    mpi 2 --backend host --quick --deck "$srcdir/tests/decks/tiny.yaml" -o "$work/base.h5"
+    expect_rc 0
+fi
+"$PYTHON_H5" "$srcdir/tests/hostile_files.py" --base "$work/base.h5" --out "$work/h" \
+    --random "${HOSTILE_RANDOM:-24}" --seed "${HOSTILE_SEED:-1}" || fail "the generator failed"
+
+# ---- mcfleet report on every file
+tab=$(printf '\t')
+n=0; bad=0; crash=0; hang=0; san=0; h5san=0; h5crash=0; c0=0; c1=0; c2=0; c3=0
+keep() {    # keep FILE: a copy of the file and its stderr under HOSTILE_KEEP, when set
+    if [ -n "${HOSTILE_KEEP:-}" ]; then
+        mkdir -p "$HOSTILE_KEEP" && cp -r "$1" "$HOSTILE_KEEP/" && cp "$work/e" "$HOSTILE_KEEP/$(basename "$1").stderr"
+    fi
+    return 0
+}
+note() {    # note WHAT FILE: a failure
+    echo "FAIL: $1: $2" >&2
+    head -c 2000 "$work/e" >&2
+    echo >&2
+    bad=$((bad + 1))
+    keep "$2"
+}
+# Sanitizer builds: the reports of `mcfleet report` come to its stderr here
+# (not to the harness's log directory), to be told apart: on the random
+# variants (flipped bytes, truncations) HDF5's own decoders read out of
+# bounds, ask for absurd sizes and leak on their error paths (see
+# docs/reliability.md); such a report is noted, not failed. Every report on
+# the other variants (well-formed HDF5 files), and one on a random variant
+# whose first frame (the access, the allocation, the leak) or UBSan line is in
+# src/ or kernels/, fails the test.
+ASAN_REPORT_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=stderr"
+ours() {
+    awk '/runtime error:/ { if ($0 ~ /\/(src|kernels)\//) hit = 1; next }
+         /ERROR: |Direct leak|Indirect leak|allocated by|freed by|located in stack/ { first = 1; next }
+         /^ *#[0-9]+ / && first && !/sanitizer|interceptor/ { if ($0 ~ /\/(src|kernels)\//) hit = 1; first = 0 }
+         END { exit hit ? 0 : 1 }' "$1"
+}
+while IFS="$tab" read -r name codes text plot; do
+    f="$work/h/$name"
+    n=$((n + 1))
+    rc=0
+    ASAN_OPTIONS=$ASAN_REPORT_OPTIONS timeout 60 "$MCFLEET" report "$f" >"$work/o" 2>"$work/e" </dev/null || rc=$?
+    case $rc in
+    0) c0=$((c0 + 1)) ;; 1) c1=$((c1 + 1)) ;; 2) c2=$((c2 + 1)) ;; 3) c3=$((c3 + 1)) ;;
+    124) hang=$((hang + 1)); note "hang (60 s)" "$f"; continue ;;
+    *) crash=$((crash + 1)); note "exit $rc (a crash)" "$f"; continue ;;
+    esac
+    if grep -q 'crashed (signal' "$work/e"; then   # the reader (HDF5) crashed, mcfleet did not
+        h5crash=$((h5crash + 1)); keep "$f"
+        echo "note: the HDF5 library crashed reading $name (exit $rc)" >&2
+    fi
+    if grep -qE 'Sanitizer|runtime error:' "$work/e"; then
+        if ours "$work/e" || ! case $name in *-rnd-*) true ;; *) false ;; esac; then
+            san=$((san + 1)); note "sanitizer report" "$f"; continue
+        fi
+        h5san=$((h5san + 1)); keep "$f"
+        echo "note: a sanitizer report inside HDF5 itself: $name" >&2
+    fi
+    case $codes in
+    *$rc*) ;;
+    *) note "exit $rc, expected one of $codes" "$f"; cat "$work/o" >&2; continue ;;
+    esac
+    if [ "$text" != - ] && ! grep -qF -- "$text" "$work/o" "$work/e"; then
+        note "'$text' not printed" "$f"; cat "$work/o" >&2; continue
+    fi
+    if [ $rc = 2 ] && ! grep -qF -- "$f" "$work/e"; then
+        note "exit 2 without naming the file on stderr" "$f"; continue
+    fi
+done <"$work/h/manifest.tsv"
+echo "report: $n files: exit 0: $c0, 1: $c1, 2: $c2, 3: $c3; crashes: $crash (and $h5crash of the HDF5" \
+     "reader, contained), hangs: $hang, sanitizer reports: $san (and $h5san inside HDF5)," \
+     "other failures: $((bad - crash - hang - san))"
+
+# ---- the plots, in one Python process (a process per call would take minutes)
+if [ "${HOSTILE_PLOT:-1}" != 0 ] && "$PYTHON_H5" -c 'import matplotlib' 2>/dev/null; then
+    timeout 900 "$PYTHON_H5" - "$srcdir/analysis/mcfleet_plot.py" "$work/h" "$work/plot.png" <<'PY' || bad=$((bad + 1))
+import contextlib, importlib.util, io, os, re, signal, sys, traceback
+script, d, png = sys.argv[1:4]
+spec = importlib.util.spec_from_file_location("mcfleet_plot", script)
+plot = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plot)
+import matplotlib.pyplot as plt
+
+# Drawing a figure takes half a second: the figures are drawn for the files
+# whose figures, names or units were changed, and not for the others (what the
+# file holds is read and checked in every case, up to the drawing).
+draws = {n: getattr(plot, n) for n in ("draw_variation", "draw_roofline", "draw_occupancy")}
+render = re.compile(r"gflops-|unit-|results-(long|non)|utf8|padded|rnd-[a-z]+-[0-2]\.h5")
+def alarm(*_):
+    raise TimeoutError("no answer in 60 s")
+signal.signal(signal.SIGALRM, alarm)
+runs = fails = 0
+codes = {}
+for line in open(os.path.join(d, "manifest.tsv")):
+    name, _, _, expect = line.rstrip("\n").split("\t")
+    if expect == "skip" and os.environ.get("HOSTILE_PLOT") != "all":
+        continue   # a change to what the plots never read
+    f = os.path.join(d, name)
+    for n, fn in draws.items():
+        setattr(plot, n, fn if render.search(name) else (lambda *a: None))
+    for cmd in ("variation", "roofline", "occupancy"):
+        runs += 1
+        sys.argv = ["mcfleet_plot.py", cmd, f, "-o", png]
+        err = io.StringIO()
+        signal.alarm(60)
+        try:
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                plot.main()
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+        except BaseException:
+            code = "traceback"
+            err.write(traceback.format_exc())
+        finally:
+            signal.alarm(0)
+            plt.close("all")
+        codes[code] = codes.get(code, 0) + 1
+        msg = err.getvalue()
+        why = None
+        if code == "traceback":
+            why = "a traceback"
+        elif code not in (0, 2):
+            why = "exit %s" % code
+        elif expect == "unreadable" and code != 2:
+            why = "exit %s on an unreadable file, expected 2" % code
+        elif code == 2 and f not in msg:
+            why = "exit 2 without naming the file"
+        if why:
+            fails += 1
+            print("FAIL: plot %s %s: %s\n%s" % (cmd, name, why, msg[-2000:]), file=sys.stderr)
+print("plots: %d runs: %s; failures: %d" % (runs, ", ".join("exit %s: %d" % kv for kv in sorted(
+    codes.items(), key=str)), fails))
+sys.exit(1 if fails else 0)
+PY
+    # and as a program: the exit code and no traceback, on files it cannot read
+    for name in $(grep -E -- '^[0-9]+-(empty|directory|fifo|no-meta|truncated-1024)\.h5' "$work/h/manifest.tsv" | cut -f1); do
+        rc=0
+        timeout 120 "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" variation "$work/h/$name" -o "$work/p.png" \
+            >/dev/null 2>"$work/e" </dev/null || rc=$?
+        [ $rc = 2 ] && ! grep -q Traceback "$work/e" && grep -qF "$work/h/$name" "$work/e" \
+            || { cat "$work/e" >&2; bad=$((bad + 1)); echo "FAIL: mcfleet_plot.py variation $name: exit $rc" >&2; }
+    done
+fi
+[ $bad = 0 ] || fail "$bad failures on hostile files"
+echo "hostile files ok"
