@@ -85,8 +85,11 @@ static int vat(struct ctx *c, yaml_mark_t mark, const char *fmt, va_list ap)
     for (char *p = text; *p; p++)   /* a deck's bytes never reach the terminal raw */
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
-    return mcf_err_set(c->e, MCF_EINPUT, __FILE__, __LINE__, "%s:%lu:%lu: %s", c->path,
-                       (unsigned long)mark.line + 1, (unsigned long)mark.column + 1, text);
+    /* the end of a very long path, so that line:col and the message still fit */
+    size_t n = strlen(c->path);
+    return mcf_err_set(c->e, MCF_EINPUT, __FILE__, __LINE__, "%s%s:%lu:%lu: %s", n > 200 ? "..." : "",
+                       n > 200 ? c->path + n - 200 : c->path, (unsigned long)mark.line + 1,
+                       (unsigned long)mark.column + 1, text);
 }
 
 /* Every deck error: "path:line:col: message", 1-based like compilers. */

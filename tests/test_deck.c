@@ -414,6 +414,21 @@ static void hostile_nesting_and_anchors_stop_early(void **state)
     free(text);
 }
 
+/* a path of any accepted length keeps line:col and the message whole */
+static void long_paths_keep_the_position(void **state)
+{
+    (void)state;
+    char path[1000];
+    struct mcf_deck d;
+    struct mcf_err e = { 0 };
+    memset(path, 'd', sizeof path - 1);
+    path[sizeof path - 1] = '\0';
+    memcpy(path + sizeof path - 6, ".yaml", 5);
+    assert_int_equal(mcf_deck_parse(path, "tests:\n  - name: .\n", &d, &e), MCF_EINPUT);
+    assert_non_null(strstr(e.msg, "dd.yaml:2:11: test name must be 1-63 characters"));
+    assert_true(strncmp(e.msg, "...ddd", 6) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +439,7 @@ int main(void)
         cmocka_unit_test(expansion_refuses_unwritable_or_repeated_names),
         cmocka_unit_test(many_tests_parse_in_n_log_n),
         cmocka_unit_test(hostile_nesting_and_anchors_stop_early),
+        cmocka_unit_test(long_paths_keep_the_position),
         cmocka_unit_test(sweeps_expand_and_auto_sizes_resolve),
         cmocka_unit_test(quick_caps_and_drops_duplicate_points),
     };
