@@ -29,13 +29,14 @@
 # root, no debootstrap, mounting not permitted, no Debian 12 archive in the
 # apt sources, not a git checkout).
 set -u
+{   # read whole before it runs: an edit or checkout of this file meanwhile cannot change a run
 top=$(cd "$(dirname "$0")/.." && pwd)
 suite=bookworm
 # what the result depends on beyond the code the suite itself tests
 inputs=(quickstart.sh configure.ac Makefile.am autogen.sh tests tools jobscripts)
 
-inputs_hash() {   # of the committed content: CI works on a clean clone
-    git -C "$top" ls-tree -r HEAD -- "${inputs[@]}" | sha256sum | cut -d' ' -f1
+inputs_hash() {   # inputs_hash [COMMIT]: of committed content (CI works on a clean clone)
+    git -C "$top" ls-tree -r "${1:-HEAD}" -- "${inputs[@]}" | sha256sum | cut -d' ' -f1
 }
 
 action=run
@@ -188,7 +189,7 @@ echo "fresh Debian 12 ok: ./quickstart.sh and ./quickstart.sh check passed (${su
 
 if [ "$action" = record ]; then
     rec=$top/docs/fresh-debian.md
-    row="| $(date -u +%Y-%m-%d) | $(git -C "$top" rev-parse --short HEAD) | \`sha256:$(inputs_hash)\` | $(nproc) cores, $(uname -m), kernel $(uname -r) | pass: $summary |"
+    row="| $(date -u +%Y-%m-%d) | $(git -C "$top" rev-parse --short "$commit") | \`sha256:$(inputs_hash "$commit")\` | $(nproc) cores, $(uname -m), kernel $(uname -r) | pass: $summary |"
     if [ -f "$rec" ] && grep -q '^| date | commit |' "$rec"; then
         # the newest run first, under the table's header and its rule
         awk -v row="$row" '{ print } /^\| date \| commit \|/ { getline; print; print row }' "$rec" >"$rec.tmp" \
@@ -198,3 +199,4 @@ if [ "$action" = record ]; then
     fi
 fi
 exit 0
+}
