@@ -577,6 +577,9 @@ fail:
 
 /* ---- gather mode's replay, on rank 0 alone */
 
+static int write_image(struct mcf_h5 *h, struct mcf_err *e);
+static int publish_file(struct mcf_h5 *h, struct mcf_err *e);
+
 /* A whole dataset from rank 0's buffer (chunked and compressed when asked). */
 static int put_dataset(struct mcf_h5 *h, const char *path, hid_t type, int rank, const hsize_t *dims,
                        const void *buf, int compress, struct mcf_err *e)
@@ -703,34 +706,44 @@ fail:
     return e->rc;
 }
 
-/* Two collectives bring every rank's rows to rank 0, which replays the calls. */
-static int flush_gathered(struct mcf_h5 *h, struct mcf_err *e)
+/* Gather mode's close, in four collectives whatever the file holds: every
+ * rank's outcome and the size of its rows to rank 0; rank 0's go; the rows
+ * (one MPI_Gatherv); rank 0's outcome to all. Rank 0 replays the calls,
+ * writes the image through and renames. */
+static int close_gathered(struct mcf_h5 *h, int publish, struct mcf_err *e)
 {
-    unsigned long long mine = h->queue.len, *sizes = NULL, total = 0;
-    int *counts = NULL, *displs = NULL;
+    unsigned long long mine[2] = { (unsigned long long)e->rc, h->queue.len }, *got = NULL, total = 0;
+    int *counts = NULL, *displs = NULL, go = 0;
     char *all = NULL;
     struct gathered g = { NULL, NULL, NULL, h->size };
-    if (h->rank == 0) {
-        MCF_ALLOC(e, sizes, h->size);
-        MCF_ALLOC(e, counts, h->size);
-        MCF_ALLOC(e, displs, h->size);
-    }
-    MCF_MPI(e, MPI_Gather(&mine, 1, MPI_UNSIGNED_LONG_LONG, sizes, 1, MPI_UNSIGNED_LONG_LONG, 0, h->comm));
-    if (h->rank == 0) {
+    if (h->rank == 0 && (!(got = calloc((size_t)h->size * 2, sizeof *got)) ||
+                         !(counts = calloc((size_t)h->size, sizeof *counts)) ||
+                         !(displs = calloc((size_t)h->size, sizeof *displs))))
+        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory closing the results");
+    if (MPI_Gather(mine, 2, MPI_UNSIGNED_LONG_LONG, got, 2, MPI_UNSIGNED_LONG_LONG, 0, h->comm) != MPI_SUCCESS)
+        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "MPI_Gather of the results' sizes failed");
+    if (h->rank == 0 && e->rc == MCF_OK && publish) {
+        go = 1;
         for (int r = 0; r < h->size; r++) {
+            go &= got[2 * r] == MCF_OK;   /* a rank that failed says why in the agreement below */
             displs[r] = (int)total;
-            counts[r] = (int)sizes[r];
-            total += sizes[r];
+            counts[r] = (int)got[2 * r + 1];
+            total += got[2 * r + 1];
         }
-        if (total > INT_MAX)   /* MPI counts are ints */
+        if (go && total > INT_MAX) {   /* MPI counts are ints */
+            go = 0;
             mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "%llu bytes of results are too many to gather to "
                         "rank 0: use --hdf5-mode collective", total);
-        else if (!(all = malloc(total ? total : 1)))
+        } else if (go && !(all = malloc(total ? total : 1))) {
+            go = 0;
             mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory gathering %llu bytes of results", total);
+        }
     }
-    MCF_TRY(agree(h, e));
-    MCF_MPI(e, MPI_Gatherv(h->queue.buf, (int)h->queue.len, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, h->comm));
-    if (h->rank == 0) {
+    MCF_MPI(e, MPI_Bcast(&go, 1, MPI_INT, 0, h->comm));
+    if (go)
+        MCF_MPI(e, MPI_Gatherv(h->queue.buf, (int)h->queue.len, MPI_BYTE, all, counts, displs, MPI_BYTE, 0,
+                               h->comm));
+    if (h->rank == 0 && go) {
         MCF_ALLOC(e, g.pos, h->size);
         MCF_ALLOC(e, g.end, h->size);
         g.all = all;
@@ -742,11 +755,26 @@ static int flush_gathered(struct mcf_h5 *h, struct mcf_err *e)
         for (size_t i = 0; i < h->nops && e->rc == MCF_OK; i++)
             replay(h, &h->ops[i], &g, e);
         h->mode = MCF_H5_GATHER;
+        if (e->rc == MCF_OK)
+            write_image(h, e);
     }
 fail:
-    free(sizes); free(counts); free(displs); free(all); free(g.pos); free(g.end);
+    if (h->rank == 0) {
+        if (h->file >= 0 && H5Fclose(h->file) < 0 && e->rc == MCF_OK)
+            mcf_err_h5(e, "H5Fclose", __FILE__, __LINE__);
+        h->file = H5I_INVALID_HID;
+        if (h->fd >= 0) {
+            if (go && e->rc == MCF_OK)
+                publish_file(h, e);
+            else
+                unlink(h->partial);   /* ours: empty, or a cut image (the rescued copy is the record) */
+            close(h->fd);            /* and the lock with it */
+            h->fd = -1;
+        }
+    }
+    free(got); free(counts); free(displs); free(all); free(g.pos); free(g.end);
     free_ops(h);
-    return e->rc;
+    return agree(h, e);
 }
 
 int mcf_write_all(int fd, const void *buf, size_t n)
@@ -832,14 +860,9 @@ fail:
 
 int mcf_h5_close(struct mcf_h5 *h, int publish, struct mcf_err *e)
 {
-    if (h->mode == MCF_H5_GATHER) {
-        if (agree(h, e) == MCF_OK && publish)   /* a rank that failed to queue stops it here */
-            flush_gathered(h, e);
-        free_ops(h);
-    }
+    if (h->mode == MCF_H5_GATHER)
+        return close_gathered(h, publish, e);
     if (h->file >= 0) {
-        if (h->mode == MCF_H5_GATHER && publish && e->rc == MCF_OK)
-            write_image(h, e);
         if (H5Fclose(h->file) < 0 && e->rc == MCF_OK)
             mcf_err_h5(e, "H5Fclose", __FILE__, __LINE__);
         h->file = H5I_INVALID_HID;
@@ -851,8 +874,8 @@ int mcf_h5_close(struct mcf_h5 *h, int publish, struct mcf_err *e)
             mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "fsync('%s') failed: %s", h->partial, strerror(errno));
         if (publish && e->rc == MCF_OK)
             publish_file(h, e);
-        else if (!publish && h->mode == MCF_H5_GATHER)
-            unlink(h->partial);   /* ours, and nothing was written to it */
+        else
+            unlink(h->partial);   /* ours, and not a whole file */
         close(h->fd);            /* and the lock with it */
         h->fd = -1;
     }

@@ -1,4 +1,5 @@
 #include "power_run.h"
+#include "stop.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -126,11 +127,13 @@ static struct mcf_window_figures window(const struct timed *t, double t0, double
 }
 
 /* Sampling goes on a little past the last test: a window's energy needs the
- * counter's first update after its end (three update intervals, 0.1-2 s). */
+ * counter's first update after its end (three update intervals, 0.1-2 s).
+ * Not after a stop signal: the launcher's kill may be a second away, and the
+ * results matter more than the last test's energy. */
 void mcf_power_end(struct mcf_power_run *p)
 {
     const struct mcf_series *v = mcf_sampler_primary(&p->sampler);
-    if (v && p->sampler.running) {
+    if (v && p->sampler.running && !mcf_stop_signal()) {
         struct timed t = { NULL, 0, NAN };
         pthread_mutex_lock(&p->sampler.lock);
         int made = timed_make(v, &t) == 0;

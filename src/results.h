@@ -28,6 +28,7 @@ struct mcf_result {
     double start_skew_us;
     int warmup_runs;
     int reps_done;                /* timed repetitions completed (fewer when a stop signal came) */
+    int any_verified;             /* some rank verified it (learnt at the boundary after it) */
     double elapsed_s;
 };
 

@@ -560,17 +560,15 @@ static void end_job_without_hung(struct run *r, int code)
     MPI_Abort(MPI_COMM_WORLD, code);
 }
 
-static int exit_status(struct run *r, struct mcf_err *e)
+/* This rank's exit code from its tests so far (the boundaries take the fleet's maximum). */
+static int local_exit(const struct run *r)
 {
     int worst = MCF_EXIT_OK;
     for (int i = 0; i < r->ninst; i++) {
         if (r->res[i].status == MCF_STATUS_ERROR) worst = MCF_EXIT_RUNTIME;
         else if (r->res[i].status == MCF_STATUS_WRONG && worst == MCF_EXIT_OK) worst = MCF_EXIT_VERIFY;
     }
-    int all = worst;
-    if (MPI_Allreduce(&worst, &all, 1, MPI_INT, MPI_MAX, r->topo.world) != MPI_SUCCESS)
-        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "MPI_Allreduce failed"), MCF_EXIT_RUNTIME;
-    return all;
+    return worst;
 }
 
 int mcf_run(const struct mcf_options *o, MPI_Comm comm)
@@ -578,7 +576,7 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     struct run r;
     struct mcf_err e = { 0 };
     struct mcf_h5 h5;
-    int have_h5 = 0, code = MCF_EXIT_RUNTIME, exit_code;
+    int have_h5 = 0, code = MCF_EXIT_RUNTIME, exit_code = MCF_EXIT_OK;
     memset(&r, 0, sizeof r);
     r.o = o;
     r.topo.world = r.topo.node = MPI_COMM_NULL;
@@ -658,10 +656,17 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         /* Stop together, at a test boundary (after the last test too: a signal
          * during it cut it short), so that no rank waits alone in a collective.
          * With it, the most repetitions any rank completed of the test before. */
-        int mine[2] = { mcf_stop_signal(), i > 0 ? r.res[i - 1].reps_done : 1 }, any[2] = { 0, 0 };
+        /* and what the end of the run needs, so that it costs no more collectives:
+         * whether some rank verified the test before, and the fleet's exit code */
+        int mine[4] = { mcf_stop_signal(), i > 0 ? r.res[i - 1].reps_done : 1,
+                        i > 0 && r.res[i - 1].status == MCF_STATUS_VERIFIED, local_exit(&r) };
+        int any[4] = { 0, 0, 0, 0 };
         double deadline = boundary_deadline(&r, i, last_boundary);
-        MCF_TRY(mcf_watchdog_meet(&r.wd, mine, any, 2, deadline, i, &newly_hung, &e));
+        MCF_TRY(mcf_watchdog_meet(&r.wd, mine, any, 4, deadline, i, &newly_hung, &e));
         last_boundary = mcf_now();
+        if (i > 0)
+            r.res[i - 1].any_verified = any[2];
+        exit_code = any[3];
         if (r.wd.nhung || any[0]) {
             release_instance(&r, &h);
             mark_not_run(&r, i, any[0], any[1]);
@@ -682,7 +687,6 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     }
     mcf_power_end(&r.power);
     double t_end0 = mcf_now();
-    exit_code = exit_status(&r, &e);
     say(&r, "writing %s\n", r.output);
     MCF_TRY(mcf_record_run(&h5, &r.topo, &r.deck, &r.be, &r.dev, r.device, &r.cs, o, r.start_time,
                            r.res, r.ninst, &r.power, !stopped, &r.loc, &r.wd, &e));

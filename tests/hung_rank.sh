@@ -14,15 +14,7 @@ trap '[ -n "$victim" ] && kill -KILL $victim 2>/dev/null; rm -rf "$work"' EXIT
 # once chase-a runs, world rank RANK is stopped ($victim its pid, $pid mpirun's)
 run() {
     out=$1 who=$2; shift 2
-    : >"$work/out"   # emptied here: the child's redirection may come after the first grep
-    "$MPIRUN" -np 3 --oversubscribe --mca btl self,vader,tcp --bind-to none \
-        "$MCFLEET" --backend host --deck "$srcdir/tests/decks/hang.yaml" -o "$out" "$@" >"$work/out" 2>&1 &
-    pid=$!
-    i=0
-    while ! grep -q "chase-a" "$work/out" 2>/dev/null; do
-        i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $pid; cat "$work/out"; fail "the run never started"; }
-        sleep 0.1
-    done
+    launch 3 chase-a --backend host --deck "$srcdir/tests/decks/hang.yaml" -o "$out" "$@"
     victim=""
     for p in $(pgrep -f -- "-o $out" || true); do
         if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$who"; then victim=$p; fi
@@ -32,12 +24,7 @@ run() {
 }
 
 finish() {  # at most 120 s: a watchdog that waits for ever is the defect
-    i=0
-    while kill -0 $pid 2>/dev/null; do
-        i=$((i + 1)); [ $i -lt 1200 ] || { kill -9 $pid; cat "$work/out"; fail "$1: the fleet waited for the hung rank"; }
-        sleep 0.1
-    done
-    rc=0; wait $pid || rc=$?
+    await "$1 (the fleet waited for the hung rank)"
     kill -KILL "$victim" 2>/dev/null; victim=""
     [ "$rc" = 3 ] || { cat "$work/out"; fail "$1: exit code $rc, expected 3"; }
 }

@@ -14,25 +14,12 @@ hogs=""
 trap 'for h in $hogs; do kill $h 2>/dev/null; done; rm -rf "$work"' EXIT
 
 start() {   # start OUTPUT [DECK] [WAIT_FOR]: mcfleet on 2 ranks in the background, $pid its mpirun
-    : >"$work/out"   # emptied here: the child's redirection may come after the first grep
-    "$MPIRUN" -np 2 --oversubscribe --mca btl self,vader,tcp --bind-to none \
-        "$MCFLEET" --backend host --deck "${2:-$srcdir/tests/decks/slow.yaml}" -o "$1" >"$work/out" 2>&1 &
-    pid=$!
-    i=0
-    while ! grep -q "${3:-slow-chase}" "$work/out" 2>/dev/null; do
-        i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $pid; cat "$work/out"; fail "the run never started"; }
-        sleep 0.1
-    done
+    launch 2 "${3:-slow-chase}" --backend host --deck "${2:-$srcdir/tests/decks/slow.yaml}" -o "$1"
     sleep 1
 }
 
-finish() {  # finish WHAT: waits for mpirun, at most 120 s (a stop must not hang)
-    i=0
-    while kill -0 $pid 2>/dev/null; do
-        i=$((i + 1)); [ $i -lt 1200 ] || { kill -9 $pid; cat "$work/out"; fail "$1: the run did not end"; }
-        sleep 0.1
-    done
-    wait $pid || true
+finish() {  # finish WHAT
+    await "$1"
 }
 
 hog() {     # one busy loop per core, beside the ranks

@@ -29,3 +29,30 @@ expect_in() {   # expect_in FILE TEXT
 schema() {      # schema FILE NRANKS [extra args]
     "${PYTHON_H5:-/usr/bin/python3}" "$srcdir/tests/check_schema.py" "$@" || fail "schema check of $1"
 }
+
+# launch NP PATTERN ARGS...: mcfleet on NP ranks in the background ($pid is
+# mpirun's), output in $work/out; returns once PATTERN is there (60 s at most)
+launch() {
+    local np=$1 pattern=$2 i=0
+    shift 2
+    : >"$work/out"   # emptied here: the child's redirection may come after the first grep
+    "$MPIRUN" -np "$np" --oversubscribe --mca btl self,vader,tcp --bind-to none \
+        "$MCFLEET" "$@" >"$work/out" 2>&1 &
+    pid=$!
+    while ! grep -q -- "$pattern" "$work/out" 2>/dev/null; do
+        i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $pid; cat "$work/out"; fail "the run never reached '$pattern'"; }
+        sleep 0.1
+    done
+}
+
+# await WHAT: waits for the launched run to end, 120 s at most (a stop or a
+# hung rank must not stall it); its exit code in $rc
+await() {
+    local i=0
+    while kill -0 $pid 2>/dev/null; do
+        i=$((i + 1)); [ $i -lt 1200 ] || { kill -9 $pid; cat "$work/out"; fail "$1: the run did not end"; }
+        sleep 0.1
+    done
+    rc=0
+    wait $pid || rc=$?
+}

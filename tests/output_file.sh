@@ -12,15 +12,9 @@ trap '[ -n "$mnt" ] && umount "$mnt" 2>/dev/null; rm -rf "$work"' EXIT
 tiny="$srcdir/tests/decks/tiny.yaml"
 
 # 1. while a run writes x.h5, a second one with the same output is refused
-: >"$work/first"
-"$MPIRUN" -np 2 --oversubscribe --mca btl self,vader,tcp --bind-to none \
-    "$MCFLEET" --backend host --deck "$srcdir/tests/decks/long.yaml" -o "$work/x.h5" >"$work/first" 2>&1 &
-first=$!
-i=0
-while ! grep -q "long-chase" "$work/first" 2>/dev/null; do
-    i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $first; fail "the first run never started"; }
-    sleep 0.1
-done
+launch 2 long-chase --backend host --deck "$srcdir/tests/decks/long.yaml" -o "$work/x.h5"
+first=$pid
+cp "$work/out" "$work/first"
 mpi 2 --backend host --quick --deck "$tiny" -o "$work/x.h5"
 expect_rc 2
 expect_in "$work/err" "is being written by another mcfleet run"
@@ -28,8 +22,9 @@ mpi 2 --backend host --quick --deck "$tiny" -o "$work/x.h5" --force   # not even
 expect_rc 2
 [ -e "$work/x.h5.partial" ] || fail "the second run removed the first's .partial"
 kill -USR1 $first
-wait $first || true
-[ -e "$work/x.h5" ] || { cat "$work/first"; fail "the first run lost its results"; }
+pid=$first
+await "the first run"
+[ -e "$work/x.h5" ] || { cat "$work/out"; fail "the first run lost its results"; }
 "$PYTHON_H5" -c "import h5py,sys; f=h5py.File(sys.argv[1]); assert list(f['results/quick-one/status'][:])==[1,1]" \
     "$work/x.h5" || fail "the first run's file"
 
@@ -72,22 +67,16 @@ grep -q "tiny-matrix" "$work/out" && fail "tests ran on a full disk"
 rm -f "$mnt/filler"
 # full during the run: the write fails with ENOSPC, the results go to TMPDIR
 mkdir "$work/rescue"
-: >"$work/out"
-TMPDIR="$work/rescue" "$MPIRUN" -x TMPDIR -np 2 --oversubscribe --mca btl self,vader,tcp --bind-to none \
-    "$MCFLEET" --backend host --deck "$srcdir/tests/decks/slow.yaml" -o "$mnt/r.h5" >"$work/out" 2>"$work/err" &
-pid=$!
-i=0
-while ! grep -q "slow-chase" "$work/out" 2>/dev/null; do
-    i=$((i + 1)); [ $i -lt 600 ] || { kill -9 $pid; cat "$work/out" "$work/err"; fail "the run never started"; }
-    sleep 0.1
-done
+export TMPDIR="$work/rescue"   # where the results go when their disk is full
+launch 2 slow-chase --backend host --deck "$srcdir/tests/decks/slow.yaml" -o "$mnt/r.h5"
+unset TMPDIR
 dd if=/dev/zero of="$mnt/filler" bs=1k count=8192 2>/dev/null || true   # fills it
 kill -USR1 $pid
-rc=0; wait $pid || rc=$?
-[ "$rc" = 3 ] || { cat "$work/out" "$work/err"; fail "full disk during the run: exit $rc, expected 3"; }
-expect_in "$work/err" "No space left on device"
-expect_in "$work/err" "they were saved to $work/rescue/"
-grep -q "Segmentation\|signal 11\|core dumped" "$work/out" "$work/err" && fail "a crash on a full disk"
+await "full disk during the run"
+[ "$rc" = 3 ] || { cat "$work/out"; fail "full disk during the run: exit $rc, expected 3"; }
+expect_in "$work/out" "No space left on device"
+expect_in "$work/out" "they were saved to $work/rescue/"
+grep -q "Segmentation\|signal 11\|core dumped" "$work/out" && fail "a crash on a full disk"
 [ ! -e "$mnt/r.h5" ] && [ ! -e "$mnt/r.h5.partial" ] || fail "a file left on the full disk: $(ls "$mnt")"
 rescued=$(ls "$work/rescue"/mcfleet-rescued-*-r.h5)
 "$PYTHON_H5" -c "import h5py,sys; f=h5py.File(sys.argv[1]); assert int(f['meta'].attrs['complete'])==0" "$rescued" ||
