@@ -329,7 +329,10 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
                 res->values[m * reps + rep] = v;
             }
         }
-        if (e->rc == MCF_OK)
+        if (e->rc == MCF_OK && reps > 0 && res->reps_done == 0 && !mcf_stop_signal())
+            mcf_err_set(e, MCF_ECUT, __FILE__, __LINE__, "its time limit of %d s passed after %d warm-up runs, "
+                        "before any repetition was timed", in->time_limit, res->warmup_runs);
+        else if (e->rc == MCF_OK)
             ops->verify(h->ks, e);
     }
     switch (e->rc) {
@@ -348,7 +351,9 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
             snprintf(where, sizeof where, "warm-up run %d", res->warmup_runs + 1);
         else
             snprintf(where, sizeof where, "repetition %d", cut_rep + 1);
-        if (sig)
+        if (cut_rep < 0 && h->have_ks && !sig)
+            snprintf(res->message, sizeof res->message, "no figure: %.900s", e->msg);
+        else if (sig)
             snprintf(res->message, sizeof res->message, "cut short by signal %d in %s (%.0f ms after the signal): "
                      "no figure, a cut kernel's output cannot be verified (%.300s)", sig, where,
                      1e3 * (mcf_now() - mcf_stop_time()), e->msg);
@@ -565,7 +570,7 @@ static int local_exit(const struct run *r)
 {
     int worst = MCF_EXIT_OK;
     for (int i = 0; i < r->ninst; i++) {
-        if (r->res[i].status == MCF_STATUS_ERROR) worst = MCF_EXIT_RUNTIME;
+        if (r->res[i].status == MCF_STATUS_ERROR || r->res[i].status == MCF_STATUS_CUT) worst = MCF_EXIT_RUNTIME;
         else if (r->res[i].status == MCF_STATUS_WRONG && worst == MCF_EXIT_OK) worst = MCF_EXIT_VERIFY;
     }
     return worst;

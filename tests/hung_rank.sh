@@ -75,4 +75,32 @@ if [ "$rc" = 0 ]; then
 else
     echo "collective mode skipped: this HDF5 has no MPI-IO"
 fi
+# a time limit without a hang: the test stops itself, nothing is hung, exit 3
+cat >"$work/limit.yaml" <<'EOF'
+defaults:
+  repetitions: 3
+  warmup: 1000
+tests:
+  - name: warm-too-long
+    kernel: latency
+    working_set: 1MiB
+    iterations: 2000000
+    time_limit: 1
+  - name: after
+    kernel: latency
+    working_set: 4KiB
+EOF
+mpi 2 --backend host --deck "$work/limit.yaml" -o "$work/d.h5"
+expect_rc 3
+"$PYTHON_H5" - "$work/d.h5" <<'PY' || fail "time limit: the file"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
+m = f["meta"].attrs
+assert int(m["complete"]) == 1 and int(m["nhung"]) == 0, dict(m)
+g = f["results/warm-too-long"]
+assert list(g["status"][:]) == [-5, -5], g["status"][:]
+assert "before any repetition was timed" in s(g["message"][0]), g["message"][0]
+assert list(f["results/after/status"][:]) == [1, 1]
+PY
 echo "hung rank ok"
