@@ -20,7 +20,7 @@ tests:
   - {name: mm, kernel: matrix, dtype: fp64, shape: [8, 8, 4], occupancy: [1, 2], iterations: 100000, repetitions: 3}
   - {name: mm-zero, kernel: matrix, dtype: fp64, shape: [8, 8, 4], occupancy: [1, 2], iterations: 100000, repetitions: 3, inputs: zero}
 YAML
-"$PYTHON_H5" "$srcdir/tests/pmc_node.py" "$work/pmc" 60 300 &
+"$PYTHON_H5" "$srcdir/tests/pmc_node.py" "$work/pmc" 600 300 &   # killed when the run ends; 600 s outlives a slow (sanitizer) run
 node=$!
 trap 'kill $node 2>/dev/null; rm -rf "$work"' EXIT
 sleep 0.5
@@ -63,7 +63,7 @@ PY
 # `power: series: false` (fleet scale): no samples in the file, the same figures
 sed 's/^  sources: \[craypm\]$/  sources: [craypm]\n  series: false/' "$work/deck.yaml" >"$work/deck2.yaml"
 grep -q "series: false" "$work/deck2.yaml" || fail "test setup: the deck edit"
-"$PYTHON_H5" "$srcdir/tests/pmc_node.py" "$work/pmc" 60 300 &
+"$PYTHON_H5" "$srcdir/tests/pmc_node.py" "$work/pmc" 600 300 &   # killed when the run ends; 600 s outlives a slow (sanitizer) run
 node=$!
 sleep 0.5
 MCFLEET_CRAYPM_ROOT="$work/pmc" MCFLEET_CRAYPM_ACCEL=0 mpi 2 --backend host --deck "$work/deck2.yaml" -o "$work/q.h5"

@@ -299,7 +299,7 @@ static void many_tests_parse_in_n_log_n(void **state)
     assert_int_equal(mcf_deck_expand(&d, &dev, &in, &n, &e), MCF_OK);
     double took = (double)(clock() - t0) / CLOCKS_PER_SEC;
     assert_int_equal(n, count);
-    if (took > 5)
+    if (took > 5 && !getenv("MCFLEET_SANITIZER_BUILD"))   /* no time bound under ASan */
         fail_msg("%d tests took %.1f s of CPU to parse and expand", count, took);
     free(in);
     mcf_deck_free(&d);
