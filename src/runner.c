@@ -589,6 +589,7 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
 
     MCF_TRY(mcf_topo_init(comm, &r.topo, &e));
     MCF_TRY(load_deck(&r, &e));
+    MCF_TRY(mcf_inject_check(r.topo.world, &e));
     MCF_TRY(stop_before_start(&r, &e));
     if (o->list) {
         struct mcf_device_info none = { 0 };

@@ -27,4 +27,9 @@ cp "$deck" "$long/deck.yaml"
 mpi 2 --deck "$long/deck.yaml" --list
 expect_rc 2
 expect_in "$work/err" "--deck: the path is $((${#long} + 10)) characters long; at most 1023 are supported"
+# a fault-injection spec that does not parse stops the run before any test
+MCFLEET_INJECT_FAULT='*@abc' mpi 2 --backend host --quick --deck "$deck" -o "$work/i.h5"
+expect_rc 2
+expect_in "$work/err" "MCFLEET_INJECT_FAULT='*@abc': the rank after '@' must be a whole number"
+[ ! -e "$work/i.h5" ] || fail "a bad MCFLEET_INJECT_FAULT still ran"
 echo "bad input ok"
