@@ -7,6 +7,9 @@
 #ifndef MCF_CRAYPM_H
 #define MCF_CRAYPM_H
 
+/* The longest pm_counters directory: its file paths fit craypm.c's buffers. */
+#define MCF_CRAYPM_ROOT_MAX 960
+
 #include "error.h"
 
 #ifdef __cplusplus

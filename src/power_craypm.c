@@ -3,6 +3,7 @@
  * /sys/cray/pm_counters, or $MCFLEET_CRAYPM_ROOT (tests, other mounts). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "craypm.h"
 #include "power.h"
@@ -21,6 +22,9 @@ static int craypm_start(struct craypm_src **out, struct mcf_err *e)
     c->root = getenv("MCFLEET_CRAYPM_ROOT");
     if (!c->root || !*c->root)
         c->root = "/sys/cray/pm_counters";
+    if (strlen(c->root) > MCF_CRAYPM_ROOT_MAX)   /* craypm.c's paths would cut it */
+        MCF_FAIL(e, MCF_EUNSUPPORTED, "MCFLEET_CRAYPM_ROOT is %zu characters long; at most %d are supported",
+                 strlen(c->root), MCF_CRAYPM_ROOT_MAX);
     MCF_TRY(mcf_craypm_read(c->root, &c->first, NULL, NULL, e));
     *out = c;
     return MCF_OK;
