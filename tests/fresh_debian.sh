@@ -190,9 +190,9 @@ echo "fresh Debian 12 ok: ./quickstart.sh and ./quickstart.sh check passed (${su
 if [ "$action" = record ]; then
     rec=$top/docs/fresh-debian.md
     row="| $(date -u +%Y-%m-%d) | $(git -C "$top" rev-parse --short "$commit") | \`sha256:$(inputs_hash "$commit")\` | $(nproc) cores, $(uname -m), kernel $(uname -r) | pass: $summary |"
-    if [ -f "$rec" ] && grep -q '^| date | commit |' "$rec"; then
+    if [ -f "$rec" ] && grep -q '^| date | commit | inputs |' "$rec"; then
         # the newest run first, under the table's header and its rule
-        awk -v row="$row" '{ print } /^\| date \| commit \|/ { getline; print; print row }' "$rec" >"$rec.tmp" \
+        awk -v row="$row" '{ print } /^\| date \| commit \| inputs \|/ { getline; print; print row }' "$rec" >"$rec.tmp" \
             && mv "$rec.tmp" "$rec" && echo "recorded in $rec: $row"
     else
         echo "fresh_debian.sh: $rec has no record table; the row is: $row" >&2
