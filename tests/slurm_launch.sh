@@ -6,7 +6,6 @@
 #    deck and --signal=B:USR1: the job ends through the partial-results path,
 #    with a valid file marked incomplete and the report beside it.
 # Skips (77) where Slurm or munge is not installed; stops its daemons by pid.
-[ -z "${MCFLEET_SANITIZER_BUILD:-}" ] || { echo "SKIP: sanitizer build: the private Slurm cluster is too slow there; the ranks run the code of fleet_run.sh"; exit 77; }
 . "$srcdir/tests/lib.sh"
 need_h5py
 . "$srcdir/tests/slurm_cluster.sh"
