@@ -335,6 +335,13 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
         else if (e->rc == MCF_OK)
             ops->verify(h->ks, e);
     }
+    if (e->rc == MCF_OK && reps > 0 && res->reps_done == 0 && mcf_stop_signal()) {
+        /* others may have timed some: this rank's row is then "not run", not "verified" with no figure */
+        res->status = MCF_STATUS_NOT_RUN;
+        snprintf(res->message, sizeof res->message, "not run on this rank: stopped by signal %d before its first "
+                 "repetition", mcf_stop_signal());
+        goto out;
+    }
     switch (e->rc) {
     case MCF_OK: res->status = MCF_STATUS_VERIFIED; break;
     case MCF_EVERIFY: res->status = MCF_STATUS_WRONG; break;

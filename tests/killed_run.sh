@@ -42,14 +42,16 @@ s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
 assert int(m["complete"]) == 0, m["complete"]
 assert list(f["results/never-reached/status"][:]) == [-3, -3]
 st = list(f["results/slow-chase/status"][:])
-# where the signal landed depends on the machine's load: in a repetition (what
-# was timed before it is kept, verified) or before the first (then not run)
-if st == [1, 1]:
+# where the signal landed on each rank depends on the machine's load: in a
+# repetition (what was timed before it is kept, verified) or before the first
+# (then not run there); a test no rank timed is listed as not run
+assert set(st) <= {1, -3}, st
+if 1 in st:
     assert s(m["tests_not_run"]) == "never-reached", m["tests_not_run"]
     lat = f["results/slow-chase/latency_ns"][:]
-    assert np.isfinite(lat).any(axis=1).all()
+    for r, x in enumerate(st):
+        assert np.isfinite(lat[r]).any() == (x == 1), (r, x, lat[r])
 else:
-    assert st == [-3, -3], st
     assert s(m["tests_not_run"]) == "slow-chase,never-reached", m["tests_not_run"]
 assert [s(x) for x in f["meta/tests_not_run_list"][:]] == s(m["tests_not_run"]).split(",")
 PY
@@ -70,12 +72,15 @@ import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
 m = f["meta"].attrs
 assert int(m["complete"]) == 0, m["complete"]
-if list(f["results/slow-chase/status"][:]) == [1, 1]:
+st = list(f["results/slow-chase/status"][:])
+assert set(st) <= {1, -3}, st
+if 1 in st:
     assert m["tests_not_run"] in (b"", ""), m["tests_not_run"]
     lat = f["results/slow-chase/latency_ns"][:]
-    assert np.isfinite(lat).any(axis=1).all() and np.isnan(lat[:, -1]).all()   # some measured, the rest not
-else:   # the load kept it from timing a repetition before the signal
-    assert list(f["results/slow-chase/status"][:]) == [-3, -3]
+    for r, x in enumerate(st):   # some measured, the rest not; a rank stopped before its first: none
+        assert np.isfinite(lat[r]).any() == (x == 1) and np.isnan(lat[r, -1]), (r, x, lat[r])
+else:   # the load kept every rank from timing a repetition before the signal
+    assert st == [-3, -3], st
 PY
 
 # a signal during the warm-up: no repetition was timed, so that test was not run
