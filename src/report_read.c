@@ -465,9 +465,9 @@ int mcf_rd_rows_open(struct mcf_rd *rd, hid_t loc, const char *locname, const ch
         BAD("has %llu rows, expected %zu (nranks)", (unsigned long long)dims[0], rows);
     if (nd == 2 && dims[1] == 0)
         BAD("has no repetitions (0 columns)");
-    if (dims[1] > MCF_RD_MAX_VALUES || rows * dims[1] > MCF_RD_MAX_VALUES)
-        BAD("has %llu x %llu values, more than %zu", (unsigned long long)dims[0], (unsigned long long)dims[1],
-            MCF_RD_MAX_VALUES);
+    if (dims[1] > MCF_RD_MAX_COLS || rows * dims[1] > MCF_RD_MAX_VALUES)
+        BAD("has %llu x %llu values (at most %d repetitions and %zu values)", (unsigned long long)dims[0],
+            (unsigned long long)dims[1], MCF_RD_MAX_COLS, MCF_RD_MAX_VALUES);
     m->rows = rows;
     m->cols = (size_t)dims[1];
     H5Sclose(s);

@@ -14,6 +14,7 @@
  * malformed, not a reason to allocate it). */
 #define MCF_RD_MAX_RANKS (1 << 20)
 #define MCF_RD_MAX_VALUES ((size_t)1 << 28)
+#define MCF_RD_MAX_COLS (1 << 20)          /* repetitions of one metric, read a row at a time */
 #define MCF_RD_MAX_STRING (1 << 16)        /* bytes in one string of a dataset */
 #define MCF_RD_MAX_TEXT (1 << 24)          /* bytes of one string attribute */
 #define MCF_RD_ANY SIZE_MAX                /* a 1-D dataset of any length */

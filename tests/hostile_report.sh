@@ -105,7 +105,7 @@ import matplotlib.pyplot as plt
 # Drawing a figure takes half a second: the figures are drawn for the files
 # whose figures, names or units were changed, and not for the others (what the
 # file holds is read and checked in every case, up to the drawing).
-draws = {n: getattr(plot, n) for n in ("draw_variation", "draw_roofline", "draw_occupancy")}
+draws = {n: getattr(plot, n) for n in ("draw_variation", "draw_roofline", "draw_occupancy") if hasattr(plot, n)}
 render = re.compile(r"gflops-|unit-|results-(long|non)|utf8|padded|rnd-[a-z]+-[0-2]\.h5")
 def alarm(*_):
     raise TimeoutError("no answer in 60 s")
