@@ -8,7 +8,9 @@
 need_mpirun
 need_h5py
 victim=""
-trap '[ -n "$victim" ] && kill -KILL $victim 2>/dev/null; rm -rf "$work"' EXIT
+# the stopped rank, only while it is still ours (its pid may be reused once it is gone)
+ours() { [ -n "$victim" ] && grep -q "mcfleet" "/proc/$victim/cmdline" 2>/dev/null; }
+trap 'ours && kill -KILL $victim; rm -rf "$work"' EXIT
 
 # run OUTPUT RANK [MPIRUN_ARGS...] [-- MCFLEET_ARGS]: 3 ranks in the background;
 # once chase-a runs, world rank RANK is stopped ($victim its pid, $pid mpirun's)
@@ -25,7 +27,8 @@ run() {
 
 finish() {  # at most 120 s: a watchdog that waits for ever is the defect
     await "$1 (the fleet waited for the hung rank)"
-    kill -KILL "$victim" 2>/dev/null; victim=""
+    if ours; then kill -KILL "$victim"; fi   # mpirun's abort normally ended it
+    victim=""
     [ "$rc" = 3 ] || { cat "$work/out"; fail "$1: exit code $rc, expected 3"; }
 }
 
