@@ -1,5 +1,6 @@
 #include "clocksync.h"
 
+#include <errno.h>
 #include <time.h>
 
 double mcf_now(void)
@@ -86,12 +87,26 @@ int mcf_start_together(MPI_Comm world, const struct mcf_clocksync *cs, double le
     if (rank == 0)
         deadline = mcf_now() + lead;
     MCF_MPI(e, MPI_Bcast(&deadline, 1, MPI_DOUBLE, 0, world));
-    double local_deadline = deadline + cs->offset, now;
-    while ((now = mcf_now()) < local_deadline)
-        ;   /* spin: a sleep would wake late by the scheduler's granularity */
-    *start_common = now - cs->offset;
-    *skew_us = (*start_common - deadline) * 1e6;
+    mcf_start_at(cs, deadline, start_common, skew_us);
     return MCF_OK;
 fail:
     return e->rc;
+}
+
+void mcf_start_at(const struct mcf_clocksync *cs, double deadline, double *start_common, double *skew_us)
+{
+    double local_deadline = deadline + cs->offset, now;
+    /* sleep to 1 ms before, then spin: a sleep alone wakes late by the
+     * scheduler's granularity, and a long spin on a loaded core is preempted
+     * (a task that slept is the one the scheduler runs first) */
+    if (local_deadline - mcf_now() > 2e-3) {
+        double wake = local_deadline - 1e-3;
+        struct timespec ts = { (time_t)wake, (long)((wake - (double)(time_t)wake) * 1e9) };
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+            ;
+    }
+    while ((now = mcf_now()) < local_deadline)
+        ;   /* spin */
+    *start_common = now - cs->offset;
+    *skew_us = (*start_common - deadline) * 1e6;
 }

@@ -40,6 +40,9 @@ int mcf_clocksync_run(MPI_Comm world, MPI_Comm node_comm, int rounds,
  * rank's start on rank 0's time base; *skew_us gets start - deadline. */
 int mcf_start_together(MPI_Comm world, const struct mcf_clocksync *cs, double lead,
                        double *start_common, double *skew_us, struct mcf_err *e);
+/* The spin alone: deadline is on rank 0's time base (the runner's test
+ * boundaries carry it, watchdog.c). */
+void mcf_start_at(const struct mcf_clocksync *cs, double deadline, double *start_common, double *skew_us);
 
 #ifdef __cplusplus
 }

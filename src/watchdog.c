@@ -51,20 +51,25 @@ void mcf_watchdog_free(struct mcf_watchdog *w)
 }
 
 /* Polls until every request completes or the deadline passes; returns 1 when all completed.
- * Yields the CPU between polls: an oversubscribed node must let the late ranks run. */
+ * For the first MCF_WATCHDOG_SPIN_S it yields between polls (the answer is
+ * usually that close, and it carries the next start: a rank must see it at
+ * once), then naps: a rank much earlier than the others must leave them the
+ * CPU on an oversubscribed node. */
 static int wait_until(int n, MPI_Request *req, double deadline, struct mcf_err *e)
 {
-    int done = 0, polls = 0;
+    int done = 0;
+    double spin_until = mcf_now() + MCF_WATCHDOG_SPIN_S;
     for (;;) {
         MCF_MPI(e, MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE));
         if (done)
             return 1;
-        if (mcf_now() > deadline)
+        double now = mcf_now();
+        if (now > deadline)
             return 0;
-        if (++polls < 1000) {
+        if (now < spin_until) {
             sched_yield();
         } else {
-            struct timespec ts = { 0, 200000 };   /* 0.2 ms: late ranks are not in a hurry */
+            struct timespec ts = { 0, 100000 };   /* 0.1 ms, well inside the start's lead */
             nanosleep(&ts, NULL);
         }
     }
@@ -72,8 +77,11 @@ fail:
     return -1;
 }
 
+/* The answer: the maxima, how many are hung, the next start (a double in two ints), the hung ranks. */
+#define REPLY_HEAD(n) ((n) + 3)
+
 static int root_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, double deadline, int index,
-                     int *newly_hung, struct mcf_err *e)
+                     double lead, double *start_at, int *newly_hung, struct mcf_err *e)
 {
     int *got = NULL, *from = NULL, *reply = NULL, tag = w->seq, nreq = 0;
     MPI_Request *req = NULL;
@@ -123,15 +131,17 @@ static int root_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, d
             if (got[(size_t)r * MAXN + i] > any[i])
                 any[i] = got[(size_t)r * MAXN + i];
     }
-    /* the answer: the maxima, how many are hung in all, then their ranks */
-    MCF_ALLOC(e, reply, MAXN + 1 + w->size);
+    /* the answer; the start leaves time for every answer to go out (a few us each) */
+    MCF_ALLOC(e, reply, REPLY_HEAD(MAXN) + w->size);
     memcpy(reply, any, sizeof(int) * (size_t)n);
     reply[n] = w->nhung;
-    memcpy(reply + n + 1, w->hung, sizeof(int) * (size_t)w->nhung);
+    *start_at = mcf_now() + lead + 5e-6 * (w->size - w->nhung);
+    memcpy(reply + n + 1, start_at, sizeof *start_at);
+    memcpy(reply + REPLY_HEAD(n), w->hung, sizeof(int) * (size_t)w->nhung);
     nreq = 0;
     for (int r = 1; r < w->size; r++)
         if (w->alive[r])
-            MCF_MPI(e, MPI_Isend(reply, n + 1 + w->nhung, MPI_INT, r, tag, w->comm, &req[nreq++]));
+            MCF_MPI(e, MPI_Isend(reply, REPLY_HEAD(n) + w->nhung, MPI_INT, r, tag, w->comm, &req[nreq++]));
     /* the ranks that came are waiting for exactly this: it completes */
     MCF_MPI(e, MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
 fail:
@@ -143,13 +153,13 @@ fail:
 }
 
 static int other_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, double deadline,
-                      int *newly_hung, struct mcf_err *e)
+                      double *start_at, int *newly_hung, struct mcf_err *e)
 {
     int *reply = NULL, tag = w->seq, before = w->nhung;
     MPI_Request req[2];
-    MCF_ALLOC(e, reply, MAXN + 1 + w->size);
+    MCF_ALLOC(e, reply, REPLY_HEAD(MAXN) + w->size);
     MCF_MPI(e, MPI_Isend((void *)mine, n, MPI_INT, 0, tag, w->comm, &req[0]));
-    MCF_MPI(e, MPI_Irecv(reply, n + 1 + w->size, MPI_INT, 0, tag, w->comm, &req[1]));
+    MCF_MPI(e, MPI_Irecv(reply, REPLY_HEAD(n) + w->size, MPI_INT, 0, tag, w->comm, &req[1]));
     /* rank 0 may wait its whole deadline for another rank, and a stop's wait, before answering */
     int ok = wait_until(2, req, deadline + w->stop_s + w->grace_s, e);
     if (ok < 0)
@@ -162,7 +172,8 @@ static int other_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, 
     }
     memcpy(any, reply, sizeof(int) * (size_t)n);
     w->nhung = reply[n];
-    memcpy(w->hung, reply + n + 1, sizeof(int) * (size_t)w->nhung);
+    memcpy(start_at, reply + n + 1, sizeof *start_at);
+    memcpy(w->hung, reply + REPLY_HEAD(n), sizeof(int) * (size_t)w->nhung);
     *newly_hung = w->nhung - before;
 fail:
     free(reply);
@@ -170,7 +181,7 @@ fail:
 }
 
 int mcf_watchdog_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, double deadline, int index,
-                      int *newly_hung, struct mcf_err *e)
+                      double lead, double *start_at, int *newly_hung, struct mcf_err *e)
 {
     if (n > MAXN)
         return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "a boundary carries at most %d fields", MAXN);
@@ -178,10 +189,11 @@ int mcf_watchdog_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, 
     *newly_hung = 0;
     if (w->size == 1) {
         memcpy(any, mine, sizeof(int) * (size_t)n);
+        *start_at = mcf_now() + lead;
         return MCF_OK;
     }
-    return w->rank == 0 ? root_meet(w, mine, any, n, deadline, index, newly_hung, e)
-                        : other_meet(w, mine, any, n, deadline, newly_hung, e);
+    return w->rank == 0 ? root_meet(w, mine, any, n, deadline, index, lead, start_at, newly_hung, e)
+                        : other_meet(w, mine, any, n, deadline, start_at, newly_hung, e);
 }
 
 int mcf_watchdog_shrink(struct mcf_watchdog *w, struct mcf_topo *t, struct mcf_err *e)

@@ -30,6 +30,11 @@
 #define MCF_WATCHDOG_STOP_S 10.0
 /* With a time limit, how long past it a rank may still come: max(this, limit / 4). */
 #define MCF_WATCHDOG_LIMIT_GRACE_S 5.0
+/* Added to the lead of each test's common start (runner.c). */
+#define MCF_START_SLACK_S 0.01
+/* How long a rank waiting at a boundary polls without sleeping (as a barrier
+ * would): the answer carries the next start, which a napping rank would miss. */
+#define MCF_WATCHDOG_SPIN_S 1.0
 
 /* Identity of a rank, gathered to rank 0 at the start (fixed width). */
 struct mcf_rank_ident {
@@ -58,9 +63,13 @@ void mcf_watchdog_free(struct mcf_watchdog *w);
  * maximum over the ranks that came. deadline (mcf_now's clock) is when rank 0
  * stops waiting (its own; the others wait longer for rank 0). index names
  * the boundary (the test about to start) for the hung list. Returns the
- * number of ranks newly found hung in *newly_hung. */
+ * number of ranks newly found hung in *newly_hung, and in *start_at the
+ * common start of the next test: rank 0's clock when it answered, plus lead
+ * and the time its answers take to go out. The boundary is the start's only
+ * synchronization: a rank stopped after it is found at the next one, where a
+ * barrier would have held the others for ever. */
 int mcf_watchdog_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, double deadline, int index,
-                      int *newly_hung, struct mcf_err *e);
+                      double lead, double *start_at, int *newly_hung, struct mcf_err *e);
 
 /* After a boundary that found hung ranks: t's communicators are replaced by
  * ones of the ranks that answered (rank, size, local rank and size change;
