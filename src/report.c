@@ -100,12 +100,38 @@ static const char *host_of(const struct fleet *f, size_t r)
     return mcf_strs_at(&f->host, r);
 }
 
+/* What is wrong with one rank's row of a test's metric, as the runner writes
+ * them: no figure where the rank did not verify (every metric is blanked);
+ * for a summary metric (STRICT: never optional), never an infinity, and where
+ * the rank verified, at least one figure and none after a repetition without
+ * one (a time limit or a stop ends the repetitions early, never in between). */
+static const char *row_problem(const double *row, size_t cols, long long status, int strict, size_t *at)
+{
+    size_t first_nan = cols;
+    for (size_t k = 0; k < cols; k++) {
+        *at = k;
+        if (status != MCF_STATUS_VERIFIED && isfinite(row[k]))
+            return "a figure, but the rank did not verify";
+        if (!strict)
+            continue;
+        if (isinf(row[k]))
+            return "an infinite figure";
+        if (isnan(row[k]) && first_nan == cols)
+            first_nan = k;
+        if (status == MCF_STATUS_VERIFIED && isfinite(row[k]) && first_nan < k)
+            return "a figure after a repetition without one";
+    }
+    *at = 0;
+    if (strict && status == MCF_STATUS_VERIFIED && first_nan == 0)
+        return "verified, but no repetition has a figure";
+    return NULL;
+}
+
 /* One metric of a test: per-rank medians, the fleet line, the outliers. With
- * CHECK (the test's own metrics), a figure must agree with the rank's status:
- * none where the rank did not verify, no NaN where it did in a complete run,
- * never an infinity. */
+ * CHECK (the test's own metrics), each row must agree with the rank's status
+ * (row_problem; STRICT for the summary metrics). */
 static void report_metric(struct fleet *f, hid_t g, const char *gname, const char *test, const char *metric,
-                          const long long *status, int nverified, int check)
+                          const long long *status, int nverified, int check, int strict)
 {
     char obj[512];
     struct mcf_rows m;
@@ -139,15 +165,11 @@ static void report_metric(struct fleet *f, hid_t g, const char *gname, const cha
             goto done;
         for (size_t r = r0; r < r0 + count; r++) {
             const double *row = buf + (r - r0) * m.cols;
-            for (size_t k = 0; check && status && !flagged && k < m.cols; k++) {
-                const char *why = isinf(row[k]) ? "an infinite figure"
-                                : status[r] != MCF_STATUS_VERIFIED && isfinite(row[k]) ? "a figure, but it did not verify"
-                                : status[r] == MCF_STATUS_VERIFIED && isnan(row[k]) && f->complete == 1
-                                  ? "no figure (NaN) in a complete run, but it verified" : NULL;
-                if (why) {
-                    mcf_rd_bad(&f->rd, obj, "rank %zu, repetition %zu: %s (status %lld)", r, k, why, status[r]);
-                    flagged = 1;
-                }
+            size_t k;
+            const char *why = check && status && !flagged ? row_problem(row, m.cols, status[r], strict, &k) : NULL;
+            if (why) {
+                mcf_rd_bad(&f->rd, obj, "rank %zu, repetition %zu: %s (status %lld)", r, k, why, status[r]);
+                flagged = 1;
             }
             med[r] = mcf_median(row, m.cols);
         }
@@ -190,7 +212,7 @@ static void report_metrics(struct fleet *f, hid_t g, const char *gname, const ch
             mcf_rd_bad(&f->rd, obj, "names a metric of %zu bytes (at most %d)", strlen(m), MAX_METRIC_NAME);
             continue;
         }
-        report_metric(f, g, gname, test, m, status, nverified, check);
+        report_metric(f, g, gname, test, m, status, nverified, check, check && !strcmp(attr, "summary_metrics"));
     }
 }
 

@@ -342,6 +342,7 @@ def build(base, out, nrandom, seed):
         v.add("gflops-all-" + what, nan, codes="2", text="gflops")
         v.add("gflops-one-" + what, lambda f, val=val: f[T + "/gflops"].__setitem__((0, 1), val), codes="2",
               text="gflops")
+    v.add("gflops-trailing-nan", lambda f: f[T + "/gflops"].__setitem__((0, 2), np.nan), codes="0")   # a time limit
     v.add("gflops-huge", lambda f: f[T + "/gflops"].__setitem__((0, 0), 1e308), codes="0")
     v.add("gflops-unallocated-huge", lambda f: (f[T].__delitem__("gflops"), f[T].create_dataset(
         "gflops", shape=(n, 1 << 40), maxshape=(n, None), chunks=(1, 1024), dtype="f8")), codes="2",
