@@ -276,8 +276,9 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
     MCF_TRY(record_ranks(h5, topo, dev, device, cs, loc, wd->rank, e));
     MCF_TRY(mcf_h5_group(h5, "/results", e));
     MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", n, e));
-    for (int i = 0; i < n; i++)   /* res[i].any_verified: the same on every rank (a test boundary) */
-        MCF_TRY(record_test(h5, &res[i], res[i].status != MCF_STATUS_NOT_RUN && res[i].any_verified, e));
+    for (int i = 0; i < n; i++)   /* res[i].any_verified: the same on every rank (a test boundary); the
+                                   * status is not (a rank may not have reached the test others ran) */
+        MCF_TRY(record_test(h5, &res[i], res[i].any_verified, e));
     if (power)
         MCF_TRY(mcf_power_record(h5, power, res, n, e));
     if (wd->nhung)

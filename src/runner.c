@@ -245,28 +245,38 @@ struct in_hand {
     double t0;
 };
 
-static int prepare_instance(struct run *r, int index, struct in_hand *h, struct mcf_err *fatal)
+/* A test's result before it runs: its metrics and NaN figures. Made for every
+ * test at the start, whether a rank reaches it or not, so that the file's
+ * layout is the same on every rank (gather mode replays rank 0's calls). */
+static int init_result(struct run *r, int index, struct mcf_err *e)
 {
     struct mcf_result *res = &r->res[index];
     const struct mcf_instance *in = &r->inst[index];
-    const struct mcf_kernel_ops *ops = r->be.family[in->kernel.family];
     int reps = in->repetitions;
+    res->inst = in;
+    res->nmetrics = mcf_kernel_metrics(&in->kernel, r->be.caps, res->metrics, MCF_MAX_METRICS);
+    res->values = malloc(sizeof(double) * (size_t)(res->nmetrics * reps));
+    res->rep_start = malloc(sizeof(double) * (size_t)reps);
+    res->rep_end = malloc(sizeof(double) * (size_t)reps);
+    if (!res->values || !res->rep_start || !res->rep_end)
+        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory for results");
+    for (int i = 0; i < res->nmetrics * reps; i++)
+        res->values[i] = NAN;
+    for (int i = 0; i < reps; i++)
+        res->rep_start[i] = res->rep_end[i] = NAN;
+    return MCF_OK;
+}
+
+static int prepare_instance(struct run *r, int index, struct in_hand *h, struct mcf_err *fatal)
+{
+    const struct mcf_instance *in = &r->inst[index];
+    const struct mcf_kernel_ops *ops = r->be.family[in->kernel.family];
+    (void)fatal;
     memset(h, 0, sizeof *h);
     h->index = index;
     h->t0 = mcf_now();
     h->k = in->kernel;
     h->k.cut = &r->cut;
-    res->inst = in;
-    res->nmetrics = mcf_kernel_metrics(&h->k, r->be.caps, res->metrics, MCF_MAX_METRICS);
-    res->values = malloc(sizeof(double) * (size_t)(res->nmetrics * reps));
-    res->rep_start = malloc(sizeof(double) * (size_t)reps);
-    res->rep_end = malloc(sizeof(double) * (size_t)reps);
-    if (!res->values || !res->rep_start || !res->rep_end)
-        return mcf_err_set(fatal, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory for results");
-    for (int i = 0; i < res->nmetrics * reps; i++)
-        res->values[i] = NAN;
-    for (int i = 0; i < reps; i++)
-        res->rep_start[i] = res->rep_end[i] = NAN;
     h->k.inject_fault = inject_here(r, in->name);
     r->cut.deadline = INFINITY;   /* no limit while setting up: the watchdog covers it */
     if (ops->setup(r->state, &h->k, &h->ks, &h->e) == MCF_OK)
@@ -537,7 +547,8 @@ static void mark_not_run(struct run *r, int i, int sig, int reps_before)
     for (int j = from; j < r->ninst; j++) {
         r->res[j].inst = &r->inst[j];
         r->res[j].status = MCF_STATUS_NOT_RUN;
-        for (int v = 0; v < r->res[j].nmetrics * r->inst[j].repetitions && r->res[j].values; v++)
+        r->res[j].any_verified = 0;   /* on every rank alike: the file's layout depends on it */
+        for (int v = 0; v < r->res[j].nmetrics * r->inst[j].repetitions; v++)
             r->res[j].values[v] = NAN;
         snprintf(r->res[j].message, sizeof r->res[j].message, "%s%s", why,
                  j < i ? " before its first repetition" : "");
@@ -618,6 +629,9 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     MCF_MPI(&e, MPI_Bcast(&dev0, sizeof dev0, MPI_BYTE, 0, r.topo.world));
     MCF_TRY(mcf_deck_expand(&r.deck, &dev0, &r.inst, &r.ninst, &e));
     MCF_ALLOC(&e, r.res, r.ninst);
+    for (int i = 0; i < r.ninst; i++)
+        init_result(&r, i, &e);
+    MCF_TRY(mcf_agree(r.topo.world, &e));
     MCF_TRY(stop_before_start(&r, &e));
 
     default_output(&r);
