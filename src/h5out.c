@@ -255,7 +255,7 @@ fail:
     if (attr >= 0) H5Aclose(attr);
     if (space >= 0) H5Sclose(space);
     if (o >= 0) H5Oclose(o);
-    return h->mode == MCF_H5_GATHER ? agree(h, e) : (int)e->rc;
+    return e->rc;   /* collective mode (gather mode queues attributes): every rank did the same */
 }
 
 int mcf_h5_attr_str(struct mcf_h5 *h, const char *obj, const char *name, const char *value,
@@ -319,7 +319,7 @@ fail:
     if (g >= 0) H5Gclose(g);
     if (gcpl >= 0) H5Pclose(gcpl);
     if (lcpl >= 0) H5Pclose(lcpl);
-    return h->mode == MCF_H5_GATHER ? agree(h, e) : (int)e->rc;
+    return e->rc;   /* collective mode, as above */
 }
 
 /* Collective mode: this rank writes buf, described by mem, into the part of
@@ -352,7 +352,7 @@ static int write_rows(struct mcf_h5 *h, const char *path, hid_t type, size_t esi
      * gathered and written by rank 0 even in collective mode: one MPI_Gather
      * costs far less than MPI-IO's two-phase collective write of a few bytes
      * per rank. Large ones are written collectively, each rank its own row. */
-    int gathered = h->mode == MCF_H5_GATHER || rowbytes * (size_t)h->size <= MCF_H5_GATHER_BYTES;
+    int gathered = rowbytes * (size_t)h->size <= MCF_H5_GATHER_BYTES;   /* (gather mode queues rows) */
 
     if (gathered) {
         if (h->rank == 0 && !(all = malloc(rowbytes * (size_t)h->size)))
@@ -455,6 +455,21 @@ fail:
     return agree(h, e);
 }
 
+/* n strings side by side, each width bytes (the longest, with its NUL). */
+static char *pack_strings(const char *const *v, size_t n, size_t *width, struct mcf_err *e)
+{
+    char *buf;
+    *width = 1;
+    for (size_t i = 0; i < n; i++)
+        if (strlen(v[i]) + 1 > *width)
+            *width = strlen(v[i]) + 1;
+    if (!(buf = calloc(n ? n : 1, *width)))
+        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory for %zu strings", n);
+    for (size_t i = 0; buf && i < n; i++)
+        memcpy(buf + i * *width, v[i], strlen(v[i]));
+    return buf;
+}
+
 int mcf_h5_strings(struct mcf_h5 *h, const char *path, const char *const *v, size_t n, struct mcf_err *e)
 {
     hid_t type = H5I_INVALID_HID;
@@ -462,26 +477,13 @@ int mcf_h5_strings(struct mcf_h5 *h, const char *path, const char *const *v, siz
     char *buf = NULL;
     if (deferred(h)) {
         struct mcf_h5_op *op = note(h, MCF_OP_LIST_STR, path, "", e);
-        if (!op)
-            return e->rc;
-        for (size_t i = 0; i < n; i++)
-            if (strlen(v[i]) + 1 > width)
-                width = strlen(v[i]) + 1;
-        if (!(op->data = calloc(n ? n : 1, width)))
-            return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory queuing the results");
-        for (size_t i = 0; i < n; i++)
-            memcpy((char *)op->data + i * width, v[i], strlen(v[i]));
-        op->n = n;
-        op->width = width;
+        if (op && (op->data = pack_strings(v, n, &op->width, e)))
+            op->n = n;
         return e->rc;
     }
     if (writer(h)) {
-        for (size_t i = 0; i < n; i++)
-            if (strlen(v[i]) + 1 > width)
-                width = strlen(v[i]) + 1;
-        MCF_ALLOC(e, buf, width * (n ? n : 1));
-        for (size_t i = 0; i < n; i++)
-            memcpy(buf + i * width, v[i], strlen(v[i]));
+        if (!(buf = pack_strings(v, n, &width, e)))
+            goto fail;
         MCF_H5ID(e, type, H5Tcopy(H5T_C_S1));
         MCF_H5(e, H5Tset_size(type, width));
         MCF_H5(e, H5Tset_strpad(type, H5T_STR_NULLTERM));
@@ -517,8 +519,6 @@ int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine,
     unsigned long long mine_n = n, offset = 0, total = 0;
     hid_t space = H5I_INVALID_HID, mem = H5I_INVALID_HID, dset = H5I_INVALID_HID;
     hid_t dcpl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID;
-    double *all = NULL;
-    int *counts = NULL, *displs = NULL;
     if (deferred(h)) {
         note(h, MCF_OP_RAGGED, path, unit, e);
         return queue_row(h, mine, n * sizeof *mine, e);
@@ -527,19 +527,6 @@ int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine,
     if (h->rank == 0)
         offset = 0;   /* MPI_Exscan leaves rank 0's result undefined */
     MCF_MPI(e, MPI_Allreduce(&mine_n, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, h->comm));
-    if (h->mode == MCF_H5_GATHER) {
-        int c = (int)n;
-        if (h->rank == 0) {
-            MCF_ALLOC(e, counts, h->size);
-            MCF_ALLOC(e, displs, h->size);
-            MCF_ALLOC(e, all, total);
-        }
-        MCF_MPI(e, MPI_Gather(&c, 1, MPI_INT, counts, 1, MPI_INT, 0, h->comm));
-        if (h->rank == 0)
-            for (int i = 1; i < h->size; i++)
-                displs[i] = displs[i - 1] + counts[i - 1];
-        MCF_MPI(e, MPI_Gatherv(mine, c, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, h->comm));
-    }
     if (writer(h)) {
         hsize_t dims = total, chunk = total < 65536 ? (total ? total : 1) : 65536;
         MCF_H5ID(e, space, H5Screate_simple(1, &dims, NULL));
@@ -549,27 +536,19 @@ int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine,
         MCF_H5ID(e, lcpl, H5Pcreate(H5P_LINK_CREATE));
         MCF_H5(e, H5Pset_create_intermediate_group(lcpl, 1));
         MCF_H5ID(e, dset, H5Dcreate2(h->file, path, H5T_NATIVE_DOUBLE, space, lcpl, dcpl, H5P_DEFAULT));
-        if (h->mode == MCF_H5_GATHER) {
-            if (total)
-                MCF_H5(e, H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all));
-        } else {
-            hsize_t start = offset, count = n;
-            MCF_H5ID(e, mem, H5Screate_simple(1, &count, NULL));
-            if (n) MCF_H5(e, H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &count, NULL));
-            else { MCF_H5(e, H5Sselect_none(space)); MCF_H5(e, H5Sselect_none(mem)); }
-            MCF_TRY(write_own_part(dset, H5T_NATIVE_DOUBLE, mem, space, mine, e));
-        }
+        hsize_t start = offset, count = n;
+        MCF_H5ID(e, mem, H5Screate_simple(1, &count, NULL));
+        if (n) MCF_H5(e, H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &count, NULL));
+        else { MCF_H5(e, H5Sselect_none(space)); MCF_H5(e, H5Sselect_none(mem)); }
+        MCF_TRY(write_own_part(dset, H5T_NATIVE_DOUBLE, mem, space, mine, e));
     }
 fail:
     mcf_err_context(e, "%s: writing dataset %s", h->partial, path);
-    free(all); free(counts); free(displs);
     if (dcpl >= 0) H5Pclose(dcpl);
     if (lcpl >= 0) H5Pclose(lcpl);
     if (dset >= 0) H5Dclose(dset);
     if (mem >= 0) H5Sclose(mem);
     if (space >= 0) H5Sclose(space);
-    if (h->mode == MCF_H5_GATHER)
-        agree(h, e);
     if (e->rc != MCF_OK)
         return e->rc;
     return mcf_h5_attr_str(h, path, "unit", unit, e);
