@@ -404,11 +404,18 @@ fail:
 
 int mcf_h5_rows_long(struct mcf_h5 *h, const char *path, long long value, struct mcf_err *e)
 {
+    return mcf_h5_rows_longs(h, path, &value, 0, e);
+}
+
+int mcf_h5_rows_longs(struct mcf_h5 *h, const char *path, const long long *row, int ncols, struct mcf_err *e)
+{
     if (deferred(h)) {
-        note(h, MCF_OP_ROWS_LONG, path, "", e);
-        return queue_row(h, &value, sizeof value, e);
+        struct mcf_h5_op *op = note(h, MCF_OP_ROWS_LONG, path, "", e);
+        if (op)
+            op->ncols = ncols;
+        return queue_row(h, row, sizeof *row * (size_t)(ncols > 0 ? ncols : 1), e);
     }
-    return write_rows(h, path, H5T_NATIVE_LLONG, sizeof value, &value, 0, e);
+    return write_rows(h, path, H5T_NATIVE_LLONG, sizeof *row, row, ncols, e);
 }
 
 int mcf_h5_rows_str(struct mcf_h5 *h, const char *path, const char *value, struct mcf_err *e)
@@ -646,8 +653,8 @@ static int replay_rows(struct mcf_h5 *h, const struct mcf_h5_op *op, struct gath
             hsize_t dims = total / sizeof(double);
             MCF_TRY(put_dataset(h, op->path, H5T_NATIVE_DOUBLE, 1, &dims, buf, 1, e));
         } else if (op->kind == MCF_OP_ROWS_LONG) {
-            hsize_t dims = (hsize_t)g->size;
-            MCF_TRY(put_dataset(h, op->path, H5T_NATIVE_LLONG, 1, &dims, buf, 0, e));
+            hsize_t dims[2] = { (hsize_t)g->size, (hsize_t)(op->ncols > 0 ? op->ncols : 1) };
+            MCF_TRY(put_dataset(h, op->path, H5T_NATIVE_LLONG, op->ncols > 0 ? 2 : 1, dims, buf, 0, e));
         } else {
             hsize_t dims[2] = { (hsize_t)g->size, (hsize_t)(op->ncols > 0 ? op->ncols : 1) };
             MCF_TRY(put_dataset(h, op->path, H5T_NATIVE_DOUBLE, op->ncols > 0 ? 2 : 1, dims, buf, 0, e));

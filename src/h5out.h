@@ -81,6 +81,8 @@ int mcf_h5_rows_double(struct mcf_h5 *h, const char *path, const double *row, in
 /* [nranks] int64 and fixed-length string datasets, one value per rank. */
 int mcf_h5_rows_long(struct mcf_h5 *h, const char *path, long long value, struct mcf_err *e);
 int mcf_h5_rows_str(struct mcf_h5 *h, const char *path, const char *value, struct mcf_err *e);
+/* [nranks, ncols] int64 (ncols 0: [nranks]); each rank gives its row. */
+int mcf_h5_rows_longs(struct mcf_h5 *h, const char *path, const long long *row, int ncols, struct mcf_err *e);
 
 /* A 1-D float64 dataset that concatenates every rank's n values in rank
  * order (a ragged array: the caller records the counts), chunked and

@@ -30,7 +30,12 @@ struct mcf_preading {
     double temp_c, sm_mhz, mem_mhz;
     double cpu_w, memory_w;   /* node sources: the node's CPU and memory power */
     uint64_t throttle;        /* vendor bit mask of clock-limiting reasons */
+    int pcie_gen, pcie_width; /* the current PCIe link, read every MCF_LINK_EVERY readings; -1 otherwise */
 };
+
+/* The link is read every this many readings (every 0.2 s at the default
+ * 20 ms period): cheap, and enough to see it at work during any test. */
+#define MCF_LINK_EVERY 10
 
 /* A reading with nothing in it: every figure NaN, no reasons, no stamp. */
 static inline void mcf_preading_blank(struct mcf_preading *r)
@@ -38,6 +43,7 @@ static inline void mcf_preading_blank(struct mcf_preading *r)
     r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = 0.0 / 0.0;
     r->cpu_w = r->memory_w = r->src_t = 0.0 / 0.0;
     r->throttle = 0;
+    r->pcie_gen = r->pcie_width = -1;
 }
 
 struct mcf_power_source {

@@ -1,112 +1,55 @@
-/* NVML, loaded with dlopen (libnvidia-ml.so.1, or $MCFLEET_NVML_LIB for the
- * tests' stub), so one binary runs where there is no NVIDIA driver. Reads the
- * averaged power (nvmlDeviceGetPowerUsage), the instantaneous power field
+/* The NVML power source (the library is loaded by src/vendor_nvml.c). Reads
+ * the averaged power (nvmlDeviceGetPowerUsage), the instantaneous power field
  * NVML_FI_DEV_POWER_INSTANT where the GPU has it, the total-energy counter
- * (mJ), temperature, SM and memory clocks and the clock-event reasons. Every
- * return code is checked; a reading that fails is NaN, never a number. */
-#define _GNU_SOURCE
-#include <dlfcn.h>
+ * (mJ), temperature, SM and memory clocks and the clock-event reasons, and
+ * every MCF_LINK_EVERY reads the current PCIe link (health.h: the link at
+ * work, which an idle GPU lowers to save power). Every return code is
+ * checked; a reading that fails is NaN, never a number. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "power.h"
-
-/* The few NVML definitions used here (nvml.h is not needed to build). */
-typedef int nvmlReturn_t;
-typedef struct nvmlDevice_st *nvmlDevice_t;
-typedef union { double dVal; unsigned int uiVal; unsigned long ulVal; unsigned long long ullVal;
-                long long sllVal; int siVal; unsigned short usVal; } nvmlValue_t;
-typedef struct {
-    unsigned int fieldId, scopeId;
-    long long timestamp, latencyUsec;
-    int valueType;
-    nvmlReturn_t nvmlReturn;
-    nvmlValue_t value;
-} nvmlFieldValue_t;
-#define NVML_SUCCESS 0
-#define NVML_FI_DEV_POWER_INSTANT 186
-#define NVML_TEMPERATURE_GPU 0
-#define NVML_CLOCK_SM 1
-#define NVML_CLOCK_MEM 2
+#include "vendor_nvml.h"
 
 struct nvml {
-    void *lib;
-    nvmlDevice_t dev;
+    struct mcf_nvml n;
     int instant;                       /* the instantaneous field works on this GPU */
-    nvmlReturn_t (*init)(void);
-    nvmlReturn_t (*shutdown)(void);
-    const char *(*error_string)(nvmlReturn_t);
-    nvmlReturn_t (*by_bus)(const char *, nvmlDevice_t *);
-    nvmlReturn_t (*power)(nvmlDevice_t, unsigned int *);
-    nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long *);
-    nvmlReturn_t (*temp)(nvmlDevice_t, int, unsigned int *);
-    nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned int *);
-    nvmlReturn_t (*reasons)(nvmlDevice_t, unsigned long long *);
-    nvmlReturn_t (*fields)(nvmlDevice_t, int, nvmlFieldValue_t *);
+    unsigned long reads;
 };
-
-static const char *nvml_err(const struct nvml *n, nvmlReturn_t rc)
-{
-    return n->error_string ? n->error_string(rc) : "unknown NVML error";
-}
-
-#define SYM(e, n, field, name)                                                            \
-    do { *(void **)&(n)->field = dlsym((n)->lib, name);                                   \
-         if (!(n)->field) MCF_FAIL(e, MCF_EUNSUPPORTED, "NVML: %s lacks %s", path, name); } while (0)
 
 static int nvml_open(void **state, const struct mcf_power_env *env, struct mcf_err *e)
 {
-    struct nvml *n = NULL;
-    const char *path = getenv("MCFLEET_NVML_LIB");
-    nvmlReturn_t rc;
-    int initialized = 0;
-    if (!path || !*path)
-        path = "libnvidia-ml.so.1";
-    if (!env->pci_bus_id[0] || !strcmp(env->pci_bus_id, "none"))
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "NVML: this rank's device is not a PCI GPU");
-    MCF_ALLOC(e, n, 1);
-    if (!(n->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
-        MCF_FAIL(e, MCF_EUNSUPPORTED, "NVML: cannot load %s: %s", path, dlerror());
-    SYM(e, n, error_string, "nvmlErrorString");
-    SYM(e, n, init, "nvmlInit_v2");
-    SYM(e, n, shutdown, "nvmlShutdown");
-    SYM(e, n, by_bus, "nvmlDeviceGetHandleByPciBusId_v2");
-    SYM(e, n, power, "nvmlDeviceGetPowerUsage");
-    SYM(e, n, energy, "nvmlDeviceGetTotalEnergyConsumption");
-    SYM(e, n, temp, "nvmlDeviceGetTemperature");
-    SYM(e, n, clock, "nvmlDeviceGetClockInfo");
-    SYM(e, n, fields, "nvmlDeviceGetFieldValues");
-    /* renamed in newer drivers; either will do */
-    *(void **)&n->reasons = dlsym(n->lib, "nvmlDeviceGetCurrentClocksEventReasons");
-    if (!n->reasons)
-        *(void **)&n->reasons = dlsym(n->lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
-    if ((rc = n->init()) != NVML_SUCCESS)
-        MCF_FAIL(e, MCF_ERUNTIME, "NVML: nvmlInit_v2 failed: %s", nvml_err(n, rc));
-    initialized = 1;
-    if ((rc = n->by_bus(env->pci_bus_id, &n->dev)) != NVML_SUCCESS)
-        MCF_FAIL(e, MCF_ERUNTIME, "NVML: no device at PCI %s: %s", env->pci_bus_id, nvml_err(n, rc));
+    struct nvml *p = NULL;
+    int opened = 0;
+    MCF_ALLOC(e, p, 1);
+    MCF_TRY(mcf_nvml_open(&p->n, env->pci_bus_id, e));
+    opened = 1;
+    MCF_TRY(mcf_nvml_need(&p->n, p->n.power != NULL, "nvmlDeviceGetPowerUsage", e));
+    MCF_TRY(mcf_nvml_need(&p->n, p->n.energy != NULL, "nvmlDeviceGetTotalEnergyConsumption", e));
+    MCF_TRY(mcf_nvml_need(&p->n, p->n.temp != NULL, "nvmlDeviceGetTemperature", e));
+    MCF_TRY(mcf_nvml_need(&p->n, p->n.clock != NULL, "nvmlDeviceGetClockInfo", e));
+    MCF_TRY(mcf_nvml_need(&p->n, p->n.fields != NULL, "nvmlDeviceGetFieldValues", e));
     {
         nvmlFieldValue_t fv;
         memset(&fv, 0, sizeof fv);
         fv.fieldId = NVML_FI_DEV_POWER_INSTANT;
-        n->instant = n->fields(n->dev, 1, &fv) == NVML_SUCCESS && fv.nvmlReturn == NVML_SUCCESS;
+        p->instant = p->n.fields(p->n.dev, 1, &fv) == NVML_SUCCESS && fv.nvmlReturn == NVML_SUCCESS;
     }
-    *state = n;
+    *state = p;
     return MCF_OK;
 fail:
-    if (n) {
-        if (initialized) n->shutdown();
-        if (n->lib) dlclose(n->lib);
-        free(n);
-    }
+    if (opened)
+        mcf_nvml_close(&p->n);
+    free(p);
     return e->rc;
 }
 
 static int nvml_read(void *state, struct mcf_preading *r, struct mcf_err *e)
 {
-    struct nvml *n = state;
+    struct nvml *p = state;
+    const struct mcf_nvml *n = &p->n;
     unsigned int mw, v;
     unsigned long long mj, reasons;
     (void)e;
@@ -114,7 +57,7 @@ static int nvml_read(void *state, struct mcf_preading *r, struct mcf_err *e)
     if (n->power(n->dev, &mw) == NVML_SUCCESS)
         r->power_avg_w = mw * 1e-3;
     r->s.power_w = r->power_avg_w;
-    if (n->instant) {
+    if (p->instant) {
         nvmlFieldValue_t fv;
         memset(&fv, 0, sizeof fv);
         fv.fieldId = NVML_FI_DEV_POWER_INSTANT;
@@ -127,15 +70,19 @@ static int nvml_read(void *state, struct mcf_preading *r, struct mcf_err *e)
     if (n->clock(n->dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS) r->sm_mhz = v;
     if (n->clock(n->dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS) r->mem_mhz = v;
     if (n->reasons && n->reasons(n->dev, &reasons) == NVML_SUCCESS) r->throttle = reasons;
+    if (p->reads++ % MCF_LINK_EVERY == 0)
+        mcf_nvml_link(n, &r->pcie_gen, &r->pcie_width);
     return MCF_OK;
 }
 
 static void nvml_close(void *state)
 {
-    struct nvml *n = state;
-    n->shutdown();
-    dlclose(n->lib);
-    free(n);
+    struct nvml *p = state;
+    mcf_nvml_close(&p->n);
+    free(p);
 }
 
-const struct mcf_power_source mcf_power_nvml = { "nvml", "device", 0, nvml_open, nvml_read, nvml_close };
+const struct mcf_power_source mcf_power_nvml = {
+    .name = "nvml", .scope = "device", .node_level = 0,
+    .open = nvml_open, .read = nvml_read, .close = nvml_close,
+};
