@@ -1,4 +1,5 @@
 #include "health.h"
+#include "power_run.h"
 
 #include <errno.h>
 #include <math.h>
@@ -100,7 +101,7 @@ void mcf_health_begin(struct mcf_health *h, const char *pci_bus_id, const char *
     char why[sizeof h->source] = "";
     memset(h, 0, sizeof *h);
     h->gen_busy = h->width_busy = -1;
-    for (int i = 0; mcf_health_sources[i] && !h->src; i++) {
+    for (int i = 0; mcf_health_sources[i] && !h->src && pci_bus_id[0] && strcmp(pci_bus_id, "none"); i++) {
         struct mcf_err e = { 0 };
         if (mcf_health_sources[i]->open(&h->state, pci_bus_id, &e) == MCF_OK) {
             h->src = mcf_health_sources[i];
@@ -110,6 +111,8 @@ void mcf_health_begin(struct mcf_health *h, const char *pci_bus_id, const char *
         }
     }
     snprintf(h->serial, sizeof h->serial, "%s", fallback_serial ? fallback_serial : "");
+    if (!pci_bus_id[0] || !strcmp(pci_bus_id, "none"))   /* the host backend: what each source would say */
+        snprintf(why, sizeof why, "this rank's device is not a PCI GPU (pci_bus_id '%s')", pci_bus_id);
     if (!h->src) {
         snprintf(h->source, sizeof h->source, "off: %.480s", why[0] ? why : "no health source is built in");
         mcf_health_snap_blank(&h->before, "no health source: see /health/source");
@@ -236,16 +239,8 @@ void mcf_health_busy(struct mcf_health *h, const struct mcf_sampler *s, const st
 {
     h->gen_busy = h->width_busy = -1;
     for (int i = 0; s && i < n; i++) {
-        const struct mcf_result *r = &res[i];
-        double t0 = NAN, t1 = NAN;
-        int reps = r->inst ? r->inst->repetitions : 0;
-        for (int k = 0; k < reps; k++) {   /* a stopped test keeps its first repetitions */
-            if (!isfinite(t0) && isfinite(r->rep_start[k]))
-                t0 = r->rep_start[k];
-            if (isfinite(r->rep_end[k]))
-                t1 = r->rep_end[k];
-        }
-        if (!(t1 >= t0))
+        double t0, t1;
+        if (mcf_result_window(&res[i], &t0, &t1) != 0)
             continue;
         for (int j = 0; j < s->nseries; j++) {
             const struct mcf_series *v = &s->series[j];

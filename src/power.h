@@ -30,6 +30,7 @@ struct mcf_preading {
     double temp_c, sm_mhz, mem_mhz;
     double cpu_w, memory_w;   /* node sources: the node's CPU and memory power */
     uint64_t throttle;        /* vendor bit mask of clock-limiting reasons */
+    int throttle_read;        /* 1: the source read the mask (NVML); 0: it has none */
     int pcie_gen, pcie_width; /* the current PCIe link, read every MCF_LINK_EVERY readings; -1 otherwise */
 };
 
@@ -43,6 +44,7 @@ static inline void mcf_preading_blank(struct mcf_preading *r)
     r->s.power_w = r->s.energy_j = r->power_avg_w = r->temp_c = r->sm_mhz = r->mem_mhz = 0.0 / 0.0;
     r->cpu_w = r->memory_w = r->src_t = 0.0 / 0.0;
     r->throttle = 0;
+    r->throttle_read = 0;
     r->pcie_gen = r->pcie_width = -1;
 }
 

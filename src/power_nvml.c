@@ -69,7 +69,10 @@ static int nvml_read(void *state, struct mcf_preading *r, struct mcf_err *e)
     if (n->temp(n->dev, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS) r->temp_c = v;
     if (n->clock(n->dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS) r->sm_mhz = v;
     if (n->clock(n->dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS) r->mem_mhz = v;
-    if (n->reasons && n->reasons(n->dev, &reasons) == NVML_SUCCESS) r->throttle = reasons;
+    if (n->reasons && n->reasons(n->dev, &reasons) == NVML_SUCCESS) {
+        r->throttle = reasons;
+        r->throttle_read = 1;
+    }
     if (p->reads++ % MCF_LINK_EVERY == 0)
         mcf_nvml_link(n, &r->pcie_gen, &r->pcie_width);
     return MCF_OK;

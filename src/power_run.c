@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +223,70 @@ fail:
     return e->rc;
 }
 
+struct mcf_evidence mcf_window_evidence(const struct mcf_preading *r, size_t n, double t0, double t1)
+{
+    struct mcf_evidence ev = { NAN, NAN, NAN };
+    double *mhz = malloc((n ? n : 1) * sizeof *mhz);
+    size_t m = 0;
+    uint64_t mask = 0;
+    int masks = 0;
+    if (!mhz || !(t1 >= t0))
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        double until = i + 1 < n ? r[i + 1].s.t : r[i].s.t;   /* the last reading holds only at its time */
+        if (r[i].s.t > t1 || until < t0)
+            continue;
+        if (isfinite(r[i].sm_mhz))
+            mhz[m++] = r[i].sm_mhz;
+        if (isfinite(r[i].temp_c) && !(r[i].temp_c <= ev.temp_c_max))
+            ev.temp_c_max = r[i].temp_c;
+        if (r[i].throttle_read) {
+            mask |= r[i].throttle;
+            masks++;
+        }
+    }
+    if (m)
+        ev.sm_mhz = mcf_median(mhz, m);
+    if (masks)
+        ev.throttle = (double)mask;
+out:
+    free(mhz);
+    return ev;
+}
+
+int mcf_result_window(const struct mcf_result *r, double *t0, double *t1)
+{
+    *t0 = *t1 = NAN;
+    for (int k = 0; k < r->inst->repetitions; k++) {
+        if (!isfinite(*t0) && isfinite(r->rep_start[k]))
+            *t0 = r->rep_start[k];
+        if (isfinite(r->rep_end[k]))
+            *t1 = r->rep_end[k];
+    }
+    return *t1 >= *t0 ? 0 : -1;
+}
+
+/* The GPU's state during the test, whatever its status: a slow or failing
+ * GPU's clock, temperature and throttle reasons are what a technician needs. */
+static int record_test_evidence(struct mcf_h5 *h, const struct mcf_series *v, const struct mcf_result *r,
+                                struct mcf_err *e)
+{
+    struct mcf_evidence ev = { NAN, NAN, NAN };
+    double t0, t1;
+    char path[384];
+    if (v && mcf_result_window(r, &t0, &t1) == 0)
+        ev = mcf_window_evidence(v->r, v->n, t0, t1);
+    snprintf(path, sizeof path, "/results/%s/test_sm_mhz", r->inst->name);
+    MCF_TRY(mcf_h5_rows_double(h, path, &ev.sm_mhz, 0, "MHz", e));
+    snprintf(path, sizeof path, "/results/%s/test_temp_c_max", r->inst->name);
+    MCF_TRY(mcf_h5_rows_double(h, path, &ev.temp_c_max, 0, "degC", e));
+    snprintf(path, sizeof path, "/results/%s/test_throttle_reasons", r->inst->name);
+    MCF_TRY(mcf_h5_rows_double(h, path, &ev.throttle, 0, "NVML clock-event reason bit mask", e));
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
 static int metric_index(const struct mcf_result *r, const char *name)
 {
     for (int m = 0; m < r->nmetrics; m++)
@@ -320,8 +385,10 @@ int mcf_power_record(struct mcf_h5 *h, const struct mcf_power_run *p, const stru
         timed_make(v, &primary);   /* out of memory: NaN figures */
     MCF_ALLOC(e, tf, n);
     MCF_ALLOC(e, w, n);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         MCF_TRY(record_test_power(h, &primary, &res[i], &tf[i], &w[i], e));
+        MCF_TRY(record_test_evidence(h, v, &res[i], e));
+    }
     /* The power model per data type and input kind over its matrix
      * throughput tests: P = a * TFLOP/s + b (shared/seeds/000_*, Eq. 3).
      * Random and zero inputs are fitted apart: power depends on the data. */

@@ -85,7 +85,7 @@ fail:
 
 static int record_ranks(struct mcf_h5 *h, const struct mcf_topo *t, const struct mcf_device_info *d,
                         int device, const struct mcf_clocksync *cs, const struct mcf_locality *loc,
-                        int world_rank, struct mcf_err *e)
+                        int world_rank, const char *serial, struct mcf_err *e)
 {
     char cpus[300];
     MCF_TRY(mcf_h5_group(h, "/ranks", e));
@@ -101,6 +101,7 @@ static int record_ranks(struct mcf_h5 *h, const struct mcf_topo *t, const struct
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/device_arch", d->arch, e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/device_partition", d->partition, e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/device_package", d->package, e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/device_serial", serial, e));
     MCF_TRY(mcf_h5_rows_long(h, "/ranks/compute_units", d->compute_units, e));
     MCF_TRY(mcf_h5_rows_double(h, "/ranks/device_clock_mhz", &d->clock_mhz, 0, "MHz", e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/cpu_affinity", t->affinity, e));
@@ -226,6 +227,30 @@ fail:
     return e->rc;
 }
 
+/* /health: each counter before the first test and after the last, the
+ * link's most during the tests, the source and why counters are missing. */
+static int record_health(struct mcf_h5 *h, const struct mcf_health *hl, struct mcf_err *e)
+{
+    char path[96], list[512] = "";
+    MCF_TRY(mcf_h5_group(h, "/health", e));
+    for (int c = 0; c < MCF_HC_COUNT; c++) {
+        long long row[2] = { hl->before.v[c], hl->after.v[c] };
+        snprintf(path, sizeof path, "/health/%s", mcf_health_names[c]);
+        MCF_TRY(mcf_h5_rows_longs(h, path, row, 2, e));
+        if (c) strncat(list, ",", sizeof list - strlen(list) - 1);
+        strncat(list, mcf_health_names[c], sizeof list - strlen(list) - 1);
+    }
+    MCF_TRY(mcf_h5_rows_long(h, "/health/pcie_gen_busy", hl->gen_busy, e));
+    MCF_TRY(mcf_h5_rows_long(h, "/health/pcie_width_busy", hl->width_busy, e));
+    MCF_TRY(mcf_h5_rows_str(h, "/health/source", hl->source, e));
+    MCF_TRY(mcf_h5_rows_str(h, "/health/notes", hl->notes, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/health", "counters", list, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/health", "columns", "before the first test,after the last test", e));
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
 /* The ranks the watchdog found hung: who they were and what they missed (rank 0 knows). */
 static int record_hung(struct mcf_h5 *h, const struct mcf_watchdog *wd, const struct mcf_result *res, int n,
                        struct mcf_err *e)
@@ -267,13 +292,13 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
                    const struct mcf_backend *be, const struct mcf_device_info *dev, int device,
                    const struct mcf_clocksync *cs, const struct mcf_options *o,
                    const char *start_time, const struct mcf_result *res, int n,
-                   const struct mcf_power_run *power, int complete, const struct mcf_locality *loc,
-                   const struct mcf_watchdog *wd, struct mcf_err *e)
+                   const struct mcf_power_run *power, const struct mcf_health *health, int complete,
+                   const struct mcf_locality *loc, const struct mcf_watchdog *wd, struct mcf_err *e)
 {
     const char **not_run = NULL, *deck_text[1] = { deck->text ? deck->text : "" };
     char *joined = NULL;
     size_t nnot = 0, len = 1;
-    MCF_TRY(record_ranks(h5, topo, dev, device, cs, loc, wd->rank, e));
+    MCF_TRY(record_ranks(h5, topo, dev, device, cs, loc, wd->rank, health->serial, e));
     MCF_TRY(mcf_h5_group(h5, "/results", e));
     MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", n, e));
     for (int i = 0; i < n; i++)   /* res[i].any_verified: the same on every rank (a test boundary); the
@@ -281,6 +306,7 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
         MCF_TRY(record_test(h5, &res[i], res[i].any_verified, e));
     if (power)
         MCF_TRY(mcf_power_record(h5, power, res, n, e));
+    MCF_TRY(record_health(h5, health, e));
     if (wd->nhung)
         MCF_TRY(record_hung(h5, wd, res, n, e));
     MCF_ALLOC(e, not_run, n);
@@ -312,14 +338,15 @@ double mcf_record_bytes(const struct mcf_instance *inst, int n, unsigned backend
      * test group with its parameter attributes; 64 bytes per rank for a
      * string row; /ranks has 40 datasets; power adds a few per test. */
     const double per_dataset = 1024, per_group = 2048, per_string = 64;
-    double bytes = 256.0 * 1024 + 2.0 * (double)deck_len + 40 * (per_dataset + per_string * nranks);
+    double bytes = 256.0 * 1024 + 2.0 * (double)deck_len + 40 * (per_dataset + per_string * nranks)
+                 + 18 * (per_dataset + 16.0 * nranks) + 2 * per_string * 8 * nranks;   /* /health */
     for (int i = 0; i < n; i++) {
         struct mcf_metric m[MCF_MAX_METRICS];
         int nm = mcf_kernel_metrics(&inst[i].kernel, backend_caps, m, MCF_MAX_METRICS);
         double reps = inst[i].repetitions;
         bytes += per_group + (nm + 2) * (per_dataset + 8.0 * nranks * reps)   /* metrics, rep start and end */
                + 5 * (per_dataset + per_string * nranks)                      /* status, message, ... */
-               + 6 * (per_dataset + 8.0 * nranks * (reps + 1));               /* power per test and repetition */
+               + 9 * (per_dataset + 8.0 * nranks * (reps + 1));               /* power and evidence per test */
     }
     return bytes;
 }

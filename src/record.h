@@ -8,6 +8,7 @@
 #include "clocksync.h"
 #include "deck.h"
 #include "h5out.h"
+#include "health.h"
 #include "locality.h"
 #include "options.h"
 #include "power_run.h"
@@ -19,7 +20,7 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
                    const struct mcf_backend *be, const struct mcf_device_info *dev, int device,
                    const struct mcf_clocksync *cs, const struct mcf_options *o,
                    const char *start_time, const struct mcf_result *res, int n,
-                   const struct mcf_power_run *power, int complete, const struct mcf_locality *loc,
+                   const struct mcf_power_run *power, const struct mcf_health *health, int complete, const struct mcf_locality *loc,
                    const struct mcf_watchdog *wd, struct mcf_err *e);
 
 /* About how many bytes the file of a run of these tests will take (the

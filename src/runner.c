@@ -17,6 +17,7 @@
 #include "clocksync.h"
 #include "deck.h"
 #include "h5out.h"
+#include "health.h"
 #include "inject.h"
 #include "locality.h"
 #include "mcfleet.h"
@@ -48,6 +49,8 @@ struct run {
     struct mcf_result *res;
     struct mcf_power_run power;
     int have_power;
+    struct mcf_health health;    /* ECC, memory repair, PCIe link: before the first test and after the last */
+    int have_health;
     double sync_s;               /* time in the synchronized starts, all tests */
     struct mcf_locality loc;     /* the cores closest to this rank's GPU */
     struct mcf_cut cut;          /* what the kernel in hand polls (stop.h) */
@@ -664,6 +667,9 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
      * the others (yielding its CPU) may take a scheduler slice to see: 10 ms
      * more, a trifle against a test, keeps a loaded node's starts together */
     r.lead += MCF_START_SLACK_S;
+    /* the health counters before any work, and before the power sampler polls the same library */
+    mcf_health_begin(&r.health, r.be.is_gpu ? r.dev.pci_bus_id : "none", r.dev.package);
+    r.have_health = 1;
     /* sampling starts before the first test: the idle window */
     MCF_TRY(mcf_power_begin(&r.power, &r.topo, &r.dev, r.deck.power_period_ms * 1e-3, r.deck.power_sources,
                             o->power_off, r.cs.offset, o->quick ? 0.5 : 2.0, &e));
@@ -717,10 +723,13 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         MCF_TRY(mcf_h5_rebind(&h5, r.topo.world, &e));
     }
     mcf_power_end(&r.power);
+    /* after a stop the launcher's SIGKILL may be a second away: the counters get little time */
+    mcf_health_busy(&r.health, &r.power.sampler, r.res, r.ninst);
+    mcf_health_end(&r.health, mcf_stop_signal() ? 0.3 : 5.0);
     double t_end0 = mcf_now();
     say(&r, "writing %s\n", r.output);
     MCF_TRY(mcf_record_run(&h5, &r.topo, &r.deck, &r.be, &r.dev, r.device, &r.cs, o, r.start_time,
-                           r.res, r.ninst, &r.power, !stopped, &r.loc, &r.wd, &e));
+                           r.res, r.ninst, &r.power, &r.health, !stopped, &r.loc, &r.wd, &e));
     double t_end1 = mcf_now();
     have_h5 = 0;
     MCF_TRY(mcf_h5_close(&h5, 1, &e));
@@ -750,6 +759,8 @@ done:
         mcf_watchdog_free(&r.wd);
     if (r.have_power)
         mcf_power_free(&r.power);
+    if (r.have_health)
+        mcf_health_free(&r.health);
     if (r.have_state)
         r.be.finalize(r.state);
     mcf_results_free(r.res, r.ninst);
