@@ -1,0 +1,743 @@
+#include "profile.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "numparse.h"
+
+#define MAX_PROFILE_BYTES (1 << 20)
+#define MAX_FLOW_DEPTH 16
+#define MAX_ANCHORS 100
+#define MAX_TESTS 256
+#define MAX_FIGURE 1e9          /* 1 EFLOP/s in GFLOP/s: any figure above is a typo */
+
+#ifndef MCF_PROFILE_DIR
+#define MCF_PROFILE_DIR ""
+#endif
+#ifndef MCF_SRC_PROFILE_DIR
+#define MCF_SRC_PROFILE_DIR ""
+#endif
+
+static const char *const metric_names[] = { "gflops", "bandwidth_gbs", "latency_ns" };
+static const int metric_higher_is_better[] = { 1, 1, 0 };
+#define NMETRICS (sizeof metric_names / sizeof metric_names[0])
+
+struct ctx {
+    const char *path;
+    yaml_document_t *doc;
+    struct mcf_err *e;
+};
+
+static int vat(struct ctx *c, yaml_mark_t mark, const char *fmt, va_list ap)
+{
+    char text[768];
+    vsnprintf(text, sizeof text, fmt, ap);
+    for (char *q = text; *q; q++)   /* a file's bytes never reach the terminal raw */
+        if ((unsigned char)*q < 0x20 || *q == 0x7f)
+            *q = '?';
+    size_t n = strlen(c->path);
+    return mcf_err_set(c->e, MCF_EINPUT, __FILE__, __LINE__, "%s%s:%lu:%lu: %s", n > 200 ? "..." : "",
+                       n > 200 ? c->path + n - 200 : c->path, (unsigned long)mark.line + 1,
+                       (unsigned long)mark.column + 1, text);
+}
+
+static int at_mark(struct ctx *c, yaml_mark_t mark, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int at_mark(struct ctx *c, yaml_mark_t mark, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vat(c, mark, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vat(c, n->start_mark, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static const char *node_kind(const yaml_node_t *n)
+{
+    switch (n->type) {
+    case YAML_SCALAR_NODE: return "a scalar";
+    case YAML_SEQUENCE_NODE: return "a list";
+    case YAML_MAPPING_NODE: return "a mapping";
+    default: return "nothing";
+    }
+}
+
+static const yaml_node_t *node(struct ctx *c, int id)
+{
+    return yaml_document_get_node(c->doc, id);
+}
+
+/* A mapping, each key a scalar given once (YAML says a repeated key is an
+ * error; libyaml keeps both, so the later one would win silently). */
+static int check_mapping(struct ctx *c, const yaml_node_t *map, const char *what)
+{
+    if (map->type != YAML_MAPPING_NODE)
+        return at(c, map, "%s must be a mapping, got %s", what, node_kind(map));
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        const yaml_node_t *kn = node(c, p->key);
+        if (!scalar(kn))
+            return at(c, kn, "a key in %s must be a scalar, got %s", what, node_kind(kn));
+        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+            const yaml_node_t *k0 = node(c, q->key);
+            if (!strcmp(scalar(k0), scalar(kn)))
+                return at(c, kn, "key '%s' is given twice in %s (first at line %lu): a YAML mapping "
+                          "holds each key once", scalar(kn), what, (unsigned long)k0->start_mark.line + 1);
+        }
+    }
+    return MCF_OK;
+}
+
+/* 1 to 63 letters, digits, '-', '_', '.', starting with a letter or digit. */
+static int valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 63 || !isalnum((unsigned char)s[0]))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+            return 0;
+    return 1;
+}
+
+/* Text into a fixed buffer: an error, never cut short. */
+static int copy_text(struct ctx *c, const yaml_node_t *n, const char *what, char *dst, size_t size)
+{
+    const char *s = scalar(n);
+    if (!s)
+        return at(c, n, "%s must be text, got %s", what, node_kind(n));
+    if (!*s)
+        return at(c, n, "%s is empty", what);
+    if (strlen(s) >= size)
+        return at(c, n, "%s is %zu characters; at most %zu are supported", what, strlen(s), size - 1);
+    memcpy(dst, s, strlen(s) + 1);
+    return MCF_OK;
+}
+
+/* A figure: DIGITS[.DIGITS], positive, at most MAX_FIGURE. No sign, no
+ * exponent, no leading zero before other digits (010 is octal in YAML 1.1),
+ * no inf/nan, no '_' separators. */
+static int parse_figure(struct ctx *c, const yaml_node_t *n, const char *what, double *out)
+{
+    const char *s = scalar(n), *q;
+    if (!s)
+        return at(c, n, "%s must be a number, got %s", what, node_kind(n));
+    if (*s == '-' || *s == '+')
+        return at(c, n, "%s must be a positive number without a sign, got '%s'", what, s);
+    if (!isdigit((unsigned char)*s))
+        return at(c, n, "%s must be a number such as 989500 or 332.5, got '%s'", what, s);
+    if (s[0] == '0' && isdigit((unsigned char)s[1]))
+        return at(c, n, "%s '%s' has a leading zero (octal in YAML 1.1)", what, s);
+    for (q = s; isdigit((unsigned char)*q); q++)
+        ;
+    if (*q == '.') {
+        if (!isdigit((unsigned char)q[1]))
+            return at(c, n, "%s '%s': digits must follow the decimal point", what, s);
+        for (q++; isdigit((unsigned char)*q); q++)
+            ;
+    }
+    if (*q)
+        return at(c, n, "%s must be a plain decimal number (digits, an optional decimal point; no "
+                  "exponent, unit or separator), got '%s'", what, s);
+    if (q - s > 24)
+        return at(c, n, "%s '%s' has too many digits", what, s);
+    double v = strtod(s, NULL);
+    if (!(v > 0))
+        return at(c, n, "%s must be above 0, got '%s'", what, s);
+    if (v > MAX_FIGURE)
+        return at(c, n, "%s %s is beyond %.0f, more than any GPU reaches in these units", what, s,
+                  MAX_FIGURE);
+    *out = v;
+    return MCF_OK;
+}
+
+/* A scalar or a list of 1 to MCF_PROFILE_MAX_RULES scalars. */
+static int rule_items(struct ctx *c, const yaml_node_t *n, const char *what, const yaml_node_t **items,
+                      size_t *count)
+{
+    if (n->type == YAML_SCALAR_NODE) {
+        items[0] = n;
+        *count = 1;
+        return MCF_OK;
+    }
+    if (n->type != YAML_SEQUENCE_NODE)
+        return at(c, n, "%s must be a list, got %s", what, node_kind(n));
+    size_t k = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (k == 0)
+        return at(c, n, "%s is an empty list", what);
+    if (k > MCF_PROFILE_MAX_RULES)
+        return at(c, n, "%s has %zu entries; at most %d are supported", what, k, MCF_PROFILE_MAX_RULES);
+    for (size_t i = 0; i < k; i++)
+        items[i] = node(c, n->data.sequence.items.start[i]);
+    *count = k;
+    return MCF_OK;
+}
+
+static int parse_strings(struct ctx *c, const yaml_node_t *n, const char *what, char (*dst)[64],
+                         size_t width, size_t *count)
+{
+    const yaml_node_t *items[MCF_PROFILE_MAX_RULES];
+    MCF_TRY(rule_items(c, n, what, items, count));
+    for (size_t i = 0; i < *count; i++)
+        MCF_TRY(copy_text(c, items[i], what, (char *)dst + i * width, width));
+    return MCF_OK;
+fail:
+    return c->e->rc;
+}
+
+static int parse_match(struct ctx *c, const yaml_node_t *m, struct mcf_profile *p)
+{
+    const yaml_node_t *items[MCF_PROFILE_MAX_RULES];
+    int have_arch = 0, have_name = 0;
+    MCF_TRY(check_mapping(c, m, "'match'"));
+    for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
+        const yaml_node_t *kn = node(c, pr->key), *vn = node(c, pr->value);
+        const char *key = scalar(kn);
+        if (!strcmp(key, "arch")) {
+            MCF_TRY(rule_items(c, vn, "'match: arch'", items, &p->narch));
+            for (size_t i = 0; i < p->narch; i++) {
+                MCF_TRY(copy_text(c, items[i], "'match: arch'", p->arch[i], sizeof p->arch[i]));
+                if (strchr(p->arch[i], ':')) {
+                    at(c, items[i], "'match: arch' names the target without features ('gfx90a', not "
+                       "'%s'): a recorded arch is compared up to its first ':'", p->arch[i]);
+                    goto fail;
+                }
+            }
+            have_arch = 1;
+        } else if (!strcmp(key, "device_name")) {
+            MCF_TRY(parse_strings(c, vn, "'match: device_name'", p->device_name, sizeof p->device_name[0],
+                                  &p->ndevice_name));
+            have_name = 1;
+        } else if (!strcmp(key, "exclude")) {
+            MCF_TRY(parse_strings(c, vn, "'match: exclude'", p->exclude, sizeof p->exclude[0], &p->nexclude));
+        } else if (!strcmp(key, "compute_units")) {
+            MCF_TRY(rule_items(c, vn, "'match: compute_units'", items, &p->ncompute_units));
+            for (size_t i = 0; i < p->ncompute_units; i++) {
+                const char *s = scalar(items[i]);
+                uint64_t v = 0;
+                if (!s || mcf_parse_uint(s, 1u << 20, &v) != MCF_NUM_OK || v == 0) {
+                    at(c, items[i], "'match: compute_units' must be whole numbers from 1 to %u, got '%s'%s%s",
+                       1u << 20, s ? s : node_kind(items[i]), s && *mcf_uint_problem(s) ? ": " : "",
+                       s ? mcf_uint_problem(s) : "");
+                    goto fail;
+                }
+                p->compute_units[i] = (long)v;
+            }
+        } else {
+            at(c, kn, "unknown key '%s' in 'match' (arch, device_name, exclude, compute_units)", key);
+            goto fail;
+        }
+    }
+    if (!have_arch || !have_name) {
+        at(c, m, "'match' needs %s: a profile names the devices it covers by their recorded "
+           "/ranks/device_arch and /ranks/device_name", !have_arch ? "'arch'" : "'device_name'");
+        goto fail;
+    }
+    return MCF_OK;
+fail:
+    return c->e->rc;
+}
+
+/* "measured: <device>, <YYYY-MM-DD>, ...": a figure measured here says where and when. */
+static int measured_label_ok(const char *s)
+{
+    if (strncmp(s, "measured:", 9) != 0)
+        return 0;
+    for (const char *q = s + 9; q[0] && q[1] && q[2] && q[3]; q++) {
+        if (strlen(q) < 10)
+            break;
+        int ok = 1;
+        for (int i = 0; i < 10 && ok; i++)
+            ok = (i == 4 || i == 7) ? q[i] == '-' : isdigit((unsigned char)q[i]);
+        if (ok)
+            return 1;
+    }
+    return 0;
+}
+
+static int parse_test(struct ctx *c, const yaml_node_t *kn, const yaml_node_t *tn,
+                      const yaml_node_t *sources, struct mcf_profile_test *t)
+{
+    const char *name = scalar(kn);
+    char what[128];
+    const yaml_node_t *expected = NULL, *floor_n = NULL, *ceiling = NULL, *source = NULL, *metric = NULL;
+    if (!valid_name(name)) {
+        at(c, kn, "test name '%s' must be 1-63 letters, digits, '-', '_' or '.', starting with a letter "
+           "or digit (the deck's test name)", name);
+        goto fail;
+    }
+    snprintf(t->test, sizeof t->test, "%s", name);
+    t->line = (int)kn->start_mark.line + 1;
+    snprintf(what, sizeof what, "test '%s'", name);
+    MCF_TRY(check_mapping(c, tn, what));
+    for (yaml_node_pair_t *pr = tn->data.mapping.pairs.start; pr < tn->data.mapping.pairs.top; pr++) {
+        const yaml_node_t *k = node(c, pr->key), *v = node(c, pr->value);
+        const char *key = scalar(k);
+        if (!strcmp(key, "metric")) metric = v;
+        else if (!strcmp(key, "expected")) expected = v;
+        else if (!strcmp(key, "floor")) floor_n = v;
+        else if (!strcmp(key, "ceiling")) ceiling = v;
+        else if (!strcmp(key, "source")) source = v;
+        else if (!strcmp(key, "note")) {
+            snprintf(what, sizeof what, "'note' of test '%s'", name);
+            MCF_TRY(copy_text(c, v, what, t->note, sizeof t->note));
+        } else {
+            at(c, k, "unknown key '%s' in test '%s' (metric, expected, floor, ceiling, source, note)", key, name);
+            goto fail;
+        }
+    }
+    if (!metric) { at(c, tn, "test '%s' has no 'metric' (gflops, bandwidth_gbs, latency_ns)", name); goto fail; }
+    if (!expected) { at(c, tn, "test '%s' has no 'expected' figure", name); goto fail; }
+    if (!source) {
+        at(c, tn, "test '%s' has no 'source': every figure names where it comes from (a key of 'sources', "
+           "or 'measured: <device>, <YYYY-MM-DD>, ...')", name);
+        goto fail;
+    }
+    {
+        const char *m = scalar(metric);
+        size_t i;
+        for (i = 0; m && i < NMETRICS; i++)
+            if (!strcmp(m, metric_names[i]))
+                break;
+        if (!m || i == NMETRICS) {
+            at(c, metric, "'metric' of test '%s' must be gflops, bandwidth_gbs or latency_ns, got '%s'", name,
+               m ? m : node_kind(metric));
+            goto fail;
+        }
+        snprintf(t->metric, sizeof t->metric, "%s", m);
+        t->higher_is_better = metric_higher_is_better[i];
+    }
+    snprintf(what, sizeof what, "'expected' of test '%s'", name);
+    MCF_TRY(parse_figure(c, expected, what, &t->expected));
+    if (t->higher_is_better) {
+        if (ceiling) {
+            at(c, ceiling, "test '%s': %s is higher-is-better, so its bound is a 'floor', not a 'ceiling'",
+               name, t->metric);
+            goto fail;
+        }
+        if (!floor_n) {
+            at(c, tn, "test '%s' has no 'floor': the figure a healthy GPU must reach", name);
+            goto fail;
+        }
+        snprintf(what, sizeof what, "'floor' of test '%s'", name);
+        MCF_TRY(parse_figure(c, floor_n, what, &t->bound));
+        if (t->bound > t->expected) {
+            at(c, floor_n, "test '%s': floor %s is above expected %s (%s is higher-is-better: the floor lies "
+               "below the expected figure)", name, scalar(floor_n), scalar(expected), t->metric);
+            goto fail;
+        }
+    } else {
+        if (floor_n) {
+            at(c, floor_n, "test '%s': %s is lower-is-better, so its bound is a 'ceiling', not a 'floor'",
+               name, t->metric);
+            goto fail;
+        }
+        if (!ceiling) {
+            at(c, tn, "test '%s' has no 'ceiling': the figure a healthy GPU must stay under", name);
+            goto fail;
+        }
+        snprintf(what, sizeof what, "'ceiling' of test '%s'", name);
+        MCF_TRY(parse_figure(c, ceiling, what, &t->bound));
+        if (t->bound < t->expected) {
+            at(c, ceiling, "test '%s': ceiling %s is below expected %s (%s is lower-is-better: the ceiling "
+               "lies above the expected figure)", name, scalar(ceiling), scalar(expected), t->metric);
+            goto fail;
+        }
+    }
+    snprintf(what, sizeof what, "'source' of test '%s'", name);
+    {
+        char src[sizeof t->source];
+        MCF_TRY(copy_text(c, source, what, src, sizeof src));
+        if (!strncmp(src, "measured:", 9)) {
+            if (!measured_label_ok(src)) {
+                at(c, source, "test '%s': a measured figure names the device and the date, "
+                   "'measured: <device>, <YYYY-MM-DD>, <how>'", name);
+                goto fail;
+            }
+            memcpy(t->source, src, sizeof src);
+        } else {
+            const yaml_node_t *hit = NULL;
+            for (yaml_node_pair_t *pr = sources->data.mapping.pairs.start; pr < sources->data.mapping.pairs.top; pr++)
+                if (!strcmp(scalar(node(c, pr->key)), src))
+                    hit = node(c, pr->value);
+            if (!hit) {
+                char known[256] = "";
+                for (yaml_node_pair_t *pr = sources->data.mapping.pairs.start; pr < sources->data.mapping.pairs.top; pr++) {
+                    if (known[0]) strncat(known, ", ", sizeof known - strlen(known) - 1);
+                    strncat(known, scalar(node(c, pr->key)), sizeof known - strlen(known) - 1);
+                }
+                at(c, source, "test '%s': source '%s' is not a key of 'sources' (%s) and not a "
+                   "'measured: <device>, <YYYY-MM-DD>, ...' label", name, src, known);
+                goto fail;
+            }
+            if (strlen(src) >= sizeof t->source_id) {
+                at(c, source, "test '%s': source id '%s' is too long", name, src);
+                goto fail;
+            }
+            snprintf(t->source_id, sizeof t->source_id, "%s", src);
+            snprintf(t->source, sizeof t->source, "%s", scalar(hit));
+        }
+    }
+    return MCF_OK;
+fail:
+    return c->e->rc;
+}
+
+static int parse_sources(struct ctx *c, const yaml_node_t *s)
+{
+    MCF_TRY(check_mapping(c, s, "'sources'"));
+    if (s->data.mapping.pairs.top == s->data.mapping.pairs.start) {
+        at(c, s, "'sources' is empty: it names each document the figures come from");
+        goto fail;
+    }
+    for (yaml_node_pair_t *pr = s->data.mapping.pairs.start; pr < s->data.mapping.pairs.top; pr++) {
+        const yaml_node_t *kn = node(c, pr->key), *vn = node(c, pr->value);
+        char buf[512];
+        if (!valid_name(scalar(kn)) || !strncmp(scalar(kn), "measured", 8)) {
+            at(c, kn, "source id '%s' must be 1-63 letters, digits, '-', '_' or '.', starting with a letter "
+               "or digit, and not begin with 'measured'", scalar(kn));
+            goto fail;
+        }
+        MCF_TRY(copy_text(c, vn, "a source's citation", buf, sizeof buf));
+    }
+    return MCF_OK;
+fail:
+    return c->e->rc;
+}
+
+static int prescan(struct ctx *c, const char *text)
+{
+    yaml_parser_t yp;
+    yaml_token_t tok;
+    int depth = 0, anchors = 0, rc = MCF_OK;
+    if (!yaml_parser_initialize(&yp))
+        return mcf_err_set(c->e, MCF_ERUNTIME, __FILE__, __LINE__, "yaml_parser_initialize failed");
+    yaml_parser_set_input_string(&yp, (const unsigned char *)text, strlen(text));
+    while (rc == MCF_OK && yaml_parser_scan(&yp, &tok)) {   /* a syntax error: the loader reports it */
+        yaml_token_type_t type = tok.type;
+        yaml_mark_t mark = tok.start_mark;
+        yaml_token_delete(&tok);
+        if (type == YAML_STREAM_END_TOKEN)
+            break;
+        if (type == YAML_FLOW_SEQUENCE_START_TOKEN || type == YAML_FLOW_MAPPING_START_TOKEN) {
+            if (++depth > MAX_FLOW_DEPTH)
+                rc = at_mark(c, mark, "[ ] and { } nested more than %d deep (a profile needs 2)", MAX_FLOW_DEPTH);
+        } else if (type == YAML_FLOW_SEQUENCE_END_TOKEN || type == YAML_FLOW_MAPPING_END_TOKEN) {
+            depth--;
+        } else if (type == YAML_ANCHOR_TOKEN && ++anchors > MAX_ANCHORS) {
+            rc = at_mark(c, mark, "more than %d anchors (&name)", MAX_ANCHORS);
+        }
+    }
+    yaml_parser_delete(&yp);
+    return rc;
+}
+
+static int read_file(const char *path, char **text, struct mcf_err *e)
+{
+    struct stat st;
+    char *buf = NULL;
+    size_t len = 0, size;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    *text = NULL;
+    if (fd < 0)
+        MCF_FAIL(e, MCF_EINPUT, "SKU profile %s: %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0)
+        MCF_FAIL(e, MCF_EINPUT, "SKU profile %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        MCF_FAIL(e, MCF_EINPUT, "SKU profile %s: not a regular file", path);
+    if (st.st_size > MAX_PROFILE_BYTES)
+        MCF_FAIL(e, MCF_EINPUT, "SKU profile %s: %lld bytes; a profile is YAML text under 1 MiB", path,
+                 (long long)st.st_size);
+    size = (size_t)st.st_size;
+    MCF_ALLOC(e, buf, size + 1);
+    while (len < size) {
+        ssize_t n = read(fd, buf + len, size - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            MCF_FAIL(e, MCF_EINPUT, "SKU profile %s: read failed: %s", path, strerror(errno));
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    buf[len] = '\0';
+    if (memchr(buf, '\0', len))
+        MCF_FAIL(e, MCF_EINPUT, "SKU profile %s: binary file, not YAML", path);
+    close(fd);
+    *text = buf;
+    return MCF_OK;
+fail:
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    return e->rc;
+}
+
+int mcf_profile_load(const char *path, struct mcf_profile *p, struct mcf_err *e)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    int have_doc = 0, have_parser = 0;
+    char *text = NULL;
+    struct ctx c = { path, &doc, e };
+    const yaml_node_t *match = NULL, *sources = NULL, *tests = NULL, *sku = NULL;
+
+    memset(p, 0, sizeof *p);
+    if ((size_t)snprintf(p->path, sizeof p->path, "%s", path) >= sizeof p->path)
+        MCF_FAIL(e, MCF_EINPUT, "SKU profile %.64s...: the path is %zu characters; at most %zu are supported",
+                 path, strlen(path), sizeof p->path - 1);
+    MCF_TRY(read_file(path, &text, e));
+    MCF_TRY(prescan(&c, text));
+    if (!yaml_parser_initialize(&parser))
+        MCF_FAIL(e, MCF_ERUNTIME, "yaml_parser_initialize failed");
+    have_parser = 1;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
+    if (!yaml_parser_load(&parser, &doc))
+        goto syntax;
+    have_doc = 1;
+    {
+        yaml_document_t extra;
+        if (!yaml_parser_load(&parser, &extra))
+            goto syntax;
+        int more = yaml_document_get_root_node(&extra) != NULL;
+        yaml_mark_t mark = extra.start_mark;
+        yaml_document_delete(&extra);
+        if (more) {
+            at_mark(&c, mark, "a second YAML document starts here: a profile is one document");
+            goto fail;
+        }
+    }
+    yaml_parser_delete(&parser);
+    have_parser = 0;
+
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (!root)
+        MCF_FAIL(e, MCF_EINPUT, "%s:1:1: the profile is empty (it needs sku, match, sources and tests)", path);
+    MCF_TRY(check_mapping(&c, root, "the profile"));
+    for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
+        const yaml_node_t *kn = node(&c, pr->key), *vn = node(&c, pr->value);
+        const char *key = scalar(kn);
+        if (!strcmp(key, "sku")) sku = vn;
+        else if (!strcmp(key, "description"))
+            MCF_TRY(copy_text(&c, vn, "'description'", p->description, sizeof p->description));
+        else if (!strcmp(key, "match")) match = vn;
+        else if (!strcmp(key, "sources")) sources = vn;
+        else if (!strcmp(key, "tests")) tests = vn;
+        else {
+            at(&c, kn, "unknown top-level key '%s' (sku, description, match, sources, tests)", key);
+            goto fail;
+        }
+    }
+    if (!sku || !match || !sources || !tests) {
+        at(&c, root, "the profile has no '%s' (it needs sku, match, sources and tests)",
+           !sku ? "sku" : !match ? "match" : !sources ? "sources" : "tests");
+        goto fail;
+    }
+    MCF_TRY(copy_text(&c, sku, "'sku'", p->sku, sizeof p->sku));
+    MCF_TRY(parse_match(&c, match, p));
+    MCF_TRY(parse_sources(&c, sources));
+    MCF_TRY(check_mapping(&c, tests, "'tests'"));
+    {
+        size_t n = (size_t)(tests->data.mapping.pairs.top - tests->data.mapping.pairs.start);
+        if (n == 0) {
+            at(&c, tests, "'tests' is empty: a profile gives at least one test's figures");
+            goto fail;
+        }
+        if (n > MAX_TESTS) {
+            at(&c, tests, "'tests' has %zu entries; at most %d are supported", n, MAX_TESTS);
+            goto fail;
+        }
+        MCF_ALLOC(e, p->tests, n);
+        for (size_t i = 0; i < n; i++) {
+            yaml_node_pair_t *pr = tests->data.mapping.pairs.start + i;
+            MCF_TRY(parse_test(&c, node(&c, pr->key), node(&c, pr->value), sources, &p->tests[i]));
+            p->ntests = i + 1;
+        }
+    }
+    yaml_document_delete(&doc);
+    free(text);
+    return MCF_OK;
+syntax:
+    mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "%s:%lu:%lu: YAML syntax error: %s%s%s", path,
+                (unsigned long)parser.problem_mark.line + 1, (unsigned long)parser.problem_mark.column + 1,
+                parser.problem ? parser.problem : "unknown", parser.context ? " " : "",
+                parser.context ? parser.context : "");
+fail:
+    if (have_parser)
+        yaml_parser_delete(&parser);
+    if (have_doc)
+        yaml_document_delete(&doc);
+    free(text);
+    mcf_profile_free(p);
+    memset(p, 0, sizeof *p);
+    return e->rc;
+}
+
+/* Case-insensitive substring search. */
+static int contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (!strncasecmp(hay, needle, n))
+            return 1;
+    return n == 0;
+}
+
+int mcf_profile_matches(const struct mcf_profile *p, const char *device_name, const char *arch,
+                        long compute_units)
+{
+    int ok = 0, best = 0;
+    if (!device_name || !arch)
+        return 0;
+    size_t alen = strcspn(arch, ":");      /* "gfx90a:sramecc+:xnack-" is gfx90a */
+    for (size_t i = 0; i < p->narch && !ok; i++)
+        ok = strlen(p->arch[i]) == alen && !strncasecmp(p->arch[i], arch, alen);
+    if (!ok)
+        return 0;
+    for (size_t i = 0; i < p->nexclude; i++)
+        if (contains_ci(device_name, p->exclude[i]))
+            return 0;
+    if (p->ncompute_units) {
+        ok = 0;
+        for (size_t i = 0; i < p->ncompute_units && !ok; i++)
+            ok = compute_units > 0 && p->compute_units[i] == compute_units;
+        if (!ok)
+            return 0;
+    }
+    for (size_t i = 0; i < p->ndevice_name; i++)
+        if (contains_ci(device_name, p->device_name[i]) && (int)strlen(p->device_name[i]) + 1 > best)
+            best = (int)strlen(p->device_name[i]) + 1;
+    return best;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int mcf_profile_find(const char *dir, const char *device_name, const char *arch, long compute_units,
+                     struct mcf_profile *p, struct mcf_err *e)
+{
+    DIR *d = NULL;
+    struct dirent *de;
+    char **names = NULL, path[2048];
+    size_t n = 0, cap = 0;
+    int best = 0, found = 0;
+    struct mcf_profile cand;
+
+    memset(p, 0, sizeof *p);
+    memset(&cand, 0, sizeof cand);
+    if (!(d = opendir(dir)))
+        MCF_FAIL(e, MCF_EINPUT, "SKU profiles %s: %s", dir, strerror(errno));
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".yaml") != 0)
+            continue;
+        if (n == cap) {
+            char **grown = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *names);
+            if (!grown)
+                MCF_FAIL(e, MCF_ERUNTIME, "out of memory listing %s", dir);
+            names = grown;
+        }
+        if (!(names[n] = strdup(de->d_name)))
+            MCF_FAIL(e, MCF_ERUNTIME, "out of memory listing %s", dir);
+        n++;
+    }
+    closedir(d);
+    d = NULL;
+    if (n)
+        qsort(names, n, sizeof *names, name_cmp);
+    for (size_t i = 0; i < n; i++) {
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= sizeof path)
+            MCF_FAIL(e, MCF_EINPUT, "SKU profile %s/%s: the path is too long", dir, names[i]);
+        MCF_TRY(mcf_profile_load(path, &cand, e));
+        int score = mcf_profile_matches(&cand, device_name, arch, compute_units);
+        if (score > 0 && score == best) {
+            mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                        "SKU profiles %s and %s both match device '%s' (%s, %ld compute units) equally "
+                        "well: make one's 'match' more specific", p->path, cand.path, device_name, arch,
+                        compute_units);
+            goto fail;
+        }
+        if (score > best) {
+            mcf_profile_free(p);
+            *p = cand;
+            memset(&cand, 0, sizeof cand);
+            best = score;
+            found = 1;
+        } else {
+            mcf_profile_free(&cand);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return found;
+fail:
+    if (d)
+        closedir(d);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    mcf_profile_free(&cand);
+    mcf_profile_free(p);
+    memset(p, 0, sizeof *p);
+    return -1;
+}
+
+const struct mcf_profile_test *mcf_profile_test(const struct mcf_profile *p, const char *test,
+                                                const char *metric)
+{
+    for (size_t i = 0; p && test && i < p->ntests; i++)
+        if (!strcmp(p->tests[i].test, test) && (!metric || !strcmp(p->tests[i].metric, metric)))
+            return &p->tests[i];
+    return NULL;
+}
+
+void mcf_profile_free(struct mcf_profile *p)
+{
+    if (!p)
+        return;
+    free(p->tests);
+    p->tests = NULL;
+    p->ntests = 0;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return path[0] && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *mcf_profile_dir(void)
+{
+    if (is_dir(MCF_PROFILE_DIR))
+        return MCF_PROFILE_DIR;
+    if (is_dir(MCF_SRC_PROFILE_DIR))
+        return MCF_SRC_PROFILE_DIR;
+    return NULL;
+}
