@@ -21,8 +21,12 @@ int mcfleet_main(int argc, char **argv)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (mcf_options_parse(argc, argv, &o, &e) != MCF_OK) {
         if (rank == 0)
-            fprintf(stderr, "mcfleet: %s\nTry 'mcfleet --help'.\n", e.msg);
+            fprintf(stderr, "mcfleet: %s\nTry 'mcfleet %s--help'.\n", e.msg, o.report ? "report " : "");
         return MCF_EXIT_USAGE;
+    }
+    if (o.report_help) {
+        mcf_report_usage(stdout);
+        return MCF_EXIT_OK;
     }
     if (o.help) {
         if (rank == 0) mcf_usage(stdout);
@@ -38,7 +42,7 @@ int mcfleet_main(int argc, char **argv)
         return MCF_EXIT_OK;
     }
     if (o.report)   /* the exit code is the file's verdict (report.h) */
-        return rank == 0 ? mcf_report_guarded(o.report_file, stdout, stderr) : MCF_EXIT_OK;
+        return rank == 0 ? mcf_report_guarded(o.report_file, &o.report_opts, stdout, stderr) : MCF_EXIT_OK;
     if (!initialized) {
         fprintf(stderr, "mcfleet: internal error: MPI is not initialised\n");
         return MCF_EXIT_RUNTIME;

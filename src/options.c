@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "deck.h"
 #include "h5out.h"
+#include "report_opts.h"
 
 /* every buffer a --deck or -o path is copied into holds MCF_PATH_MAX */
 _Static_assert(sizeof ((struct mcf_deck *)0)->path >= MCF_PATH_MAX, "deck path buffer");
@@ -34,7 +35,8 @@ void mcf_usage(FILE *out)
     fprintf(out,
 "Usage: srun [...] mcfleet [OPTIONS]        run the deck on every rank, one rank per GPU\n"
 "       mpirun -np N mcfleet [OPTIONS]\n"
-"       mcfleet report FILE.h5              print the fleet summary of a results file\n"
+"       mcfleet report FILE.h5 [OPTIONS]    the acceptance verdict of a results file\n"
+"                                           (mcfleet report --help)\n"
 "\n"
 "All ranks run the same micro-benchmarks, started together on a common clock;\n"
 "every rank's results go to one HDF5 file, and rank 0 prints the fleet summary.\n"
@@ -128,10 +130,8 @@ int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_e
     }
     if (argc > 1 && strcmp(argv[1], "report") == 0) {
         o->report = 1;
-        if (argc != 3)
-            return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "usage: mcfleet report FILE.h5");
-        o->report_file = argv[2];
-        return MCF_OK;
+        mcf_report_opts_default(&o->report_opts);
+        return mcf_report_opts_parse(argc - 1, argv + 1, &o->report_opts, &o->report_file, &o->report_help, e);
     }
     optind = 1;
     opterr = 0;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "report_opts.h"
 
 /* The longest --deck or -o path, with its NUL: what the run's buffers hold
  * (the output also as FILE.partial). Longer ones are refused, never cut. */
@@ -20,6 +21,8 @@ struct mcf_options {
     int power_off;             /* --power off: no sampling at all */
     int report;                /* "mcfleet report FILE" */
     const char *report_file;
+    struct mcf_report_opts report_opts;   /* "mcfleet report FILE [OPTIONS]" */
+    int report_help;
     int sync_rounds;
     char command_line[4096];
 };

@@ -9,41 +9,16 @@
 #include <sys/stat.h>
 
 #include "mcfleet.h"
+#include "report_int.h"
 #include "report_read.h"
 #include "results.h"
 #include "stats.h"
+#include "health.h"
 
 #define MAX_METRICS 1024         /* metrics one test may list */
 #define MAX_METRIC_NAME 255
 #define MAX_TESTS (1 << 20)
 #define BLOCK_VALUES (1 << 20)   /* values read at a time from a metric dataset */
-
-struct lines {                   /* text collected, printed after the table */
-    char *buf;
-    size_t len;
-};
-
-/* Ranks launched that did not answer (the watchdog): /meta world_size and
- * hung_ranks, /ranks/world_rank and /hung. Older files have none of these. */
-struct world {
-    long long size;              /* ranks launched (nranks when not recorded) */
-    size_t nhung;
-    long long *rank;             /* /hung/world_rank */
-    struct mcf_strs host, uuid, pci, device, test;
-};
-
-struct fleet {
-    struct mcf_rd rd;
-    FILE *out;
-    size_t nranks;
-    int complete;
-    struct mcf_strs host, device;
-    long long *node;
-    int tests, verified_all, unsupported, wrong, errors, not_run, hung, cut;
-    size_t listed_not_run;       /* /meta tests_not_run entries */
-    int oom;
-    struct lines outliers, problems, notes;
-};
 
 enum { C_WRONG, C_UNSUPPORTED, C_ERROR, C_NOT_RUN, C_HUNG, C_CUT, C_VERIFIED, NCAT };
 static const char *const cat_what[C_VERIFIED] = {
@@ -65,8 +40,7 @@ static int category(long long s)
     }
 }
 
-static void append(struct fleet *f, struct lines *l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void append(struct fleet *f, struct lines *l, const char *fmt, ...)
+void mcf_lines_add(struct lines *l, int *oom, const char *fmt, ...)
 {
     char line[1024];
     va_list ap;
@@ -81,7 +55,7 @@ static void append(struct fleet *f, struct lines *l, const char *fmt, ...)
     }
     char *grown = realloc(l->buf, l->len + (size_t)n + 1);
     if (!grown) {
-        f->oom = 1;
+        *oom = 1;
         return;
     }
     memcpy(grown + l->len, line, (size_t)n + 1);
@@ -89,15 +63,17 @@ static void append(struct fleet *f, struct lines *l, const char *fmt, ...)
     l->len += (size_t)n;
 }
 
+#define append(f, l, ...) mcf_lines_add((l), &(f)->oom, __VA_ARGS__)
+
+const char *const mcf_ev_names[NEV] = {
+    [EV_SM_MHZ] = "test_sm_mhz", [EV_TEMP] = "test_temp_c_max", [EV_THROTTLE] = "test_throttle_reasons",
+    [EV_POWER] = "test_avg_power_w",
+};
+
 static void missing(struct fleet *f, int rc, const char *obj)
 {
     if (rc == 0)
         mcf_rd_bad(&f->rd, obj, "missing");
-}
-
-static const char *host_of(const struct fleet *f, size_t r)
-{
-    return mcf_strs_at(&f->host, r);
 }
 
 /* What is wrong with one rank's row of a test's metric, as the runner writes
@@ -127,6 +103,29 @@ static const char *row_problem(const double *row, size_t cols, long long status,
     return NULL;
 }
 
+/* Keeps MED (nranks medians) as a figure the verdict judges; 1 kept (the
+ * fleet owns it now), 0 not (out of memory). */
+static int keep_fig(struct fleet *f, const char *test, const char *metric, const char *unit, int better, double *med)
+{
+    if (f->nfigs == f->capfigs) {
+        size_t cap = f->capfigs ? 2 * f->capfigs : 32;
+        struct fig *v = realloc(f->figs, cap * sizeof *v);
+        if (!v) {
+            f->oom = 1;
+            return 0;
+        }
+        f->figs = v;
+        f->capfigs = cap;
+    }
+    struct fig *g = &f->figs[f->nfigs++];
+    snprintf(g->test, sizeof g->test, "%s", test);
+    snprintf(g->metric, sizeof g->metric, "%s", metric);
+    snprintf(g->unit, sizeof g->unit, "%s", unit ? unit : "");
+    g->better = better;
+    g->med = med;
+    return 1;
+}
+
 /* One metric of a test: per-rank medians, the fleet line, the outliers. With
  * CHECK (the test's own metrics), each row must agree with the rank's status
  * (row_problem; STRICT for the summary metrics). */
@@ -137,14 +136,14 @@ static void report_metric(struct fleet *f, hid_t g, const char *gname, const cha
     struct mcf_rows m;
     char *unit = NULL;
     double *med = NULL, *buf = NULL;
-    int *flag = NULL, flagged = 0;
+    int flagged = 0;
     mcf_rd_name(obj, sizeof obj, gname, metric);
     int rc = mcf_rd_rows_open(&f->rd, g, gname, metric, f->nranks, !check, !check, &m);
     if (rc == 0 && (nverified > 0 || !check))
         mcf_rd_bad(&f->rd, obj, "missing (listed in %s)", check ? "summary_metrics" : "power_summary");
     if (rc <= 0) {
         if (rc < 0 || nverified > 0 || !check)
-            fprintf(f->out, "  %s %s: not read (see the file's problems below)\n", test, metric);
+            append(f, &f->table, "  %s %s: not read (see the file's problems below)\n", test, metric);
         return;
     }
     if (mcf_rd_attr_text(&f->rd, m.d, obj, "unit", &unit) > 0)
@@ -153,9 +152,8 @@ static void report_metric(struct fleet *f, hid_t g, const char *gname, const cha
     if (block > f->nranks)
         block = f->nranks;
     med = malloc(sizeof *med * f->nranks);
-    flag = malloc(sizeof *flag * f->nranks);
     buf = malloc(sizeof *buf * block * m.cols);
-    if (!med || !flag || !buf) {
+    if (!med || !buf) {
         f->oom = 1;
         goto done;
     }
@@ -177,21 +175,21 @@ static void report_metric(struct fleet *f, hid_t g, const char *gname, const cha
     double fm = mcf_median(med, f->nranks), cv = mcf_cv(med, f->nranks);
     char name[160];
     snprintf(name, sizeof name, "%s %s", test, metric);
-    fprintf(f->out, "%-52s %-9.24s %4zu/%-4zu %11.5g %11.5g %11.5g %7.2f\n", name, unit ? unit : "",
-            mcf_count_finite(med, f->nranks), f->nranks, fm, mcf_min(med, f->nranks), mcf_max(med, f->nranks),
-            isfinite(cv) ? 100.0 * cv : 0.0);
-    double mad = mcf_mad(med, f->nranks);
-    if (mcf_outliers(med, f->nranks, MCF_OUTLIER_K, flag))
-        for (size_t r = 0; r < f->nranks; r++)
-            if (flag[r])
-                append(f, &f->outliers,
-                       "  %s %s: rank %zu (%.200s, node %lld, %.200s): %.5g %.24s; fleet median %.5g, MAD %.3g\n",
-                       test, metric, r, host_of(f, r), f->node ? f->node[r] : -1LL,
-                       mcf_strs_at(&f->device, r), med[r], unit ? unit : "", fm, mad);
+    append(f, &f->table, "%-52s %-9.24s %4zu/%-4zu %11.5g %11.5g %11.5g %7.2f\n", name, unit ? unit : "",
+           mcf_count_finite(med, f->nranks), f->nranks, fm, mcf_min(med, f->nranks), mcf_max(med, f->nranks),
+           isfinite(cv) ? 100.0 * cv : 0.0);
+    /* the figures the verdict judges: those with a direction (newer files
+     * say it in the attribute "better"; older ones by the metric's name) */
+    char *better = NULL;
+    int dir = mcf_metric_better(metric);
+    if (mcf_rd_attr_text(&f->rd, m.d, obj, "better", &better) > 0)
+        dir = mcf_better_parse(better);
+    free(better);
+    if (dir != 0 && mcf_count_finite(med, f->nranks) > 0 && keep_fig(f, test, metric, unit, dir, med))
+        med = NULL;   /* kept */
 done:
     free(unit);
     free(med);
-    free(flag);
     free(buf);
     mcf_rd_rows_close(&m);
 }
@@ -247,6 +245,40 @@ done:
     mcf_rd_rows_close(&m);
 }
 
+/* A GPU's cause from a test's status: a wrong result, a runtime error, a
+ * hang, or (in an acceptance deck) a test the device cannot run. A stop's
+ * statuses (not run, cut) make the run incomplete, not the GPU bad. */
+static void status_cause(struct fleet *f, const char *test, size_t r, long long status, const char *why)
+{
+    struct mcf_cause c = { .rank = r, .level = MCF_V_FAIL, .value = NAN, .reference = NAN, .deviation = NAN };
+    snprintf(c.test, sizeof c.test, "%s", test);
+    switch (status) {
+    case MCF_STATUS_WRONG:
+        c.rule = MCF_RULE_VERIFY;
+        c.severity = 1e6;
+        snprintf(c.text, sizeof c.text, "%s: FAILED VERIFICATION%s%.240s", test, why[0] ? ": " : "", why);
+        break;
+    case MCF_STATUS_ERROR:
+    case MCF_STATUS_HUNG:
+        c.rule = MCF_RULE_STATUS;
+        c.severity = 1e5;
+        snprintf(c.text, sizeof c.text, "%s: %s%s%.240s", test, status == MCF_STATUS_HUNG ? "HUNG" : "runtime error",
+                 why[0] ? ": " : "", why);
+        break;
+    case MCF_STATUS_UNSUPPORTED:
+        if (f->acceptance != 1)
+            return;
+        c.rule = MCF_RULE_UNSUPPORTED;
+        c.severity = 1e4;
+        snprintf(c.text, sizeof c.text, "%s: unsupported on %.40s in an acceptance deck: the deck is wrong for this "
+                 "device (%.160s)", test, mcf_strs_at(&f->arch, r), why[0] ? why : "no reason recorded");
+        break;
+    default:
+        return;
+    }
+    mcf_causes_add(&f->causes, &c);
+}
+
 /* The verdict of one test from its status and message datasets. */
 static void report_status(struct fleet *f, const char *test, const long long *status,
                           const struct mcf_strs *message)
@@ -256,12 +288,14 @@ static void report_status(struct fleet *f, const char *test, const long long *st
         int c = category(status[r]);
         if (!count[c]++)
             first[c] = r;
+        status_cause(f, test, r, status[r], mcf_strs_at(message, r));
     }
     for (int c = 0; c < C_VERIFIED; c++) {
         const char *why = count[c] ? mcf_strs_at(message, first[c]) : "";
         if (count[c])
-            append(f, &f->problems, "  %s: %s on %zu of %zu ranks (rank %zu%s%.400s)\n", test, cat_what[c],
-                   count[c], f->nranks, first[c], why[0] ? ": " : "", why);
+            append(f, &f->problems, "  %s: %s on %zu of %zu ranks (rank %zu%s%.400s%s)\n", test, cat_what[c],
+                   count[c], f->nranks, first[c], why[0] ? ": " : "", why,
+                   count[c] > 1 ? "; every rank is in the verdict's table" : "");
     }
     f->verified_all += count[C_VERIFIED] == f->nranks;
     f->unsupported += count[C_UNSUPPORTED] == f->nranks;
@@ -270,6 +304,52 @@ static void report_status(struct fleet *f, const char *test, const long long *st
     f->not_run += count[C_NOT_RUN] > 0;
     f->hung += count[C_HUNG] > 0;
     f->cut += count[C_CUT] > 0;
+}
+
+/* A [nranks] figure of a test (1-D, or [nranks, 1]), or NULL where absent or
+ * malformed (recorded). */
+static double *read_column(struct fleet *f, hid_t g, const char *gname, const char *name)
+{
+    char obj[512];
+    struct mcf_rows m;
+    double *v = NULL;
+    mcf_rd_name(obj, sizeof obj, gname, name);
+    if (mcf_rd_rows_open(&f->rd, g, gname, name, f->nranks, 1, 1, &m) <= 0)
+        return NULL;
+    if (m.cols != 1)
+        mcf_rd_bad(&f->rd, obj, "%zu columns, expected one value per rank", m.cols);
+    else if (!(v = malloc(sizeof *v * f->nranks)))
+        f->oom = 1;
+    else if (mcf_rd_rows_read(&f->rd, &m, obj, 0, f->nranks, v) < 0) {
+        free(v);
+        v = NULL;
+    }
+    mcf_rd_rows_close(&m);
+    return v;
+}
+
+static void read_evidence(struct fleet *f, hid_t g, const char *gname, const char *test)
+{
+    struct evidence ev = { 0 };
+    int any = 0;
+    for (int k = 0; k < NEV; k++)
+        any |= (ev.col[k] = read_column(f, g, gname, mcf_ev_names[k])) != NULL;
+    if (!any)
+        return;
+    if (f->nev == f->capev) {
+        size_t cap = f->capev ? 2 * f->capev : 32;
+        struct evidence *v = realloc(f->ev, cap * sizeof *v);
+        if (!v) {
+            f->oom = 1;
+            for (int k = 0; k < NEV; k++)
+                free(ev.col[k]);
+            return;
+        }
+        f->ev = v;
+        f->capev = cap;
+    }
+    snprintf(ev.test, sizeof ev.test, "%s", test);
+    f->ev[f->nev++] = ev;
 }
 
 static void report_test(struct fleet *f, hid_t results, const char *name)
@@ -317,6 +397,7 @@ static void report_test(struct fleet *f, hid_t results, const char *name)
     if (mcf_rd_attr_text(&f->rd, g, gname, "power_summary", &metrics) > 0)
         report_metrics(f, g, gname, test, metrics, "power_summary", status, nverified, 0);
     report_under_sampled(f, g, gname, test);
+    read_evidence(f, g, gname, test);
     if (status)
         report_status(f, test, status, &message);
     else
@@ -546,8 +627,17 @@ static void read_not_run(struct fleet *f, hid_t meta)
     }
 }
 
-/* /ranks: host, device and node of each row, the binding check. */
-static void read_ranks(struct fleet *f, hid_t ranks, long long **local)
+/* An optional [nranks] string dataset of /ranks (older files lack some). */
+static void optional_strings(struct fleet *f, hid_t ranks, const char *name, struct mcf_strs *s)
+{
+    if (mcf_rd_strings(&f->rd, ranks, "/ranks", name, f->nranks, s) > 0)
+        for (size_t r = 0; r < s->n; r++)
+            mcf_rd_clean(s->buf + r * s->stride);
+}
+
+/* /ranks: each row's identity (what a technician needs to find the GPU), its
+ * node, the binding check. */
+static void read_ranks(struct fleet *f, hid_t ranks)
 {
     missing(f, mcf_rd_strings(&f->rd, ranks, "/ranks", "hostname", f->nranks, &f->host), "/ranks/hostname");
     missing(f, mcf_rd_strings(&f->rd, ranks, "/ranks", "device_name", f->nranks, &f->device), "/ranks/device_name");
@@ -558,84 +648,108 @@ static void read_ranks(struct fleet *f, hid_t ranks, long long **local)
             free(f->node);
             f->node = NULL;
         }
-    mcf_rd_ints(&f->rd, ranks, "/ranks", "cores_local_to_gpu", f->nranks, local, NULL);
-    for (size_t r = 0; *local && r < f->nranks; r++)
-        if ((*local)[r] < -1 || (*local)[r] > 1) {
-            mcf_rd_bad(&f->rd, "/ranks/cores_local_to_gpu", "row %zu: %lld is not -1, 0 or 1", r, (*local)[r]);
-            free(*local);
-            *local = NULL;
+    for (size_t r = 0; r < f->host.n; r++)
+        mcf_rd_clean(f->host.buf + r * f->host.stride);
+    for (size_t r = 0; r < f->device.n; r++)
+        mcf_rd_clean(f->device.buf + r * f->device.stride);
+    optional_strings(f, ranks, "device_arch", &f->arch);
+    optional_strings(f, ranks, "device_uuid", &f->uuid);
+    optional_strings(f, ranks, "pci_bus_id", &f->pci);
+    optional_strings(f, ranks, "device_serial", &f->serial);
+    optional_strings(f, ranks, "slurm_nodename", &f->slurm_name);
+    mcf_rd_ints(&f->rd, ranks, "/ranks", "local_rank", f->nranks, &f->local_rank, NULL);
+    mcf_rd_ints(&f->rd, ranks, "/ranks", "device", f->nranks, &f->device_index, NULL);
+    mcf_rd_ints(&f->rd, ranks, "/ranks", "world_rank", f->nranks, &f->world_rank, NULL);
+    mcf_rd_ints(&f->rd, ranks, "/ranks", "compute_units", f->nranks, &f->compute_units, NULL);
+    mcf_rd_ints(&f->rd, ranks, "/ranks", "cores_local_to_gpu", f->nranks, &f->local, NULL);
+    for (size_t r = 0; f->local && r < f->nranks; r++)
+        if (f->local[r] < -1 || f->local[r] > 1) {
+            mcf_rd_bad(&f->rd, "/ranks/cores_local_to_gpu", "row %zu: %lld is not -1, 0 or 1", r, f->local[r]);
+            free(f->local);
+            f->local = NULL;
         }
 }
 
-static void print_tail(struct fleet *f, const struct world *w, const long long *local)
+/* /health (newer files, docs/results-format.md): the counters before and
+ * after the run, [nranks, 2]; the link at work, [nranks]. */
+static void read_health(struct fleet *f, hid_t file)
 {
-    FILE *out = f->out;
-    int far = 0;
-    for (size_t r = 0; local && r < f->nranks; r++)
-        if (local[r] == 0) {
-            if (!far++)
-                fprintf(out, "\nBinding: ranks whose cores are not local to their GPU:\n");
-            fprintf(out, "  rank %zu (%.200s, %.200s)\n", r, host_of(f, r), mcf_strs_at(&f->device, r));
-        }
-    fprintf(out, "\nOutliers (per-rank median outside median +- %.1f x %.4f x MAD):\n", MCF_OUTLIER_K, MCF_MAD_SCALE);
-    fprintf(out, "%s", f->outliers.buf ? f->outliers.buf : "  none\n");
-    if (f->notes.buf)
-        fprintf(out, "\nUnder-sampled power (per-repetition figures in the file are flagged):\n%s", f->notes.buf);
-    if (f->problems.buf)
-        fprintf(out, "\nNot verified:\n%s", f->problems.buf);
-    if (w->nhung) {
-        fprintf(out, "\nHUNG: %zu of %lld ranks launched did not answer (watchdog); they have no rows:\n", w->nhung,
-                w->size);
-        for (size_t i = 0; i < w->nhung; i++)
-            fprintf(out, "  world rank %lld: host %.200s, device %.200s (%.200s), pci %.100s, missed %.200s\n",
-                    w->rank[i], mcf_strs_at(&w->host, i), mcf_strs_at(&w->uuid, i), mcf_strs_at(&w->device, i),
-                    mcf_strs_at(&w->pci, i), mcf_strs_at(&w->test, i));
+    hid_t h = H5I_INVALID_HID;
+    if (mcf_rd_open(&f->rd, file, "", "health", H5I_GROUP, &h) <= 0)
+        return;
+    _Static_assert(MCF_HC_COUNT <= MCF_NHEALTH, "health counters");
+    double *buf = malloc(sizeof *buf * 2 * f->nranks);
+    if (!buf) {
+        f->oom = 1;
+        goto done;
     }
-    if (f->listed_not_run)
-        fprintf(out, "\nTests not run (the run was stopped): %zu listed in /meta\n", f->listed_not_run);
-    fprintf(out, "\n%d tests: %d verified on every rank, %d unsupported, %d failed verification, %d with errors",
-            f->tests, f->verified_all, f->unsupported, f->wrong, f->errors);
-    if (f->hung)
-        fprintf(out, ", %d with hung ranks", f->hung);
-    if (f->cut)
-        fprintf(out, ", %d cut short", f->cut);
-    if (f->not_run)
-        fprintf(out, ", %d not run (the run was stopped)", f->not_run);
-    fprintf(out, "\n");
+    for (int c = 0; c < MCF_HC_COUNT; c++) {
+        char obj[128];
+        struct mcf_rows m;
+        mcf_rd_name(obj, sizeof obj, "/health", mcf_health_names[c]);
+        if (mcf_rd_rows_open(&f->rd, h, "/health", mcf_health_names[c], f->nranks, 0, 1, &m) <= 0)
+            continue;
+        if (m.cols != 2)
+            mcf_rd_bad(&f->rd, obj, "%zu columns, expected 2 (before and after the run)", m.cols);
+        else if (mcf_rd_rows_read(&f->rd, &m, obj, 0, f->nranks, buf) == 0 &&
+                 (f->health[c] = malloc(sizeof *f->health[c] * 2 * f->nranks))) {
+            for (size_t i = 0; i < 2 * f->nranks; i++)
+                f->health[c][i] = isfinite(buf[i]) ? (long long)buf[i] : -1;
+        }
+        mcf_rd_rows_close(&m);
+    }
+    mcf_rd_ints(&f->rd, h, "/health", "pcie_gen_busy", f->nranks, &f->gen_busy, NULL);
+    mcf_rd_ints(&f->rd, h, "/health", "pcie_width_busy", f->nranks, &f->width_busy, NULL);
+    if (mcf_rd_strings(&f->rd, h, "/health", "source", f->nranks, &f->health_source) > 0)
+        for (size_t r = 0; r < f->health_source.n; r++)
+            mcf_rd_clean(f->health_source.buf + r * f->health_source.stride);
+done:
+    free(buf);
+    H5Gclose(h);
 }
 
-/* The exit code the file deserves, and the line that says why. */
-static int verdict(struct fleet *f, const struct world *w)
+/* The fleet verdict and exit code: a malformed file (2), an incomplete run
+ * (3), a FAIL (1), else PASS or WARN (0). */
+static void conclude(struct fleet *f, const struct world *w)
 {
-    FILE *out = f->out;
     if (f->rd.problems) {
-        fprintf(out, "\nThe file is malformed (%d problem%s):\n%s", f->rd.problems, f->rd.problems == 1 ? "" : "s",
-                f->rd.list ? f->rd.list : "");
-        fprintf(out, "verdict: malformed results file (exit 2)\n");
-        return MCF_EXIT_USAGE;
+        f->verdict = "MALFORMED";
+        f->exit_code = MCF_EXIT_USAGE;
+        append(f, &f->reasons, "the file is malformed (%d problem%s)\n", f->rd.problems, f->rd.problems == 1 ? "" : "s");
+        return;
     }
     if (f->complete != 1 || f->not_run || f->listed_not_run || f->hung || w->nhung || f->cut || f->errors) {
-        fprintf(out, "verdict: incomplete run:%s%s%s%s%s (exit 3)\n", f->complete != 1 ? " stopped (complete = 0)" : "",
-                f->not_run || f->listed_not_run ? " tests not run" : "", f->hung || w->nhung ? " hung ranks" : "",
-                f->cut ? " repetitions cut short" : "", f->errors ? " runtime errors" : "");
-        return MCF_EXIT_RUNTIME;
+        f->verdict = "INCOMPLETE";
+        f->exit_code = MCF_EXIT_RUNTIME;
+        if (f->complete != 1)
+            append(f, &f->reasons, "the run was stopped (complete = 0)\n");
+        if (f->not_run || f->listed_not_run)
+            append(f, &f->reasons, "tests not run\n");
+        if (f->hung || w->nhung)
+            append(f, &f->reasons, "hung ranks: %zu without rows (/hung), %d test%s with status HUNG\n", w->nhung,
+                   f->hung, f->hung == 1 ? "" : "s");
+        if (f->cut)
+            append(f, &f->reasons, "repetitions cut short\n");
+        if (f->errors)
+            append(f, &f->reasons, "runtime errors on %d test%s\n", f->errors, f->errors == 1 ? "" : "s");
+        return;
     }
-    if (f->wrong) {
-        fprintf(out, "verdict: wrong results on some ranks (exit 1)\n");
-        return MCF_EXIT_VERIFY;
-    }
-    fprintf(out, "verdict: complete, every test verified or unsupported (exit 0)\n");
-    return MCF_EXIT_OK;
+    f->verdict = mcf_vlevel_names[f->roll.fleet];
+    f->exit_code = f->roll.fleet == MCF_V_FAIL ? MCF_EXIT_VERIFY : MCF_EXIT_OK;
 }
 
-int mcf_report(const char *path, FILE *out, struct mcf_err *e)
+int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, struct mcf_err *e)
 {
-    struct fleet f = { .out = out, .complete = -1 };
+    struct mcf_report_opts defaults;
+    if (!opts) {
+        mcf_report_opts_default(&defaults);
+        opts = &defaults;
+    }
+    struct fleet f = { .opts = opts, .complete = -1, .nnodes = -1, .acceptance = -1 };
     struct world w = { 0 };
     struct names tests = { 0 };
     hid_t file = H5I_INVALID_HID, meta = H5I_INVALID_HID, ranks = H5I_INVALID_HID, results = H5I_INVALID_HID;
-    char *version = NULL, *backend = NULL, *start = NULL, *deck = NULL, *injected = NULL;
-    long long nranks = 0, nnodes = -1, complete = -1, *local = NULL;
+    long long nranks = 0, complete = -1;
     int code = MCF_EXIT_USAGE;
     struct stat st;
     f.rd.path = path;
@@ -655,7 +769,7 @@ int mcf_report(const char *path, FILE *out, struct mcf_err *e)
     if (meta >= 0)
         missing(&f, mcf_rd_open(&f.rd, file, "", "results", H5I_GROUP, &results), "/results");
     if (meta >= 0 && results >= 0) {
-        missing(&f, mcf_rd_attr_text(&f.rd, meta, "/meta", "mcfleet_version", &version),
+        missing(&f, mcf_rd_attr_text(&f.rd, meta, "/meta", "mcfleet_version", &f.version),
                 "/meta attribute mcfleet_version");
         missing(&f, mcf_rd_attr_int(&f.rd, meta, "/meta", "nranks", &nranks), "/meta attribute nranks");
     }
@@ -671,37 +785,40 @@ int mcf_report(const char *path, FILE *out, struct mcf_err *e)
         mcf_rd_bad(&f.rd, "/meta attribute complete", "%lld is neither 0 nor 1", complete);
     else if (rc > 0)
         f.complete = (int)complete;
-    mcf_rd_attr_text(&f.rd, meta, "/meta", "backend", &backend);
-    mcf_rd_attr_text(&f.rd, meta, "/meta", "start_time", &start);
-    mcf_rd_attr_text(&f.rd, meta, "/meta", "deck_path", &deck);
-    mcf_rd_attr_text(&f.rd, meta, "/meta", "injected", &injected);
-    mcf_rd_attr_int(&f.rd, meta, "/meta", "nnodes", &nnodes);
+    mcf_rd_attr_text(&f.rd, meta, "/meta", "backend", &f.backend);
+    mcf_rd_attr_text(&f.rd, meta, "/meta", "start_time", &f.start);
+    mcf_rd_attr_text(&f.rd, meta, "/meta", "deck_path", &f.deck);
+    mcf_rd_attr_text(&f.rd, meta, "/meta", "injected", &f.injected);
+    mcf_rd_attr_text(&f.rd, meta, "/meta", "deck_arch", &f.deck_arch);
+    mcf_rd_attr_int(&f.rd, meta, "/meta", "nnodes", &f.nnodes);
+    mcf_rd_attr_int(&f.rd, meta, "/meta", "oversubscribed_nodes", &f.oversubscribed_nodes);
+    if (mcf_rd_attr_int(&f.rd, meta, "/meta", "acceptance", &f.acceptance) > 0 && f.acceptance != 0 &&
+        f.acceptance != 1)
+        mcf_rd_bad(&f.rd, "/meta attribute acceptance", "%lld is neither 0 nor 1", f.acceptance);
     read_not_run(&f, meta);
     missing(&f, mcf_rd_open(&f.rd, file, "", "ranks", H5I_GROUP, &ranks), "/ranks");
     if (ranks >= 0)
-        read_ranks(&f, ranks, &local);
+        read_ranks(&f, ranks);
     read_world(&f, file, meta, ranks, &w);
-    char *texts[] = { version, backend, start, deck, injected };
+    read_health(&f, file);
+    char *texts[] = { f.version, f.backend, f.start, f.deck, f.injected, f.deck_arch };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (texts[i])
             mcf_rd_clean(texts[i]);
-
-    fprintf(out, "\nmcfleet results: %s%s\n", path, f.complete == 1 ? "" : "  ** INCOMPLETE RUN **");
-    fprintf(out, "  mcfleet %.100s, backend %.100s, %zu rank%s on %lld node%s, started %.100s\n",
-            version ? version : "?", backend ? backend : "?", f.nranks, f.nranks == 1 ? "" : "s", nnodes,
-            nnodes == 1 ? "" : "s", start ? start : "?");
-    fprintf(out, "  deck: %.300s\n", deck ? deck : "?");
-    if (injected && injected[0])
-        fprintf(out, "  FAULT INJECTED FOR TESTING: %.300s\n", injected);
-    fprintf(out, "\n%-52s %-9s %9s %11s %11s %11s %7s\n", "test metric (per-rank medians)", "unit", "ranks", "median",
-            "min", "max", "CV %");
     list_tests(&f, results, &tests);
     for (size_t i = 0; i < tests.n && !f.oom && !f.rd.oom; i++)
         report_test(&f, results, tests.v[i]);
-    print_tail(&f, &w, local);
-    if (f.oom || f.rd.oom)
+    if (!f.oom && !f.rd.oom && !f.rd.problems && mcf_report_judge(&f, e) != MCF_OK)
+        goto fail;
+    if (f.oom || f.rd.oom || f.causes.oom)
         MCF_FAIL(e, MCF_ERUNTIME, "report: out of memory reading '%s'", path);
-    code = verdict(&f, &w);
+    conclude(&f, &w);
+    switch (opts->format) {
+    case MCF_FORMAT_JSON: mcf_report_print_json(&f, &w, path, out); break;
+    case MCF_FORMAT_CSV: mcf_report_print_csv(&f, &w, out); break;
+    default: mcf_report_print_text(&f, &w, path, out); break;
+    }
+    code = f.exit_code;
     if (code == MCF_EXIT_USAGE)
         MCF_FAIL(e, MCF_EINPUT, "report: '%s' is malformed: %s%s", path, f.rd.first,
                  f.rd.problems > 1 ? " (and more: see the report)" : "");
@@ -714,26 +831,38 @@ fail:
     if (ranks >= 0) H5Gclose(ranks);
     if (meta >= 0) H5Gclose(meta);
     if (file >= 0) H5Fclose(file);
-    mcf_strs_free(&f.host);
-    mcf_strs_free(&f.device);
-    free(f.node);
-    free(local);
-    free(f.outliers.buf);
-    free(f.problems.buf);
-    free(f.notes.buf);
+    struct mcf_strs *strs[] = { &f.host, &f.device, &f.arch, &f.uuid, &f.pci, &f.serial, &f.slurm_name,
+                                &f.health_source };
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        mcf_strs_free(strs[i]);
+    long long *ints[] = { f.node, f.compute_units, f.local_rank, f.device_index, f.world_rank, f.local, f.gen_busy, f.width_busy };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        free(ints[i]);
+    for (int c = 0; c < MCF_NHEALTH; c++)
+        free(f.health[c]);
+    for (size_t i = 0; i < f.nfigs; i++)
+        free(f.figs[i].med);
+    free(f.figs);
+    for (size_t i = 0; i < f.nev; i++)
+        for (int k = 0; k < NEV; k++)
+            free(f.ev[i].col[k]);
+    free(f.ev);
+    struct lines *ls[] = { &f.table, &f.problems, &f.notes, &f.reasons, &f.profiles };
+    for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
+        free(ls[i]->buf);
+    mcf_causes_free(&f.causes);
+    mcf_rollup_free(&f.roll);
     mcf_rd_free(&f.rd);
-    free(version);
-    free(backend);
-    free(start);
-    free(deck);
-    free(injected);
+    char *texts2[] = { f.version, f.backend, f.start, f.deck, f.injected, f.deck_arch };
+    for (size_t i = 0; i < sizeof texts2 / sizeof texts2[0]; i++)
+        free(texts2[i]);
     return code;
 }
 
 int mcf_report_file(const char *path, FILE *out, struct mcf_err *e)
 {
     struct mcf_err mine = { 0 };
-    mcf_report(path, out, &mine);
+    mcf_report(path, NULL, out, &mine);
     if (mine.rc != MCF_OK && e->rc == MCF_OK)
         *e = mine;
     return mine.rc;

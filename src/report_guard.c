@@ -16,10 +16,10 @@
  * checks can see the object). So "mcfleet report" reads the file in a child
  * process: a crash there is reported as an unreadable file, never as one of
  * ours. */
-static int run(const char *path, FILE *out, FILE *err)
+static int run(const char *path, const struct mcf_report_opts *opts, FILE *out, FILE *err)
 {
     struct mcf_err e = { 0 };
-    int code = mcf_report(path, out, &e);
+    int code = mcf_report(path, opts, out, &e);
     fflush(out);
     if (e.rc != MCF_OK)
         fprintf(err, "mcfleet: %s\n", e.msg);
@@ -27,16 +27,16 @@ static int run(const char *path, FILE *out, FILE *err)
     return code;
 }
 
-int mcf_report_guarded(const char *path, FILE *out, FILE *err)
+int mcf_report_guarded(const char *path, const struct mcf_report_opts *opts, FILE *out, FILE *err)
 {
     int status = 0;
     fflush(out);
     fflush(err);
     pid_t pid = fork();
     if (pid < 0)
-        return run(path, out, err);   /* no process to spare: read it here */
+        return run(path, opts, out, err);   /* no process to spare: read it here */
     if (pid == 0)
-        exit(run(path, out, err));    /* exit, not _exit: the sanitizers' leak check runs at exit */
+        exit(run(path, opts, out, err));    /* exit, not _exit: the sanitizers' leak check runs at exit */
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) {
             fprintf(err, "mcfleet: report: waiting for the reader of '%s': %s\n", path, strerror(errno));

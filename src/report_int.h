@@ -1,0 +1,86 @@
+/* What the report read from a results file, shared by its three steps:
+ * report.c reads (every object checked, report_read.h), report_judge.c
+ * applies the verdict's rules (verdict.h), report_out.c prints text, JSON or
+ * CSV. Internal to the report. */
+#ifndef MCF_REPORT_INT_H
+#define MCF_REPORT_INT_H
+
+#include <stdio.h>
+
+#include "error.h"
+#include "report_opts.h"
+#include "report_read.h"
+#include "verdict.h"
+
+struct lines {                   /* text collected, printed later */
+    char *buf;
+    size_t len;
+};
+void mcf_lines_add(struct lines *l, int *oom, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Ranks launched that did not answer (the watchdog): /meta world_size and
+ * hung_ranks, /ranks/world_rank and /hung. Older files have none of these. */
+struct world {
+    long long size;              /* ranks launched (nranks when not recorded) */
+    size_t nhung;
+    long long *rank;             /* /hung/world_rank */
+    struct mcf_strs host, uuid, pci, device, test;
+};
+
+/* One figure per rank that the peer rules judge: a summary metric with a
+ * direction, the rank's median over its repetitions. */
+struct fig {
+    char test[128], metric[64], unit[32];
+    int better;                  /* mcf_metric_better, or the dataset's "better" attribute */
+    double *med;                 /* [nranks], NaN where the rank has no figure */
+};
+
+/* Per test, what a technician reads beside a flag (NULL where not in the file). */
+enum { EV_SM_MHZ, EV_TEMP, EV_THROTTLE, EV_POWER, NEV };
+extern const char *const mcf_ev_names[NEV];
+struct evidence {
+    char test[128];
+    double *col[NEV];            /* [nranks] */
+};
+
+#define MCF_NHEALTH 16
+struct fleet {
+    struct mcf_rd rd;
+    const struct mcf_report_opts *opts;
+    size_t nranks;
+    int complete;
+    /* /ranks: identity */
+    struct mcf_strs host, device, arch, uuid, pci, serial, slurm_name;
+    long long *node, *local_rank, *device_index, *world_rank, *local;   /* local: cores_local_to_gpu */
+    long long *compute_units;
+    long long nnodes, oversubscribed_nodes, acceptance;
+    char *version, *backend, *start, *deck, *deck_arch, *injected;
+    int tests, verified_all, unsupported, wrong, errors, not_run, hung, cut;
+    size_t listed_not_run;       /* /meta tests_not_run entries */
+    int oom;
+    struct lines table, problems, notes;
+    struct fig *figs;
+    size_t nfigs, capfigs;
+    struct evidence *ev;
+    size_t nev, capev;
+    /* /health: [nranks, 2] before/after, and the busy link readings; NULL where absent */
+    long long *health[MCF_NHEALTH];
+    long long *gen_busy, *width_busy;
+    struct mcf_strs health_source;
+    struct mcf_causes causes;
+    struct mcf_rollup roll;
+    struct lines reasons;        /* why the fleet verdict is what it is, one line each */
+    struct lines profiles;       /* which profile each SKU got, or why none */
+    int exit_code;               /* enum mcf_exit */
+    const char *verdict;         /* PASS, WARN, FAIL, INCOMPLETE, MALFORMED */
+};
+
+/* report_judge.c: every rule, into f->causes and f->roll; MCF_EINPUT where a
+ * SKU profile is malformed. */
+int mcf_report_judge(struct fleet *f, struct mcf_err *e);
+/* report_out.c */
+void mcf_report_print_text(struct fleet *f, const struct world *w, const char *path, FILE *out);
+void mcf_report_print_json(struct fleet *f, const struct world *w, const char *path, FILE *out);
+void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out);
+
+#endif

@@ -1,0 +1,254 @@
+/* The verdict's rules applied to what report.c read: the peer rules per SKU
+ * (verdict.h), the SKU profile's floors, the health counters and the deck's
+ * architecture; the per-test status causes were added while reading. Every
+ * cause names the GPU's row, the rule, the figure and the reference. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "health.h"
+#include "mcfleet.h"
+#include "profile.h"
+#include "report_int.h"
+
+/* Rows of one SKU: the peer rules compare a GPU only with GPUs of its kind. */
+struct sku_row {
+    const char *name;
+    size_t row;
+};
+
+static int by_name(const void *a, const void *b)
+{
+    const struct sku_row *x = a, *y = b;
+    int d = strcmp(x->name, y->name);
+    return d ? d : (x->row > y->row) - (x->row < y->row);
+}
+
+static void add(struct fleet *f, size_t row, int rule, int level, const char *test, const char *metric, double value,
+                double reference, double severity, const char *fmt, ...) __attribute__((format(printf, 10, 11)));
+static void add(struct fleet *f, size_t row, int rule, int level, const char *test, const char *metric, double value,
+                double reference, double severity, const char *fmt, ...)
+{
+    struct mcf_cause c = { .rank = row, .rule = rule, .level = level, .value = value, .reference = reference,
+                           .deviation = isfinite(value) && isfinite(reference) && reference != 0
+                                            ? (value - reference) / fabs(reference) : NAN,
+                           .severity = severity };
+    snprintf(c.test, sizeof c.test, "%s", test ? test : "");
+    snprintf(c.metric, sizeof c.metric, "%s", metric ? metric : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c.text, sizeof c.text, fmt, ap);
+    va_end(ap);
+    mcf_causes_add(&f->causes, &c);
+}
+
+/* "9.8% below the fleet median 1.01e+06 GFLOP/s" */
+static void peer_cause(struct fleet *f, const struct fig *g, size_t row, int rule, const struct mcf_peer *p)
+{
+    double bad = -g->better * p->deviation;
+    add(f, row, rule, p->level, g->test, g->metric, g->med[row], p->reference, bad / p->threshold,
+        "%s %s %.5g %s: %.1f%% %s the %s %.5g (warn beyond %.1f%%)", g->test, g->metric, g->med[row], g->unit,
+        100 * fabs(p->deviation), p->deviation < 0 ? "below" : "above",
+        rule == MCF_RULE_FLEET ? "fleet median" : "best GPU of its node", p->reference, 100 * p->threshold);
+}
+
+/* The peer rules on one figure, over the rows of one SKU. */
+static int judge_peers(struct fleet *f, const struct fig *g, const size_t *rows, size_t n)
+{
+    double *x = malloc(sizeof *x * n);
+    long long *node = malloc(sizeof *node * n);
+    struct mcf_peer *pf = malloc(sizeof *pf * n), *pn = malloc(sizeof *pn * n);
+    int rc = -1;
+    if (!x || !node || !pf || !pn)
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        x[i] = g->med[rows[i]];
+        node[i] = f->node ? f->node[rows[i]] : (long long)rows[i];
+    }
+    mcf_peer_fleet(x, n, g->better, &f->opts->rules, pf);
+    mcf_peer_node(x, node, n, g->better, &f->opts->rules, pn);
+    for (size_t i = 0; i < n; i++) {
+        if (pf[i].level != MCF_V_PASS)
+            peer_cause(f, g, rows[i], MCF_RULE_FLEET, &pf[i]);
+        /* the node rule adds what the fleet rule did not see */
+        if (pn[i].level > pf[i].level)
+            peer_cause(f, g, rows[i], MCF_RULE_NODE, &pn[i]);
+    }
+    rc = 0;
+done:
+    free(x);
+    free(node);
+    free(pf);
+    free(pn);
+    return rc;
+}
+
+/* The profile's floor (or ceiling) of each figure it names, and figures
+ * above the datasheet's peak, which no healthy GPU reaches. */
+static void judge_profile(struct fleet *f, const struct mcf_profile *p, const size_t *rows, size_t n)
+{
+    for (size_t k = 0; k < f->nfigs; k++) {
+        const struct fig *g = &f->figs[k];
+        const struct mcf_profile_test *t = mcf_profile_test(p, g->test, g->metric);
+        if (!t)
+            continue;
+        int higher = t->higher_is_better;
+        for (size_t i = 0; i < n; i++) {
+            double v = g->med[rows[i]];
+            if (!isfinite(v))
+                continue;
+            if (higher ? v < t->bound : v > t->bound)
+                add(f, rows[i], MCF_RULE_PROFILE, MCF_V_FAIL, g->test, g->metric, v, t->bound,
+                    10 + fabs(v - t->bound) / fabs(t->bound),
+                    "%s %s %.5g %s: %s the %s's %s %.5g (expected %.5g; %.120s)", g->test, g->metric, v, g->unit,
+                    higher ? "below" : "above", p->sku, higher ? "floor" : "ceiling", t->bound, t->expected,
+                    t->source);
+            else if (higher && t->expected > 0 && v > 1.05 * t->expected)
+                add(f, rows[i], MCF_RULE_SUSPECT, MCF_V_WARN, g->test, g->metric, v, t->expected,
+                    v / t->expected - 1,
+                    "%s %s %.5g %s: %.1f%% above the %s's datasheet figure %.5g: a figure the hardware cannot "
+                    "reach (a clock above boost, or a measurement error)", g->test, g->metric, v, g->unit,
+                    100 * (v / t->expected - 1), p->sku, t->expected);
+        }
+    }
+}
+
+static const char *profile_dir(const struct mcf_report_opts *o)
+{
+    if (o->profiles)
+        return o->profiles;
+    const char *env = getenv("MCFLEET_PROFILES");
+    return env && env[0] ? env : mcf_profile_dir();
+}
+
+/* Is the device's architecture one the acceptance deck targets? A target
+ * ending in 'x' stands for any last character (sm_8x: sm_80, sm_86, sm_89). */
+static int arch_targeted(const char *list, const char *arch)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        size_t n = strlen(t);
+        if (!strcmp(t, arch) || (n > 1 && t[n - 1] == 'x' && strlen(arch) == n && !strncmp(t, arch, n - 1)))
+            return 1;
+    }
+    return 0;
+}
+
+static long long hv(const struct fleet *f, int c, size_t row, int after)
+{
+    return f->health[c] ? f->health[c][2 * row + (after ? 1 : 0)] : -1;
+}
+
+/* The health counters: what DCGM's and RVS's checks fail a GPU for. */
+static void judge_health(struct fleet *f, size_t r)
+{
+    long long unc = hv(f, MCF_HC_ECC_UNC_VOL, r, 1), unc0 = hv(f, MCF_HC_ECC_UNC_AGG, r, 0),
+              unc1 = hv(f, MCF_HC_ECC_UNC_AGG, r, 1), corr0 = hv(f, MCF_HC_ECC_CORR_VOL, r, 0),
+              corr1 = hv(f, MCF_HC_ECC_CORR_VOL, r, 1);
+    if (unc > 0)
+        add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "ecc_uncorrected_volatile", (double)unc, 0, 1e5,
+            "%lld uncorrectable ECC error%s since the driver loaded", unc, unc == 1 ? "" : "s");
+    else if (unc1 > unc0 && unc0 >= 0)
+        add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "ecc_uncorrected_aggregate", (double)unc1, (double)unc0, 1e5,
+            "%lld uncorrectable ECC error%s during the run", unc1 - unc0, unc1 - unc0 == 1 ? "" : "s");
+    else if (unc1 > 0)
+        add(f, r, MCF_RULE_HEALTH, MCF_V_WARN, "", "ecc_uncorrected_aggregate", (double)unc1, 0, 2,
+            "%lld uncorrectable ECC error%s in the GPU's lifetime (none since the driver loaded)", unc1,
+            unc1 == 1 ? "" : "s");
+    if (corr1 > corr0 && corr0 >= 0)
+        add(f, r, MCF_RULE_HEALTH, MCF_V_WARN, "", "ecc_corrected_volatile", (double)corr1, (double)corr0, 2,
+            "%lld corrected ECC error%s during the run", corr1 - corr0, corr1 - corr0 == 1 ? "" : "s");
+    for (int after = 0; after < 2; after++) {
+        long long pend = hv(f, MCF_HC_REMAP_PENDING, r, after), failed = hv(f, MCF_HC_REMAP_FAILED, r, after),
+                  rpend = hv(f, MCF_HC_RETIRED_PENDING, r, after);
+        if (failed > 0)
+            add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "remap_failed", (double)failed, 0, 2e5,
+                "row remapping failed %s the run: the memory cannot spare a bad row (return the GPU)",
+                after ? "after" : "before");
+        else if (pend > 0)
+            add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "remap_pending", (double)pend, 0, 1e5,
+                "a row remapping is pending %s the run: reset the GPU, then test again", after ? "after" : "before");
+        if (rpend > 0)
+            add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "retired_pages_pending", (double)rpend, 0, 1e5,
+                "%lld page retirement%s pending %s the run: reset the GPU, then test again", rpend,
+                rpend == 1 ? "" : "s", after ? "after" : "before");
+        if (failed > 0 || pend > 0 || rpend > 0)
+            break;   /* once is enough */
+    }
+    /* the link: width at any time; the generation only while tests ran (an
+     * idle GPU lowers it to save power) */
+    long long wmax = hv(f, MCF_HC_PCIE_WIDTH_MAX, r, 0), gmax = hv(f, MCF_HC_PCIE_GEN_MAX, r, 0);
+    long long w = f->width_busy && f->width_busy[r] > 0 ? f->width_busy[r] : hv(f, MCF_HC_PCIE_WIDTH, r, 1);
+    long long gb = f->gen_busy ? f->gen_busy[r] : -1;
+    if (w > 0 && wmax > 0 && w < wmax)
+        add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "pcie_width", (double)w, (double)wmax, 5e4,
+            "PCIe link downtrained: x%lld of x%lld (reseat or check the riser/cable)", w, wmax);
+    if (gb > 0 && gmax > 0 && gb < gmax)
+        add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "pcie_gen_busy", (double)gb, (double)gmax, 5e4,
+            "PCIe link at Gen%lld of Gen%lld while tests ran (downtrained)", gb, gmax);
+}
+
+int mcf_report_judge(struct fleet *f, struct mcf_err *e)
+{
+    struct sku_row *sr = malloc(sizeof *sr * f->nranks);
+    size_t *rows = malloc(sizeof *rows * f->nranks);
+    struct mcf_profile prof = { 0 };
+    int have_prof = 0;
+    if (!sr || !rows) {
+        f->oom = 1;
+        goto done;
+    }
+    for (size_t r = 0; r < f->nranks; r++)
+        sr[r] = (struct sku_row){ .name = mcf_strs_at(&f->device, r), .row = r };
+    qsort(sr, f->nranks, sizeof *sr, by_name);
+    for (size_t a = 0; a < f->nranks && !f->causes.oom;) {
+        size_t n = 0, b = a;
+        while (b < f->nranks && !strcmp(sr[b].name, sr[a].name))
+            rows[n++] = sr[b++].row;
+        const char *arch = f->arch.buf ? mcf_strs_at(&f->arch, rows[0]) : "";
+        const char *dir = f->opts->no_profiles ? NULL : profile_dir(f->opts);
+        if (dir) {
+            long cu = f->compute_units ? (long)f->compute_units[rows[0]] : -1;
+            int rc = mcf_profile_find(dir, sr[a].name, arch, cu, &prof, e);
+            if (rc < 0)
+                goto done;
+            have_prof = rc > 0;
+        }
+        if (have_prof)
+            mcf_lines_add(&f->profiles, &f->oom, "%.100s (%zu GPU%s): profile %.100s (%.200s)\n", sr[a].name, n,
+                          n == 1 ? "" : "s", prof.sku, prof.path);
+        else
+            mcf_lines_add(&f->profiles, &f->oom, "%.100s (%zu GPU%s): %s: the peer verdict alone\n", sr[a].name, n,
+                          n == 1 ? "" : "s",
+                          f->opts->no_profiles ? "profiles not used (--no-profiles)"
+                          : dir ? "no SKU profile matches" : "no profile directory (--profiles DIR)");
+        for (size_t k = 0; k < f->nfigs; k++)
+            if (judge_peers(f, &f->figs[k], rows, n) < 0)
+                f->oom = 1;
+        if (have_prof) {
+            judge_profile(f, &prof, rows, n);
+            mcf_profile_free(&prof);
+            have_prof = 0;
+        }
+        a = b;
+    }
+    for (size_t r = 0; r < f->nranks; r++) {
+        judge_health(f, r);
+        const char *arch = f->arch.buf ? mcf_strs_at(&f->arch, r) : "?";
+        if (f->acceptance == 1 && f->deck_arch && f->deck_arch[0] && !arch_targeted(f->deck_arch, arch))
+            add(f, r, MCF_RULE_DECK, MCF_V_FAIL, "", "", NAN, NAN, 1e4,
+                "the acceptance deck targets %.100s, this GPU is %.40s: run the deck for its architecture "
+                "(mcfleet --acceptance)", f->deck_arch, arch);
+    }
+    mcf_causes_attribute_nodes(&f->causes, f->nranks, f->node);
+    if (mcf_rollup(&f->causes, f->nranks, f->node, &f->roll) < 0)
+        f->oom = 1;
+done:
+    if (have_prof)
+        mcf_profile_free(&prof);
+    free(sr);
+    free(rows);
+    return e->rc;
+}

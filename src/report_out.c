@@ -1,0 +1,498 @@
+/* The report's three forms, from the same figures and causes: text for a
+ * person (the verdict first, the flagged GPUs worst first with identity and
+ * evidence, then the figures), JSON and CSV with one entry per GPU for
+ * pandas, Grafana or ReFrame. Every string from the file was cleaned of
+ * control characters when read; JSON and CSV quote what they must. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+#include "stats.h"
+
+static const char *str_at(const struct mcf_strs *s, size_t r)
+{
+    return s->buf ? mcf_strs_at(s, r) : "";
+}
+
+static long long int_at(const long long *v, size_t r)
+{
+    return v ? v[r] : -1;
+}
+
+/* NVML's clock-event (throttle) reasons, nvml.h's nvmlClocksEventReason* bits. */
+static const char *throttle_words(uint64_t m, char *buf, size_t len)
+{
+    static const struct { uint64_t bit; const char *word; } bits[] = {
+        { 0x1, "GPU idle" }, { 0x2, "application clocks setting" }, { 0x4, "software power cap" },
+        { 0x8, "hardware slowdown" }, { 0x10, "sync boost" }, { 0x20, "software thermal slowdown" },
+        { 0x40, "hardware thermal slowdown" }, { 0x80, "hardware power brake" }, { 0x100, "display clock setting" },
+    };
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+        if (m & bits[i].bit) {
+            int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", bits[i].word);
+            if (n < 0 || (size_t)n >= len - used)
+                break;
+            used += (size_t)n;
+            m &= ~bits[i].bit;
+        }
+    if (m && used + 24 < len)
+        snprintf(buf + used, len - used, "%sbits 0x%" PRIx64, used ? ", " : "", m);
+    if (!buf[0])
+        snprintf(buf, len, "none");
+    return buf;
+}
+
+static const struct evidence *evidence_of(const struct fleet *f, const char *test)
+{
+    for (size_t i = 0; i < f->nev; i++)
+        if (!strcmp(f->ev[i].test, test))
+            return &f->ev[i];
+    return NULL;
+}
+
+static const struct fig *fig_of(const struct fleet *f, const char *test, const char *metric)
+{
+    for (size_t i = 0; i < f->nfigs; i++)
+        if (!strcmp(f->figs[i].test, test) && !strcmp(f->figs[i].metric, metric))
+            return &f->figs[i];
+    return NULL;
+}
+
+/* The worst peer or profile cause of a row: the test whose evidence is shown. */
+static const struct mcf_cause *worst_figure_cause(const struct fleet *f, size_t r)
+{
+    const struct mcf_cause *w = NULL;
+    for (size_t k = 0; k < f->causes.n; k++) {
+        const struct mcf_cause *c = &f->causes.v[k];
+        if (c->rank == r && c->test[0] && c->level > MCF_V_PASS && (!w || c->severity > w->severity))
+            w = c;
+    }
+    return w;
+}
+
+/* "kernel clock 1620 MHz (fleet 1980); NVML clock ...; throttle: ...; temperature ...; power ..." */
+static void evidence_text(const struct fleet *f, size_t r, const char *test, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+#define PUT(...) do { int n_ = snprintf(buf + used, len - used, __VA_ARGS__); \
+                      if (n_ > 0 && (size_t)n_ < len - used) used += (size_t)n_; } while (0)
+    const struct fig *clk = fig_of(f, test, "clock_mhz");
+    if (clk && isfinite(clk->med[r]))
+        PUT("%skernel clock %.0f MHz (fleet median %.0f)", used ? "; " : "", clk->med[r],
+            mcf_median(clk->med, f->nranks));
+    const struct evidence *ev = evidence_of(f, test);
+    if (ev && ev->col[EV_SM_MHZ] && isfinite(ev->col[EV_SM_MHZ][r]))
+        PUT("%sSMI/NVML clock %.0f MHz (fleet median %.0f)", used ? "; " : "", ev->col[EV_SM_MHZ][r],
+            mcf_median(ev->col[EV_SM_MHZ], f->nranks));
+    if (ev && ev->col[EV_THROTTLE] && isfinite(ev->col[EV_THROTTLE][r]) && ev->col[EV_THROTTLE][r] >= 0) {
+        char words[256];
+        PUT("%sthrottle: %s", used ? "; " : "", throttle_words((uint64_t)ev->col[EV_THROTTLE][r], words, sizeof words));
+    }
+    if (ev && ev->col[EV_TEMP] && isfinite(ev->col[EV_TEMP][r]))
+        PUT("%stemperature max %.0f C (fleet median %.0f)", used ? "; " : "", ev->col[EV_TEMP][r],
+            mcf_median(ev->col[EV_TEMP], f->nranks));
+    if (ev && ev->col[EV_POWER] && isfinite(ev->col[EV_POWER][r]))
+        PUT("%spower %.0f W (fleet median %.0f)", used ? "; " : "", ev->col[EV_POWER][r],
+            mcf_median(ev->col[EV_POWER], f->nranks));
+    if (f->local && f->local[r] >= 0)
+        PUT("%scores local to the GPU: %s", used ? "; " : "", f->local[r] ? "yes" : "NO (binding)");
+    if (f->oversubscribed_nodes > 0)
+        PUT("%s%lld node%s oversubscribed (ranks > CPUs)", used ? "; " : "", f->oversubscribed_nodes,
+            f->oversubscribed_nodes == 1 ? "" : "s");
+#undef PUT
+}
+
+/* ---- text */
+
+static void print_identity(const struct fleet *f, size_t r, FILE *out)
+{
+    const char *slurm = str_at(&f->slurm_name, r);
+    fprintf(out, "  %-4s rank %zu", mcf_vlevel_names[f->roll.gpu[r]], r);
+    if (f->world_rank)
+        fprintf(out, " (world %lld)", f->world_rank[r]);
+    fprintf(out, "  host %.100s", str_at(&f->host, r));
+    if (slurm[0] && strcmp(slurm, str_at(&f->host, r)))
+        fprintf(out, " (Slurm node %.100s)", slurm);
+    fprintf(out, "  node %lld  local rank %lld  device %lld\n", int_at(f->node, r), int_at(f->local_rank, r),
+            int_at(f->device_index, r));
+    fprintf(out, "       %.100s  uuid %.100s  serial %.64s  pci %.40s\n", str_at(&f->device, r),
+            str_at(&f->uuid, r)[0] ? str_at(&f->uuid, r) : "?", str_at(&f->serial, r)[0] ? str_at(&f->serial, r) : "?",
+            str_at(&f->pci, r)[0] ? str_at(&f->pci, r) : "?");
+}
+
+static void print_flagged(const struct fleet *f, FILE *out)
+{
+    const struct mcf_rollup *ro = &f->roll;
+    if (!ro->norder) {
+        fprintf(out, "\nNo GPU flagged.\n");
+        return;
+    }
+    size_t shown = f->opts->max_rows > 0 && (size_t)f->opts->max_rows < ro->norder ? (size_t)f->opts->max_rows
+                                                                                    : ro->norder;
+    fprintf(out, "\nFlagged GPUs, worst first (%zu of %zu):\n", ro->norder, f->nranks);
+    for (size_t i = 0; i < shown; i++) {
+        size_t r = ro->order[i];
+        print_identity(f, r, out);
+        for (size_t k = 0; k < f->causes.n; k++) {
+            const struct mcf_cause *c = &f->causes.v[k];
+            if (c->rank == r && c->level > MCF_V_PASS)
+                fprintf(out, "       - %s %s: %s%s\n", mcf_vlevel_names[c->level], mcf_rule_names[c->rule], c->text,
+                        c->node_wide ? " [every GPU of its node: the node]" : "");
+        }
+        const struct mcf_cause *w = worst_figure_cause(f, r);
+        char ev[1024];
+        evidence_text(f, r, w ? w->test : "", ev, sizeof ev);
+        if (ev[0])
+            fprintf(out, "       evidence%s%s%s: %s\n", w ? " (" : "", w ? w->test : "", w ? ")" : "", ev);
+    }
+    if (shown < ro->norder)
+        fprintf(out, "  ... %zu more (--rows 0 lists them all; --format csv gives one row per GPU)\n",
+                ro->norder - shown);
+}
+
+/* Nodes with a figure on which every GPU was flagged: the node, not a GPU. */
+static void print_nodes(const struct fleet *f, FILE *out)
+{
+    int header = 0;
+    for (size_t k = 0; k < f->causes.n; k++) {
+        const struct mcf_cause *c = &f->causes.v[k];
+        if (!c->node_wide || !f->node)
+            continue;
+        /* one line per node and figure: the cause of the node's lowest row */
+        int first = 1;
+        for (size_t j = 0; j < k && first; j++) {
+            const struct mcf_cause *d = &f->causes.v[j];
+            first = !(d->node_wide && f->node[d->rank] == f->node[c->rank] && !strcmp(d->test, c->test) &&
+                      !strcmp(d->metric, c->metric) && d->rule == c->rule);
+        }
+        if (!first)
+            continue;
+        if (!header++)
+            fprintf(out, "\nNodes attributed (every GPU of the node flagged on the same figure: look at the node "
+                         "— power, cooling, CPU binding — before its GPUs):\n");
+        fprintf(out, "  node %lld (%.100s): %s %s %s\n", f->node[c->rank], str_at(&f->host, c->rank), c->test,
+                c->metric, mcf_rule_names[c->rule]);
+    }
+}
+
+static void print_rules(const struct fleet *f, FILE *out)
+{
+    const struct mcf_vrules *r = &f->opts->rules;
+    fprintf(out, "  rules: a figure worse than its reference by more than max(%.1f%%, z x spread) warns, by more than "
+                 "max(%.1f%%, ...) fails;\n         reference: the median of its SKU, and the best GPU of its node; "
+                 "z = %.2f for %zu GPUs (docs/acceptance.md)\n",
+            100 * r->warn_rel, 100 * r->fail_rel, mcf_peer_z(r, f->nranks), f->nranks);
+}
+
+void mcf_report_print_text(struct fleet *f, const struct world *w, const char *path, FILE *out)
+{
+    fprintf(out, "\nmcfleet results: %s%s\n", path, f->complete == 1 ? "" : "  ** INCOMPLETE RUN **");
+    fprintf(out, "  mcfleet %.100s, backend %.100s, %zu rank%s on %lld node%s, started %.100s\n",
+            f->version ? f->version : "?", f->backend ? f->backend : "?", f->nranks, f->nranks == 1 ? "" : "s",
+            f->nnodes, f->nnodes == 1 ? "" : "s", f->start ? f->start : "?");
+    fprintf(out, "  deck: %.300s%s%.100s%s\n", f->deck ? f->deck : "?", f->acceptance == 1 ? " (acceptance deck for " : "",
+            f->acceptance == 1 && f->deck_arch ? f->deck_arch : "", f->acceptance == 1 ? ")" : "");
+    if (f->injected && f->injected[0])
+        fprintf(out, "  FAULT INJECTED FOR TESTING: %.300s\n", f->injected);
+    const struct mcf_rollup *ro = &f->roll;
+    fprintf(out, "\nVERDICT: %s (exit %d)", f->verdict, f->exit_code);
+    if (ro->gpu)
+        fprintf(out, "  GPUs: %zu PASS, %zu WARN, %zu FAIL; nodes: %zu PASS, %zu WARN, %zu FAIL",
+                ro->count[0], ro->count[1], ro->count[2], ro->node_count[0], ro->node_count[1], ro->node_count[2]);
+    fprintf(out, "\n");
+    if (f->reasons.buf)
+        for (char *save = NULL, *l = strtok_r(f->reasons.buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+            fprintf(out, "  %s\n", l);
+    if (f->profiles.buf)
+        for (char *save = NULL, *l = strtok_r(f->profiles.buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+            fprintf(out, "  %s\n", l);
+    if (ro->gpu) {
+        print_rules(f, out);
+        print_flagged(f, out);
+        print_nodes(f, out);
+    }
+    fprintf(out, "\n%-52s %-9s %9s %11s %11s %11s %7s\n", "test metric (per-rank medians)", "unit", "ranks", "median",
+            "min", "max", "CV %");
+    fprintf(out, "%s", f->table.buf ? f->table.buf : "");
+    int far = 0;
+    for (size_t r = 0; f->local && r < f->nranks; r++)
+        if (f->local[r] == 0) {
+            if (!far++)
+                fprintf(out, "\nBinding: ranks whose cores are not local to their GPU:\n");
+            fprintf(out, "  rank %zu (%.200s, %.200s)\n", r, str_at(&f->host, r), str_at(&f->device, r));
+        }
+    if (f->notes.buf)
+        fprintf(out, "\nUnder-sampled power (per-repetition figures in the file are flagged):\n%s", f->notes.buf);
+    if (f->problems.buf)
+        fprintf(out, "\nNot verified:\n%s", f->problems.buf);
+    if (w->nhung) {
+        fprintf(out, "\nHUNG: %zu of %lld ranks launched did not answer (watchdog); they have no rows:\n", w->nhung,
+                w->size);
+        for (size_t i = 0; i < w->nhung; i++)
+            fprintf(out, "  world rank %lld: host %.200s, device %.200s (%.200s), pci %.100s, missed %.200s\n",
+                    w->rank[i], mcf_strs_at(&w->host, i), mcf_strs_at(&w->uuid, i), mcf_strs_at(&w->device, i),
+                    mcf_strs_at(&w->pci, i), mcf_strs_at(&w->test, i));
+    }
+    if (f->listed_not_run)
+        fprintf(out, "\nTests not run (the run was stopped): %zu listed in /meta\n", f->listed_not_run);
+    fprintf(out, "\n%d tests: %d verified on every rank, %d unsupported, %d failed verification, %d with errors",
+            f->tests, f->verified_all, f->unsupported, f->wrong, f->errors);
+    if (f->hung)
+        fprintf(out, ", %d with hung ranks", f->hung);
+    if (f->cut)
+        fprintf(out, ", %d cut short", f->cut);
+    if (f->not_run)
+        fprintf(out, ", %d not run (the run was stopped)", f->not_run);
+    fprintf(out, "\n");
+    if (f->rd.problems)
+        fprintf(out, "\nThe file is malformed (%d problem%s):\n%s", f->rd.problems, f->rd.problems == 1 ? "" : "s",
+                f->rd.list ? f->rd.list : "");
+    fprintf(out, "verdict: %s (exit %d)\n", f->verdict, f->exit_code);
+}
+
+/* ---- JSON */
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void json_num(FILE *out, double v)
+{
+    if (isfinite(v))
+        fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
+}
+
+static void json_cause(FILE *out, const struct mcf_cause *c)
+{
+    fprintf(out, "{\"rule\": \"%s\", \"level\": \"%s\", \"test\": ", mcf_rule_names[c->rule], mcf_vlevel_names[c->level]);
+    json_str(out, c->test);
+    fprintf(out, ", \"metric\": ");
+    json_str(out, c->metric);
+    fprintf(out, ", \"value\": ");
+    json_num(out, c->value);
+    fprintf(out, ", \"reference\": ");
+    json_num(out, c->reference);
+    fprintf(out, ", \"deviation\": ");
+    json_num(out, c->deviation);
+    fprintf(out, ", \"attribution\": \"%s\", \"text\": ", c->node_wide ? "node" : "gpu");
+    json_str(out, c->text);
+    fputc('}', out);
+}
+
+static void json_lines(FILE *out, const struct lines *l)
+{
+    fputc('[', out);
+    if (l->buf) {
+        char *copy = strdup(l->buf);
+        int n = 0;
+        for (char *save = NULL, *t = copy ? strtok_r(copy, "\n", &save) : NULL; t; t = strtok_r(NULL, "\n", &save)) {
+            fputs(n++ ? ", " : "", out);
+            json_str(out, t);
+        }
+        free(copy);
+    }
+    fputc(']', out);
+}
+
+void mcf_report_print_json(struct fleet *f, const struct world *w, const char *path, FILE *out)
+{
+    const struct mcf_rollup *ro = &f->roll;
+    fprintf(out, "{\"mcfleet_report\": 1, \"file\": ");
+    json_str(out, path);
+    fprintf(out, ", \"mcfleet_version\": ");
+    json_str(out, f->version ? f->version : "");
+    fprintf(out, ", \"backend\": ");
+    json_str(out, f->backend ? f->backend : "");
+    fprintf(out, ", \"deck\": ");
+    json_str(out, f->deck ? f->deck : "");
+    fprintf(out, ", \"acceptance\": %s, \"deck_arch\": ", f->acceptance == 1 ? "true" : "false");
+    json_str(out, f->deck_arch ? f->deck_arch : "");
+    fprintf(out, ", \"injected\": ");
+    json_str(out, f->injected ? f->injected : "");
+    fprintf(out, ",\n \"verdict\": \"%s\", \"exit_code\": %d, \"complete\": %s, \"reasons\": ", f->verdict,
+            f->exit_code, f->complete == 1 ? "true" : "false");
+    json_lines(out, &f->reasons);
+    fprintf(out, ", \"profiles\": ");
+    json_lines(out, &f->profiles);
+    fprintf(out, ",\n \"rules\": {\"warn_rel\": %g, \"fail_rel\": %g, \"alpha\": %g, \"z\": %.4g},\n",
+            f->opts->rules.warn_rel, f->opts->rules.fail_rel, f->opts->rules.alpha, mcf_peer_z(&f->opts->rules, f->nranks));
+    fprintf(out, " \"counts\": {\"gpus\": %zu, \"pass\": %zu, \"warn\": %zu, \"fail\": %zu, \"nodes\": %zu, "
+                 "\"nodes_pass\": %zu, \"nodes_warn\": %zu, \"nodes_fail\": %zu, \"hung\": %zu},\n",
+            f->nranks, ro->count[0], ro->count[1], ro->count[2], ro->nnodes, ro->node_count[0], ro->node_count[1],
+            ro->node_count[2], w->nhung);
+    fprintf(out, " \"nodes\": [");
+    for (size_t k = 0; ro->node && k < ro->nnodes; k++) {
+        size_t first = f->nranks;   /* the node's first row names its host */
+        for (size_t r = 0; r < f->nranks && first == f->nranks; r++)
+            if ((f->node ? (size_t)f->node[r] : r) == k)
+                first = r;
+        fprintf(out, "%s\n  {\"node\": %zu, \"host\": ", k ? "," : "", k);
+        json_str(out, first < f->nranks ? str_at(&f->host, first) : "");
+        fprintf(out, ", \"verdict\": \"%s\", \"node_wide\": [", mcf_vlevel_names[ro->node[k]]);
+        int n = 0;
+        for (size_t c = 0; c < f->causes.n; c++) {
+            const struct mcf_cause *x = &f->causes.v[c];
+            if (x->node_wide && first < f->nranks && x->rank == first) {
+                fputs(n++ ? ", " : "", out);
+                json_cause(out, x);
+            }
+        }
+        fprintf(out, "]}");
+    }
+    fprintf(out, "],\n \"gpus\": [");
+    for (size_t r = 0; ro->gpu && r < f->nranks; r++) {
+        fprintf(out, "%s\n  {\"rank\": %zu, \"world_rank\": %lld, \"host\": ", r ? "," : "", r,
+                f->world_rank ? f->world_rank[r] : (long long)r);
+        json_str(out, str_at(&f->host, r));
+        fprintf(out, ", \"slurm_nodename\": ");
+        json_str(out, str_at(&f->slurm_name, r));
+        fprintf(out, ", \"node\": %lld, \"local_rank\": %lld, \"device\": %lld, \"uuid\": ", int_at(f->node, r),
+                int_at(f->local_rank, r), int_at(f->device_index, r));
+        json_str(out, str_at(&f->uuid, r));
+        fprintf(out, ", \"serial\": ");
+        json_str(out, str_at(&f->serial, r));
+        fprintf(out, ", \"pci_bus_id\": ");
+        json_str(out, str_at(&f->pci, r));
+        fprintf(out, ", \"device_name\": ");
+        json_str(out, str_at(&f->device, r));
+        fprintf(out, ", \"device_arch\": ");
+        json_str(out, str_at(&f->arch, r));
+        fprintf(out, ", \"cores_local_to_gpu\": %lld,\n   \"verdict\": \"%s\", \"severity\": ", int_at(f->local, r),
+                mcf_vlevel_names[ro->gpu[r]]);
+        json_num(out, ro->severity[r]);
+        fprintf(out, ", \"causes\": [");
+        int n = 0;
+        for (size_t c = 0; c < f->causes.n; c++)
+            if (f->causes.v[c].rank == r && f->causes.v[c].level > MCF_V_PASS) {
+                fputs(n++ ? ", " : "", out);
+                json_cause(out, &f->causes.v[c]);
+            }
+        fprintf(out, "],\n   \"evidence\": ");
+        const struct mcf_cause *wc = worst_figure_cause(f, r);
+        char ev[1024];
+        evidence_text(f, r, wc ? wc->test : "", ev, sizeof ev);
+        json_str(out, ev);
+        fprintf(out, ", \"figures\": {");
+        for (size_t k = 0; k < f->nfigs; k++) {
+            char name[200];
+            snprintf(name, sizeof name, "%s %s", f->figs[k].test, f->figs[k].metric);
+            fputs(k ? ", " : "", out);
+            json_str(out, name);
+            fputs(": ", out);
+            json_num(out, f->figs[k].med[r]);
+        }
+        fprintf(out, "}}");
+    }
+    fprintf(out, "],\n \"hung\": [");
+    for (size_t i = 0; i < w->nhung; i++) {
+        fprintf(out, "%s{\"world_rank\": %lld, \"host\": ", i ? ", " : "", w->rank[i]);
+        json_str(out, mcf_strs_at(&w->host, i));
+        fprintf(out, ", \"uuid\": ");
+        json_str(out, mcf_strs_at(&w->uuid, i));
+        fprintf(out, ", \"pci_bus_id\": ");
+        json_str(out, mcf_strs_at(&w->pci, i));
+        fprintf(out, ", \"device_name\": ");
+        json_str(out, mcf_strs_at(&w->device, i));
+        fprintf(out, ", \"test\": ");
+        json_str(out, mcf_strs_at(&w->test, i));
+        fprintf(out, "}");
+    }
+    fprintf(out, "],\n \"problems\": ");
+    struct lines pl = { .buf = f->rd.list, .len = f->rd.len };
+    json_lines(out, &pl);
+    fprintf(out, "}\n");
+}
+
+/* ---- CSV (RFC 4180: a field with a comma, quote or newline is quoted) */
+
+static void csv_str(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out)
+{
+    (void)w;
+    const struct mcf_rollup *ro = &f->roll;
+    fputs("rank,world_rank,host,slurm_nodename,node,local_rank,device,uuid,serial,pci_bus_id,device_name,device_arch,"
+          "verdict,severity,causes", out);
+    for (size_t k = 0; k < f->nfigs; k++) {
+        char name[200];
+        snprintf(name, sizeof name, "%s %s", f->figs[k].test, f->figs[k].metric);
+        fputc(',', out);
+        csv_str(out, name);
+    }
+    fputc('\n', out);
+    for (size_t r = 0; ro->gpu && r < f->nranks; r++) {
+        fprintf(out, "%zu,%lld,", r, f->world_rank ? f->world_rank[r] : (long long)r);
+        csv_str(out, str_at(&f->host, r));
+        fputc(',', out);
+        csv_str(out, str_at(&f->slurm_name, r));
+        fprintf(out, ",%lld,%lld,%lld,", int_at(f->node, r), int_at(f->local_rank, r), int_at(f->device_index, r));
+        const char *ids[] = { str_at(&f->uuid, r), str_at(&f->serial, r), str_at(&f->pci, r), str_at(&f->device, r),
+                              str_at(&f->arch, r) };
+        for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+            csv_str(out, ids[i]);
+            fputc(',', out);
+        }
+        fprintf(out, "%s,%.4g,", mcf_vlevel_names[ro->gpu[r]], ro->severity[r]);
+        /* the causes, "LEVEL rule: text" joined by "; " */
+        size_t len = 0;
+        char *all = NULL;
+        for (size_t c = 0; c < f->causes.n; c++) {
+            const struct mcf_cause *x = &f->causes.v[c];
+            if (x->rank != r || x->level == MCF_V_PASS)
+                continue;
+            char one[400];
+            int n = snprintf(one, sizeof one, "%s%s %s: %s", len ? "; " : "", mcf_vlevel_names[x->level],
+                             mcf_rule_names[x->rule], x->text);
+            if (n < 0)
+                continue;
+            if ((size_t)n >= sizeof one)
+                n = sizeof one - 1;
+            char *g = realloc(all, len + (size_t)n + 1);
+            if (!g)
+                break;
+            all = g;
+            memcpy(all + len, one, (size_t)n + 1);
+            len += (size_t)n;
+        }
+        csv_str(out, all ? all : "");
+        free(all);
+        for (size_t k = 0; k < f->nfigs; k++) {
+            if (isfinite(f->figs[k].med[r]))
+                fprintf(out, ",%.17g", f->figs[k].med[r]);
+            else
+                fputc(',', out);
+        }
+        fputc('\n', out);
+    }
+}

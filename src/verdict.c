@@ -1,0 +1,404 @@
+#include "verdict.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+const char *const mcf_vlevel_names[3] = { "PASS", "WARN", "FAIL" };
+const char *const mcf_rule_names[MCF_RULE_COUNT] = {
+    [MCF_RULE_FLEET] = "fleet-peer", [MCF_RULE_NODE] = "node-peer", [MCF_RULE_PROFILE] = "profile",
+    [MCF_RULE_VERIFY] = "verification", [MCF_RULE_STATUS] = "status", [MCF_RULE_UNSUPPORTED] = "unsupported",
+    [MCF_RULE_DECK] = "deck", [MCF_RULE_HEALTH] = "health", [MCF_RULE_SUSPECT] = "suspect",
+};
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+int mcf_metric_better(const char *m)
+{
+    /* rates and latencies; the concurrency shape (overlap_efficiency,
+     * fairness, cross_stream_cv, bounded near 0) and peak_fraction (gflops
+     * again) are shown, not judged: a relative rule means nothing near 0 */
+    static const char *const higher[] = { "gflops", "bandwidth_gbs", "speedup", "clock_mhz", "test_sm_mhz" };
+    static const char *const lower[] = { "latency_ns", "latency_cycles" };
+    for (size_t i = 0; i < sizeof higher / sizeof higher[0]; i++)
+        if (!strcmp(m, higher[i]))
+            return 1;
+    for (size_t i = 0; i < sizeof lower / sizeof lower[0]; i++)
+        if (!strcmp(m, lower[i]))
+            return -1;
+    /* work per joule: gflops_per_w, gbs_per_w and their whole-test forms */
+    if (ends_with(m, "_per_w"))
+        return 1;
+    return 0;
+}
+
+const char *mcf_better_name(int better)
+{
+    return better > 0 ? "higher" : better < 0 ? "lower" : "none";
+}
+
+int mcf_better_parse(const char *t)
+{
+    return !strcmp(t, "higher") ? 1 : !strcmp(t, "lower") ? -1 : 0;
+}
+
+void mcf_vrules_default(struct mcf_vrules *r)
+{
+    *r = (struct mcf_vrules){ .warn_rel = 0.035, .fail_rel = 0.07, .alpha = 0.01, .k_min = 3.5 };
+}
+
+double mcf_normal_quantile_upper(double p)
+{
+    if (!(p > 0))
+        return 40.0;
+    if (p >= 0.5)
+        return 0.0;
+    /* bisection on the upper tail 0.5 erfc(z / sqrt 2), decreasing in z */
+    double lo = 0.0, hi = 40.0;
+    for (int i = 0; i < 200 && hi - lo > 1e-12; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (0.5 * erfc(mid / sqrt(2.0)) > p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+double mcf_peer_z(const struct mcf_vrules *r, size_t n)
+{
+    double z = mcf_normal_quantile_upper(r->alpha / (double)(n ? n : 1));
+    return z > r->k_min ? z : r->k_min;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double mcf_shorth_rel_spread(const double *x, size_t n)
+{
+    size_t m = 0;
+    double *v = malloc(sizeof *v * (n ? n : 1));
+    if (!v)
+        return NAN;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i]))
+            v[m++] = x[i];
+    if (m < 2) {
+        free(v);
+        return 0.0;
+    }
+    qsort(v, m, sizeof *v, dcmp);
+    size_t h = m / 2 + 1;   /* values in the interval: half, and one more */
+    double width = INFINITY;
+    for (size_t i = 0; i + h <= m; i++)
+        if (v[i + h - 1] - v[i] < width)
+            width = v[i + h - 1] - v[i];
+    double med = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+    free(v);
+    if (med == 0.0)
+        return width == 0.0 ? 0.0 : INFINITY;
+    return width / 1.349 / fabs(med);
+}
+
+/* Quantile q of sorted v[0..m-1], interpolated. */
+static double quantile(const double *v, size_t m, double q)
+{
+    double at = q * (double)(m - 1);
+    size_t i = (size_t)at;
+    return i + 1 < m ? v[i] + (at - (double)i) * (v[i + 1] - v[i]) : v[m - 1];
+}
+
+double mcf_good_side_rel_spread(const double *x, size_t n, int better)
+{
+    size_t m = 0;
+    double *v = malloc(sizeof *v * (n ? n : 1));
+    if (!v)
+        return NAN;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i]))
+            v[m++] = x[i];
+    double s = 0.0;
+    if (m >= 2) {
+        qsort(v, m, sizeof *v, dcmp);
+        /* z(0.95) - z(0.75) = 1.6449 - 0.6745 */
+        double a = better < 0 ? quantile(v, m, 0.05) : quantile(v, m, 0.75),
+               b = better < 0 ? quantile(v, m, 0.25) : quantile(v, m, 0.95);
+        double mid = better < 0 ? quantile(v, m, 0.25) : quantile(v, m, 0.75);
+        s = mid != 0.0 ? (b - a) / 0.9704 / fabs(mid) : (b == a ? 0.0 : INFINITY);
+    }
+    free(v);
+    return s;
+}
+
+/* The level of a bad-direction deviation BAD (>= 0 is bad) for warn threshold TW. */
+static int level_of(double bad, double tw, const struct mcf_vrules *r)
+{
+    double tf = r->fail_rel > tw ? r->fail_rel : tw * r->fail_rel / r->warn_rel;
+    return bad > tf ? MCF_V_FAIL : bad > tw ? MCF_V_WARN : MCF_V_PASS;
+}
+
+static size_t judge(const double *x, const double *ref, size_t n, int better, const double *tw,
+                    const struct mcf_vrules *r, struct mcf_peer *out)
+{
+    size_t flagged = 0;
+    for (size_t i = 0; i < n; i++) {
+        out[i] = (struct mcf_peer){ .reference = ref[i], .deviation = NAN, .threshold = tw[i], .level = MCF_V_PASS };
+        if (!isfinite(x[i]) || !isfinite(ref[i]) || ref[i] == 0.0 || better == 0)
+            continue;
+        out[i].deviation = (x[i] - ref[i]) / fabs(ref[i]);
+        out[i].level = level_of(-better * out[i].deviation, tw[i], r);
+        flagged += out[i].level != MCF_V_PASS;
+    }
+    return flagged;
+}
+
+size_t mcf_peer_fleet(const double *x, size_t n, int better, const struct mcf_vrules *r, struct mcf_peer *out)
+{
+    double med = mcf_median(x, n), s = mcf_shorth_rel_spread(x, n);
+    double tw = mcf_peer_z(r, mcf_count_finite(x, n)) * (isfinite(s) ? s : 0.0);
+    if (tw < r->warn_rel)
+        tw = r->warn_rel;
+    double *ref = malloc(sizeof *ref * (n ? n : 1)), *t = malloc(sizeof *t * (n ? n : 1));
+    size_t flagged = 0;
+    if (ref && t) {
+        for (size_t i = 0; i < n; i++) {
+            ref[i] = med;
+            t[i] = tw;
+        }
+        flagged = judge(x, ref, n, better, t, r, out);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            out[i] = (struct mcf_peer){ .reference = NAN, .deviation = NAN, .threshold = NAN };
+    }
+    free(ref);
+    free(t);
+    return flagged;
+}
+
+size_t mcf_peer_node(const double *x, const long long *node, size_t n, int better, const struct mcf_vrules *r,
+                     struct mcf_peer *out)
+{
+    long long nnodes = 0;
+    for (size_t i = 0; i < n; i++)
+        if (node[i] + 1 > nnodes)
+            nnodes = node[i] + 1;
+    double *best = malloc(sizeof *best * (size_t)(nnodes ? nnodes : 1));
+    size_t *count = calloc((size_t)(nnodes ? nnodes : 1), sizeof *count);
+    double *ref = malloc(sizeof *ref * (n ? n : 1)), *t = malloc(sizeof *t * (n ? n : 1));
+    size_t flagged = 0, gmax = 1;
+    if (!best || !count || !ref || !t) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = (struct mcf_peer){ .reference = NAN, .deviation = NAN, .threshold = NAN };
+        goto done;
+    }
+    for (long long k = 0; k < nnodes; k++)
+        best[k] = NAN;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i]) || node[i] < 0)
+            continue;
+        double *b = &best[node[i]];
+        if (!isfinite(*b) || (better > 0 ? x[i] > *b : x[i] < *b))
+            *b = x[i];
+        if (++count[node[i]] > gmax)
+            gmax = count[node[i]];
+    }
+    /* a value minus the best of G: the difference of two draws (sqrt 2), and
+     * G - 1 chances for another GPU of the node to be far above */
+    double s = mcf_good_side_rel_spread(x, n, better);
+    size_t nf = mcf_count_finite(x, n);
+    double z = mcf_peer_z(r, nf * (gmax > 1 ? gmax - 1 : 1));
+    double tw = z * sqrt(2.0) * (isfinite(s) ? s : 0.0);
+    if (tw < r->warn_rel)
+        tw = r->warn_rel;
+    for (size_t i = 0; i < n; i++) {
+        ref[i] = node[i] >= 0 && count[node[i]] > 1 ? best[node[i]] : NAN;
+        t[i] = tw;
+    }
+    flagged = judge(x, ref, n, better, t, r, out);
+done:
+    free(best);
+    free(count);
+    free(ref);
+    free(t);
+    return flagged;
+}
+
+void mcf_causes_add(struct mcf_causes *c, const struct mcf_cause *x)
+{
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        struct mcf_cause *v = realloc(c->v, cap * sizeof *v);
+        if (!v) {
+            c->oom = 1;
+            return;
+        }
+        c->v = v;
+        c->cap = cap;
+    }
+    c->v[c->n++] = *x;
+}
+
+void mcf_causes_free(struct mcf_causes *c)
+{
+    free(c->v);
+    memset(c, 0, sizeof *c);
+}
+
+static int worst_first(const void *a, const void *b, const struct mcf_rollup *r)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    if (r->gpu[i] != r->gpu[j])
+        return r->gpu[j] - r->gpu[i];
+    if (r->severity[i] != r->severity[j])
+        return r->severity[j] > r->severity[i] ? 1 : -1;
+    return (i > j) - (i < j);
+}
+
+/* qsort's comparison has no context argument: a merge sort passes the
+ * rollup explicitly (no globals), O(n log n) at a million rows */
+static void merge_sort(size_t *v, size_t *tmp, size_t n, const struct mcf_rollup *r)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    merge_sort(v, tmp, h, r);
+    merge_sort(v + h, tmp, n - h, r);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = worst_first(&v[j], &v[i], r) < 0 ? v[j++] : v[i++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
+}
+
+int mcf_rollup(const struct mcf_causes *c, size_t nranks, const long long *node, struct mcf_rollup *r)
+{
+    memset(r, 0, sizeof *r);
+    r->nranks = nranks;
+    long long nnodes = 0;
+    for (size_t i = 0; i < nranks; i++) {
+        long long k = node ? node[i] : (long long)i;
+        if (k + 1 > nnodes)
+            nnodes = k + 1;
+    }
+    r->nnodes = (size_t)nnodes;
+    r->gpu = calloc(nranks ? nranks : 1, sizeof *r->gpu);
+    r->node = calloc(r->nnodes ? r->nnodes : 1, sizeof *r->node);
+    r->severity = calloc(nranks ? nranks : 1, sizeof *r->severity);
+    r->order = malloc((nranks ? nranks : 1) * sizeof *r->order);
+    size_t *tmp = malloc((nranks ? nranks : 1) * sizeof *tmp);
+    if (!r->gpu || !r->node || !r->severity || !r->order || !tmp) {
+        free(tmp);
+        mcf_rollup_free(r);
+        return -1;
+    }
+    for (size_t k = 0; k < c->n; k++) {
+        const struct mcf_cause *x = &c->v[k];
+        if (x->rank >= nranks)
+            continue;
+        if (x->level > r->gpu[x->rank])
+            r->gpu[x->rank] = x->level;
+        if (x->level > MCF_V_PASS && x->severity > r->severity[x->rank])
+            r->severity[x->rank] = x->severity;
+    }
+    for (size_t i = 0; i < nranks; i++) {
+        long long k = node ? node[i] : (long long)i;
+        if (k >= 0 && r->gpu[i] > r->node[k])
+            r->node[k] = r->gpu[i];
+        r->count[r->gpu[i]]++;
+        if (r->gpu[i] > r->fleet)
+            r->fleet = r->gpu[i];
+        if (r->gpu[i] != MCF_V_PASS)
+            r->order[r->norder++] = i;
+    }
+    for (size_t k = 0; k < r->nnodes; k++)
+        r->node_count[r->node[k]]++;
+    merge_sort(r->order, tmp, r->norder, r);
+    free(tmp);
+    return 0;
+}
+
+void mcf_rollup_free(struct mcf_rollup *r)
+{
+    free(r->gpu);
+    free(r->node);
+    free(r->severity);
+    free(r->order);
+    memset(r, 0, sizeof *r);
+}
+
+/* Causes sorted by (test, metric, rule) with their node, to find the nodes
+ * whose every row shares one. */
+struct keyed {
+    const struct mcf_cause *c;
+    size_t index;
+    long long node;
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    int d = strcmp(x->c->test, y->c->test);
+    if (!d)
+        d = strcmp(x->c->metric, y->c->metric);
+    if (!d)
+        d = x->c->rule - y->c->rule;
+    if (!d)
+        d = (x->node > y->node) - (x->node < y->node);
+    if (!d)
+        d = (x->c->rank > y->c->rank) - (x->c->rank < y->c->rank);
+    return d;
+}
+
+void mcf_causes_attribute_nodes(struct mcf_causes *c, size_t nranks, const long long *node)
+{
+    if (!node || !c->n)
+        return;
+    long long nnodes = 0;
+    for (size_t i = 0; i < nranks; i++)
+        if (node[i] + 1 > nnodes)
+            nnodes = node[i] + 1;
+    size_t *size = calloc((size_t)(nnodes ? nnodes : 1), sizeof *size);
+    struct keyed *k = malloc(c->n * sizeof *k);
+    size_t m = 0;
+    if (!size || !k) {
+        c->oom = 1;
+        goto done;
+    }
+    for (size_t i = 0; i < nranks; i++)
+        if (node[i] >= 0)
+            size[node[i]]++;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct mcf_cause *x = &c->v[i];
+        if ((x->rule == MCF_RULE_FLEET || x->rule == MCF_RULE_PROFILE) && x->level > MCF_V_PASS &&
+            x->rank < nranks && node[x->rank] >= 0)
+            k[m++] = (struct keyed){ .c = x, .index = i, .node = node[x->rank] };
+    }
+    qsort(k, m, sizeof *k, key_cmp);
+    for (size_t a = 0; a < m;) {
+        size_t b = a + 1, distinct = 1;
+        while (b < m && !strcmp(k[b].c->test, k[a].c->test) && !strcmp(k[b].c->metric, k[a].c->metric) &&
+               k[b].c->rule == k[a].c->rule && k[b].node == k[a].node) {
+            distinct += k[b].c->rank != k[b - 1].c->rank;
+            b++;
+        }
+        if (size[k[a].node] > 1 && distinct == size[k[a].node])
+            for (size_t i = a; i < b; i++)
+                c->v[k[i].index].node_wide = 1;
+        a = b;
+    }
+done:
+    free(size);
+    free(k);
+}

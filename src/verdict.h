@@ -1,0 +1,126 @@
+/* The acceptance verdict: PASS, WARN or FAIL per GPU, per node and for the
+ * fleet, from figures already read from a results file (report.c reads,
+ * report_out.c prints). Pure computation over arrays, so the rules are unit
+ * tested without a file (tests/test_verdict.c) and give the same answer on
+ * the same file every time. docs/acceptance.md explains every rule. */
+#ifndef MCF_VERDICT_H
+#define MCF_VERDICT_H
+
+#include <stddef.h>
+
+enum mcf_vlevel { MCF_V_PASS = 0, MCF_V_WARN = 1, MCF_V_FAIL = 2 };
+extern const char *const mcf_vlevel_names[3];   /* "PASS", "WARN", "FAIL" */
+
+/* Which way a metric is good: +1 higher (throughput, bandwidth, clock,
+ * work per joule), -1 lower (latency, spread), 0 neither (power, energy of a
+ * whole test, raw times): no peer rule. The runner writes it as each metric
+ * dataset's attribute "better"; the report takes the attribute where present
+ * and this table for older files. */
+int mcf_metric_better(const char *metric);
+const char *mcf_better_name(int better);       /* "higher", "lower", "none" */
+int mcf_better_parse(const char *text);        /* the inverse; 0 for anything else */
+
+/* The peer rule's settings (defaults: mcf_vrules_default). */
+struct mcf_vrules {
+    double warn_rel, fail_rel;   /* relative floors: 0.035 and 0.07 */
+    double alpha;                /* expected false flags per metric per fleet under Gaussian noise: 0.01 */
+    double k_min;                /* the least spread multiplier: 3.5 */
+};
+void mcf_vrules_default(struct mcf_vrules *r);
+
+/* z such that a one-sided normal tail beyond z has probability p (0 < p < 0.5). */
+double mcf_normal_quantile_upper(double p);
+
+/* The spread multiplier for a fleet of n values: max(k_min, z(alpha / n)). */
+double mcf_peer_z(const struct mcf_vrules *r, size_t n);
+
+/* A robust relative spread of x (NaN ignored) that a bad minority of up to
+ * half the values does not inflate: the width of the shortest interval that
+ * holds half the values (the shorth), over 1.349 (its width for a normal
+ * sample, in sigmas), over |median|. 0 when the values are identical. */
+double mcf_shorth_rel_spread(const double *x, size_t n);
+
+/* The spread of the good side alone: (q95 - q75) / (z95 - z75) for higher
+ * is better (q25 and q05 for lower), relative to q75 (q25). Up to half the
+ * values may be bad without moving it much (they lie below q50), which the
+ * shorth cannot promise at exactly half. Used by the node rule. */
+double mcf_good_side_rel_spread(const double *x, size_t n, int better);
+
+/* What the peer rule found for one value. */
+struct mcf_peer {
+    double reference;    /* what it was compared with */
+    double deviation;    /* (value - reference) / |reference|, signed as measured */
+    double threshold;    /* the bad-direction deviation at which it would warn */
+    int level;           /* enum mcf_vlevel */
+};
+
+/* The fleet rule: each x[i] (NaN: no figure, level PASS) against the median
+ * of x, in the bad direction of BETTER only. Warn beyond
+ * Tw = max(warn_rel, z * s), fail beyond Tf = max(fail_rel, Tw * fail_rel /
+ * warn_rel), with s mcf_shorth_rel_spread(x) and z mcf_peer_z. Returns the
+ * number not PASS. */
+size_t mcf_peer_fleet(const double *x, size_t n, int better, const struct mcf_vrules *r, struct mcf_peer *out);
+
+/* The node rule: each x[i] against the best value of its node (node[i];
+ * nodes with one value are skipped), thresholds as the fleet rule's with the
+ * spread scaled for a difference between a value and the best of G values
+ * (sqrt(2) s with s the good side's spread, z for alpha / (n (G - 1))). Catches a problem shared by half
+ * of every node's GPUs, which moves the fleet median itself. */
+size_t mcf_peer_node(const double *x, const long long *node, size_t n, int better, const struct mcf_vrules *r,
+                     struct mcf_peer *out);
+
+/* One reason a GPU is not PASS. */
+enum mcf_rule {
+    MCF_RULE_FLEET,        /* a figure against the fleet median (of its SKU) */
+    MCF_RULE_NODE,         /* a figure against the best GPU of its node */
+    MCF_RULE_PROFILE,      /* a figure against its SKU profile's floor (or ceiling) */
+    MCF_RULE_VERIFY,       /* a kernel produced a wrong result */
+    MCF_RULE_STATUS,       /* a runtime error, a hang, a cut repetition */
+    MCF_RULE_UNSUPPORTED,  /* a test of an acceptance deck the device cannot run: the deck is wrong for it */
+    MCF_RULE_DECK,         /* the acceptance deck does not target this device's architecture */
+    MCF_RULE_HEALTH,       /* ECC, row remapping, retired pages, PCIe link */
+    MCF_RULE_SUSPECT,      /* a figure above the SKU's datasheet peak: the measurement is suspect */
+    MCF_RULE_COUNT
+};
+extern const char *const mcf_rule_names[MCF_RULE_COUNT];
+
+struct mcf_cause {
+    size_t rank;           /* row of the file */
+    int rule, level;
+    int node_wide;         /* every GPU of the node has this cause on this figure: the node, not the GPU */
+    char test[128], metric[64];
+    double value, reference, deviation;   /* NaN where they do not apply */
+    double severity;       /* for ordering: bad deviation over the warn threshold; large for a FAIL by rule */
+    char text[320];        /* what a technician reads */
+};
+
+struct mcf_causes {
+    struct mcf_cause *v;
+    size_t n, cap;
+    int oom;
+};
+void mcf_causes_add(struct mcf_causes *c, const struct mcf_cause *x);
+void mcf_causes_free(struct mcf_causes *c);
+
+/* Per GPU, per node and fleet levels from the causes. */
+struct mcf_rollup {
+    size_t nranks, nnodes;
+    int *gpu, *node;       /* enum mcf_vlevel per row, per node index */
+    double *severity;      /* per row: the largest severity of its causes */
+    size_t *order;         /* rows not PASS, worst first (level, then severity); norder of them */
+    size_t norder;
+    size_t count[3];       /* GPUs per level */
+    size_t node_count[3];
+    int fleet;             /* the worst GPU level */
+};
+/* node: per-row node index (0..nnodes-1) or NULL (every row its own node).
+ * Returns 0, or -1 out of memory. */
+int mcf_rollup(const struct mcf_causes *c, size_t nranks, const long long *node, struct mcf_rollup *r);
+void mcf_rollup_free(struct mcf_rollup *r);
+
+/* Marks node_wide on the causes of rule FLEET or PROFILE for which every
+ * row of a node with at least two rows has such a cause on the same test
+ * and metric. */
+void mcf_causes_attribute_nodes(struct mcf_causes *c, size_t nranks, const long long *node);
+
+#endif
