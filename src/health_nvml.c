@@ -53,8 +53,8 @@ static void ecc(const struct mcf_nvml *n, struct mcf_health_snap *s)
             mcf_health_none(s, which[i].c, "NVML lacks nvmlDeviceGetTotalEccErrors");
             continue;
         }
-        put(s, which[i].c, n, "nvmlDeviceGetTotalEccErrors", n->ecc_total(n->dev, which[i].type, which[i].counter,
-                                                                           &count), count);
+        nvmlReturn_t rc = n->ecc_total(n->dev, which[i].type, which[i].counter, &count);   /* before count is read */
+        put(s, which[i].c, n, "nvmlDeviceGetTotalEccErrors", rc, count);
     }
 }
 
@@ -115,10 +115,12 @@ static void pcie_link(const struct mcf_nvml *n, struct mcf_health_snap *s)
         nvmlReturn_t (*get)(nvmlDevice_t, unsigned int *) =
             *(nvmlReturn_t (*const *)(nvmlDevice_t, unsigned int *))((const char *)n + which[i].off);
         unsigned v = 0;
-        if (!get)
+        if (!get) {
             mcf_health_none(s, which[i].c, "NVML lacks %s", which[i].name);
-        else
-            put(s, which[i].c, n, which[i].name, get(n->dev, &v), v);
+        } else {
+            nvmlReturn_t rc = get(n->dev, &v);
+            put(s, which[i].c, n, which[i].name, rc, v);
+        }
     }
 }
 

@@ -1,8 +1,15 @@
 /* A stand-in for libnvidia-ml.so.1 with scripted values, loaded by the NVML
- * power source in place of the real one (MCFLEET_NVML_LIB). STUB_NVML sets
- * the script: "ok" (default), "init-fail", "reset" (the energy counter goes
- * back after 3 reads), "no-instant" (the instantaneous field unsupported).
- * Built twice: with STUB_NO_ENERGY the energy symbol is missing. */
+ * power source and the health counters in place of the real one
+ * (MCFLEET_NVML_LIB). STUB_NVML sets the script, comma-separated words:
+ * "ok" (default), "init-fail", "reset" (the energy counter goes back after 3
+ * reads), "no-instant" (the instantaneous field unsupported); health:
+ * "ecc-uncorrected" (2 volatile, 5 aggregate), "ecc-off" (ECC counts not
+ * supported), "remap-pending", "remap-failed", "no-remap" (the GPU does not
+ * remap rows: retired pages instead), "retire-pending", "link-x8" (8 of 16
+ * lanes), "no-serial". $STUB_NVML_GEN is the current link generation
+ * (default 5, the maximum): an idle GPU's lower one.
+ * Built three times: with STUB_NO_ENERGY the energy symbol is missing; with
+ * STUB_OLD_DRIVER nvmlDeviceGetTotalEccErrors and nvmlDeviceGetRemappedRows. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,16 +22,28 @@ typedef struct {
     nvmlValue_t value;
 } nvmlFieldValue_t;
 
+#define NOT_SUPPORTED 3
+#define INSUFFICIENT_SIZE 7
+
+/* m is one of the comma-separated words of $STUB_NVML */
 static int mode_is(const char *m)
 {
     const char *s = getenv("STUB_NVML");
-    return strcmp(s ? s : "ok", m) == 0;
+    size_t n = strlen(m);
+    s = s && *s ? s : "ok";
+    for (const char *p = s; (p = strstr(p, m)) != NULL; p += n)
+        if ((p == s || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return 1;
+    return 0;
 }
 
 static int dev = 42;
 static unsigned long long reads;
 
-const char *nvmlErrorString(int rc) { return rc == 999 ? "Unknown Error (stub)" : "stub error"; }
+const char *nvmlErrorString(int rc)
+{
+    return rc == 999 ? "Unknown Error (stub)" : rc == NOT_SUPPORTED ? "Not Supported (stub)" : "stub error";
+}
 int nvmlInit_v2(void) { reads = 0; return mode_is("init-fail") ? 999 : 0; }
 int nvmlShutdown(void) { return 0; }
 int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **d)
@@ -53,5 +72,59 @@ int nvmlDeviceGetFieldValues(void *d, int n, nvmlFieldValue_t *v)
         v[i].nvmlReturn = (v[i].fieldId == 186 && !mode_is("no-instant")) ? 0 : 2;
         v[i].value.uiVal = 262500;
     }
+    return 0;
+}
+
+/* ---- health: (error type corrected 0 / uncorrected 1) x (volatile 0 / aggregate 1) */
+#ifndef STUB_OLD_DRIVER
+int nvmlDeviceGetTotalEccErrors(void *d, int type, int counter, unsigned long long *n)
+{
+    static const unsigned long long ok[2][2] = { { 3, 10 }, { 0, 0 } }, bad[2][2] = { { 3, 10 }, { 2, 5 } };
+    (void)d;
+    if (mode_is("ecc-off")) return NOT_SUPPORTED;
+    if (type < 0 || type > 1 || counter < 0 || counter > 1) return 2;   /* invalid argument */
+    *n = mode_is("ecc-uncorrected") ? bad[type][counter] : ok[type][counter];
+    return 0;
+}
+int nvmlDeviceGetRemappedRows(void *d, unsigned *corr, unsigned *unc, unsigned *pending, unsigned *failed)
+{
+    (void)d;
+    if (mode_is("no-remap")) return NOT_SUPPORTED;
+    *corr = 1;
+    *unc = 0;
+    *pending = mode_is("remap-pending");
+    *failed = mode_is("remap-failed");
+    return 0;
+}
+#endif
+int nvmlDeviceGetRetiredPages(void *d, int cause, unsigned *count, unsigned long long *addresses)
+{
+    unsigned have = cause == 0 ? 2 : 1;   /* multiple single-bit: 2, double-bit: 1 */
+    (void)d;
+    if (*count < have || !addresses) {
+        *count = have;
+        return INSUFFICIENT_SIZE;
+    }
+    for (unsigned i = 0; i < have; i++) addresses[i] = 0x1000u * (i + 1);
+    *count = have;
+    return 0;
+}
+int nvmlDeviceGetRetiredPagesPendingStatus(void *d, int *pending) { (void)d; *pending = mode_is("retire-pending"); return 0; }
+int nvmlDeviceGetMaxPcieLinkGeneration(void *d, unsigned *g) { (void)d; *g = 5; return 0; }
+int nvmlDeviceGetMaxPcieLinkWidth(void *d, unsigned *w) { (void)d; *w = 16; return 0; }
+int nvmlDeviceGetCurrPcieLinkGeneration(void *d, unsigned *g)
+{
+    const char *s = getenv("STUB_NVML_GEN");
+    (void)d;
+    *g = s && *s ? (unsigned)atoi(s) : 5;
+    return 0;
+}
+int nvmlDeviceGetCurrPcieLinkWidth(void *d, unsigned *w) { (void)d; *w = mode_is("link-x8") ? 8 : 16; return 0; }
+int nvmlDeviceGetSerial(void *d, char *serial, unsigned len)
+{
+    (void)d;
+    if (mode_is("no-serial")) return NOT_SUPPORTED;
+    if (len < 14) return INSUFFICIENT_SIZE;
+    strcpy(serial, "1654922001234");
     return 0;
 }
