@@ -13,6 +13,7 @@
 #include "clocksync.h"
 #include "craypm.h"
 #include "stats.h"
+#include "verdict.h"
 
 /* This rank's pm_counters accelerator: its GPU's place among the node's GPUs
  * sorted by PCI bus id ($MCFLEET_CRAYPM_ACCEL overrides, for sites that
@@ -343,6 +344,7 @@ static int record_test_power(struct mcf_h5 *h, const struct timed *v, const stru
         span_eff = mcf_median(r->values + (size_t)m * reps, (size_t)reps) / span_w;
         snprintf(path, sizeof path, "%s/test_%s", g, rate);
         MCF_TRY(mcf_h5_rows_double(h, path, &span_eff, 0, gm >= 0 ? "GFLOP/s/W" : "GB/s/W", e));
+        MCF_TRY(mcf_h5_attr_str(h, path, "better", mcf_better_name(mcf_metric_better(path + strlen(g) + 1)), e));
     }
     snprintf(path, sizeof path, "%s/mean_power_w", g);
     MCF_TRY(mcf_h5_rows_double(h, path, mean, reps, "W", e));

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "verdict.h"
 
 const char *const mcf_test_bookkeeping[] = {
     "verified", "status", "message", "start_skew_us", "warmup_runs", "rep_start_s", "rep_end_s", NULL
@@ -198,6 +199,8 @@ static int record_test(struct mcf_h5 *h, const struct mcf_result *r, int any_ran
         for (int m = 0; m < r->nmetrics; m++) {
             snprintf(path, sizeof path, "%s/%s", g, r->metrics[m].name);
             MCF_TRY(mcf_h5_rows_double(h, path, r->values + (size_t)m * reps, reps, r->metrics[m].unit, e));
+            /* which way is good, for the verdict and for readers of the file */
+            MCF_TRY(mcf_h5_attr_str(h, path, "better", mcf_better_name(mcf_metric_better(r->metrics[m].name)), e));
             if (m) strncat(names, ",", sizeof names - strlen(names) - 1);
             strncat(names, r->metrics[m].name, sizeof names - strlen(names) - 1);
             if (!r->metrics[m].detail) {
