@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stub_words.h"
+
 typedef union { double dVal; unsigned int uiVal; unsigned long ulVal; unsigned long long ullVal;
                 long long sllVal; int siVal; unsigned short usVal; } nvmlValue_t;
 typedef struct {
@@ -25,17 +27,7 @@ typedef struct {
 #define NOT_SUPPORTED 3
 #define INSUFFICIENT_SIZE 7
 
-/* m is one of the comma-separated words of $STUB_NVML */
-static int mode_is(const char *m)
-{
-    const char *s = getenv("STUB_NVML");
-    size_t n = strlen(m);
-    s = s && *s ? s : "ok";
-    for (const char *p = s; (p = strstr(p, m)) != NULL; p += n)
-        if ((p == s || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
-            return 1;
-    return 0;
-}
+static int mode_is(const char *m) { return stub_word("STUB_NVML", m); }
 
 static int dev = 42;
 static unsigned long long reads;

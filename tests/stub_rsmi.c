@@ -10,16 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int mode_is(const char *m)
-{
-    const char *s = getenv("STUB_RSMI");
-    size_t n = strlen(m);
-    s = s && *s ? s : "ok";
-    for (const char *p = s; (p = strstr(p, m)) != NULL; p += n)
-        if ((p == s || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
-            return 1;
-    return 0;
-}
+#include "stub_words.h"
+
+static int mode_is(const char *m) { return stub_word("STUB_RSMI", m); }
 static uint64_t reads;
 
 #define NOT_SUPPORTED 2
