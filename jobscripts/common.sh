@@ -11,6 +11,9 @@
 # build directory: `cd build && sbatch ../jobscripts/X.sbatch`), else mcfleet
 # on PATH. Decks: `mcfleet_deck NAME` is $DECK, else input/NAME under the
 # working directory, else input/NAME beside this directory (the source tree).
+# mcf_deck_args (an array, for scripts whose GPUs may be of several kinds):
+# --deck $DECK, else --acceptance (mcfleet picks input/acceptance/<arch>.yaml
+# by rank 0's GPU, and refuses to measure CPUs where GPUs are allocated).
 #
 # srun's --mpi type follows the MPI the binary was linked with (mcfleet_mpi_type):
 # Open MPI finds its peers through PMIx (pmix), HPE Cray MPICH through
@@ -25,6 +28,8 @@ mcfleet_binary() {
     else echo mcfleet
     fi
 }
+
+if [ -n "${DECK:-}" ]; then mcf_deck_args=(--deck "$DECK"); else mcf_deck_args=(--acceptance); fi
 
 mcfleet_deck() {
     if [ -n "${DECK:-}" ]; then echo "$DECK"

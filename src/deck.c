@@ -59,6 +59,7 @@ static const struct keydef test_keys[] = {
     { "op", V_ENUM, FAM(MEMORY), 0, mcf_memop_names, MCF_OP_COUNT, 0, 0 },
     { "bytes", V_SIZE, FAM(MEMORY) | FAM(STREAMS), 1, NULL, 0, 1024, 17592186044416.0 },
     { "intensity", V_INT, FAM(MEMORY), 1, NULL, 0, 1, 1024 },
+    { "sweeps", V_INT, FAM(MEMORY), 1, NULL, 0, 1, 1e6 },
     { "working_set", V_SIZE, FAM(LATENCY), 1, NULL, 0, 256, 1099511627776.0 },
     { "stride", V_SIZE, FAM(LATENCY), 0, NULL, 0, 8, 65536 },
     { "streams", V_INT, FAM(STREAMS), 1, NULL, 0, 1, MCF_MAX_STREAMS },
@@ -287,6 +288,7 @@ static void set_field(struct mcf_deck_test *t, const char *key, uint64_t v)
     else if (!strcmp(key, "op")) k->op = (enum mcf_memop)v;
     else if (!strcmp(key, "bytes")) k->bytes = v;
     else if (!strcmp(key, "intensity")) k->intensity = (int)v;
+    else if (!strcmp(key, "sweeps")) k->sweeps = v;
     else if (!strcmp(key, "working_set")) k->working_set = v;
     else if (!strcmp(key, "stride")) k->stride = (uint32_t)v;
     else if (!strcmp(key, "streams")) k->streams = (int)v;
@@ -525,6 +527,7 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
         if (k->intensity && k->op != MCF_OP_FMA)
             return at(c, node, "%s: 'intensity' needs 'op: fma'", owner);
         if (!k->intensity) k->intensity = 1;
+        if (!k->sweeps) k->sweeps = 1;
         break;
     case MCF_FAMILY_LATENCY:
         if (!k->working_set)
@@ -610,6 +613,80 @@ fail:
     return c->e->rc;
 }
 
+/* An architecture as the backends record it in /ranks/device_arch (the part
+ * before any ':' of AMD's feature suffix): sm_NN (NVIDIA), gfxNNN (AMD), or a
+ * CPU's machine name for the host backend. */
+static int arch_name_ok(const char *s)
+{
+    static const char *const cpus[] = { "x86_64", "aarch64", "ppc64le", "riscv64", "s390x" };
+    size_t n = strlen(s), i;
+    for (i = 0; i < sizeof cpus / sizeof cpus[0]; i++)
+        if (!strcmp(s, cpus[i]))
+            return 1;
+    if (!strncmp(s, "sm_", 3) && n >= 5 && n <= 7) {
+        size_t digits = s[n - 1] == 'a' ? n - 4 : n - 3;   /* sm_90, sm_90a, sm_100, sm_100a */
+        if (digits < 2 || digits > 3)
+            return 0;
+        for (i = 3; i < 3 + digits; i++)
+            if (!isdigit((unsigned char)s[i]))
+                return 0;
+        return 1;
+    }
+    if (!strncmp(s, "gfx", 3) && (n == 6 || n == 7)) {
+        for (i = 3; i < n; i++)
+            if (!isdigit((unsigned char)s[i]) && (s[i] < 'a' || s[i] > 'f'))
+                return 0;
+        return 1;
+    }
+    return 0;
+}
+#define ARCH_RULE "sm_NN (NVIDIA, e.g. sm_90), gfxNNN (AMD, e.g. gfx90a, gfx942), or a CPU " \
+                  "(x86_64, aarch64, ppc64le, riscv64, s390x)"
+
+/* arch: one name or a list; kept comma-separated, each once. */
+static int parse_arch(struct ctx *c, const yaml_node_t *node, struct mcf_deck *deck)
+{
+    const yaml_node_t *one[1] = { node };
+    const yaml_node_t *const *items = one;
+    size_t n = 1;
+    yaml_node_item_t *seq = NULL;
+    if (node->type == YAML_SEQUENCE_NODE) {
+        seq = node->data.sequence.items.start;
+        n = (size_t)(node->data.sequence.items.top - seq);
+        if (n < 1 || n > 16)
+            return at(c, node, "'arch' must list 1 to 16 architectures");
+    } else if (node->type != YAML_SCALAR_NODE) {
+        return at(c, node, "'arch' must be an architecture or a list of them (" ARCH_RULE ")");
+    }
+    deck->arch[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const yaml_node_t *item = seq ? yaml_document_get_node(c->doc, seq[i]) : items[0];
+        const char *s = scalar(item);
+        char padded[40];
+        if (!s || !arch_name_ok(s))
+            return at(c, item, "'arch': '%s' is not an architecture: %s", s ? s : node_kind(item), ARCH_RULE);
+        snprintf(padded, sizeof padded, ",%s,", s);
+        {
+            char all[sizeof deck->arch + 2];
+            snprintf(all, sizeof all, ",%s,", deck->arch);
+            if (strstr(all, padded))
+                return at(c, item, "'arch' lists '%s' twice", s);
+        }
+        size_t len = strlen(deck->arch);
+        snprintf(deck->arch + len, sizeof deck->arch - len, "%s%s", len ? "," : "", s);
+    }
+    return MCF_OK;
+}
+
+static int parse_bool(struct ctx *c, const yaml_node_t *node, const char *key, int *out)
+{
+    const char *v = scalar(node);
+    if (!v || (strcmp(v, "true") && strcmp(v, "false")))
+        return at(c, node, "'%s' must be true or false", key);
+    *out = !strcmp(v, "true");
+    return MCF_OK;
+}
+
 #define MAX_FLOW_DEPTH 64
 #define MAX_ANCHORS 1000
 
@@ -650,7 +727,7 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
     yaml_document_t doc;
     int have_doc = 0, have_parser = 0;
     struct ctx c = { path, &doc, e };
-    const yaml_node_t *tests = NULL, *defaults = NULL;
+    const yaml_node_t *tests = NULL, *defaults = NULL, *acceptance = NULL;
     struct strref *names = NULL;
 
     memset(deck, 0, sizeof *deck);
@@ -704,27 +781,31 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
         if (key && !strcmp(key, "tests")) tests = vn;
         else if (key && !strcmp(key, "defaults")) defaults = vn;
         else if (key && !strcmp(key, "power")) MCF_TRY(parse_power(&c, vn, deck));
-        else if (key && !strcmp(key, "allow_shared_devices")) {
-            const char *v = scalar(vn);
-            if (!v || (strcmp(v, "true") && strcmp(v, "false"))) {
-                at(&c, vn, "'allow_shared_devices' must be true or false");
-                goto fail;
-            }
-            deck->allow_shared_devices = !strcmp(v, "true");
-        }
+        else if (key && !strcmp(key, "allow_shared_devices"))
+            MCF_TRY(parse_bool(&c, vn, key, &deck->allow_shared_devices));
+        else if (key && !strcmp(key, "acceptance")) {
+            MCF_TRY(parse_bool(&c, vn, key, &deck->acceptance));
+            acceptance = vn;
+        } else if (key && !strcmp(key, "arch"))
+            MCF_TRY(parse_arch(&c, vn, deck));
         else if (key && !strcmp(key, "name")) {
             if (!scalar(vn) || !valid_name(scalar(vn))) { at(&c, vn, "deck 'name' must be " NAME_RULE); goto fail; }
             snprintf(deck->name, sizeof deck->name, "%s", scalar(vn));
         } else if (key && !strcmp(key, "description")) {
             if (!scalar(vn)) { at(&c, vn, "'description' must be text"); goto fail; }
         } else {
-            at(&c, kn, "unknown top-level key '%s' (name, description, defaults, power, allow_shared_devices, tests)",
-               key ? key : "?");
+            at(&c, kn, "unknown top-level key '%s' (name, description, acceptance, arch, defaults, power, "
+               "allow_shared_devices, tests)", key ? key : "?");
             goto fail;
         }
     }
     if (defaults)
         MCF_TRY(parse_defaults(&c, defaults, deck));
+    if (deck->acceptance && !deck->arch[0]) {
+        at(&c, acceptance, "an acceptance deck names the architectures it is made for: add 'arch: [...]' (%s)",
+           ARCH_RULE);
+        goto fail;
+    }
     if (!tests) {
         at(&c, root, "the deck has no 'tests:' list");
         goto fail;
@@ -789,8 +870,14 @@ int mcf_deck_read(const char *path, char **text, struct mcf_err *e)
      * refused below like every other file that is not a regular one */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     *text = NULL;
-    if (fd < 0)
-        MCF_FAIL(e, MCF_EINPUT, "--deck %s: %s", path, strerror(errno));
+    if (fd < 0) {
+        size_t n = strlen(path);
+        int moved = errno == ENOENT && n >= 15 && !strcmp(path + n - 15, "acceptance.yaml") &&
+                    (n == 15 || path[n - 16] == '/');
+        MCF_FAIL(e, MCF_EINPUT, "--deck %s: %s%s", path, strerror(errno),
+                 moved ? " (the acceptance decks are per architecture now: input/acceptance/<arch>.yaml, "
+                         "or 'mcfleet --acceptance' to pick the one for this GPU)" : "");
+    }
     if (fstat(fd, &st) != 0)
         MCF_FAIL(e, MCF_EINPUT, "--deck %s: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode))
@@ -846,6 +933,7 @@ void mcf_deck_free(struct mcf_deck *deck)
 
 #define QUICK_MAX_BYTES (16ull << 20)
 #define QUICK_MAX_ITER 1024ull
+#define QUICK_MAX_SWEEPS 4ull
 
 static uint64_t cap(uint64_t v, uint64_t limit) { return v > limit ? limit : v; }
 
@@ -858,6 +946,7 @@ void mcf_deck_quick(struct mcf_deck *deck)
         t->repetitions = t->repetitions < 3 ? t->repetitions : 3;
         t->warmup = t->warmup < 1 ? t->warmup : 1;
         k->iterations = cap(k->iterations, QUICK_MAX_ITER);
+        k->sweeps = cap(k->sweeps, QUICK_MAX_SWEEPS);
         if (k->bytes) k->bytes = cap(k->bytes, QUICK_MAX_BYTES);
         k->working_set = cap(k->working_set, QUICK_MAX_BYTES);
         /* cap the sweep points too, dropping those that become duplicates */
@@ -868,6 +957,8 @@ void mcf_deck_quick(struct mcf_deck *deck)
                 v = v ? cap(v, QUICK_MAX_BYTES) : 0;
             else if (!strcmp(t->sweep_key, "iterations"))
                 v = cap(v, QUICK_MAX_ITER);
+            else if (!strcmp(t->sweep_key, "sweeps"))
+                v = cap(v, QUICK_MAX_SWEEPS);
             int dup = 0;
             for (int j = 0; j < kept; j++)
                 dup |= t->sweep[j] == v;

@@ -36,6 +36,9 @@ struct mcf_deck {
     int power_series;                /* keep every sample in the file (default 1); 0: only the
                                         per-test and per-repetition figures (fleet-scale runs) */
     int allow_shared_devices;        /* several ranks may use one GPU */
+    int acceptance;                  /* acceptance: true: an acceptance deck (recorded in /meta/acceptance) */
+    char arch[256];                  /* arch: the architectures it targets, comma-separated ("" none;
+                                        /meta/deck_arch) */
     int ntests;
     struct mcf_deck_test *tests;
 };

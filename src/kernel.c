@@ -242,6 +242,10 @@ void mcf_kernel_label(struct mcf_kernel *k)
             size_t len = strlen(k->label);
             snprintf(k->label + len, sizeof k->label - len, " intensity %d", k->intensity);
         }
+        if (k->sweeps > 1) {
+            size_t len = strlen(k->label);
+            snprintf(k->label + len, sizeof k->label - len, " x%llu sweeps", (unsigned long long)k->sweeps);
+        }
         break;
     case MCF_FAMILY_LATENCY:
         snprintf(k->label, sizeof k->label, "pointer chase %llu B stride %u",

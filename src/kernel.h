@@ -56,6 +56,8 @@ struct mcf_kernel {
     enum mcf_memop op;
     uint64_t bytes;           /* memory: bytes per array; streams: bytes per stream */
     int intensity;            /* memory op fma: FMAs per loaded element */
+    uint64_t sweeps;          /* memory: passes over the arrays in one timed repetition (1: one),
+                                 so that a repetition lasts long enough for a power window */
     uint64_t working_set;     /* latency: bytes chased */
     uint32_t stride;          /* latency: bytes between chased elements */
     int streams;              /* streams: concurrent streams */

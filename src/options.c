@@ -44,6 +44,11 @@ void mcf_usage(FILE *out)
 "Options:\n"
 "  --deck FILE          YAML deck of tests (default: the built-in default deck, the\n"
 "                       same as input/default.yaml; see docs/decks.md)\n"
+"  --acceptance         the acceptance deck of rank 0's GPU architecture:\n"
+"                       input/acceptance/<arch>.yaml (sm_90, sm_80, gfx90a,\n"
+"                       gfx942; host.yaml on the host backend). An acceptance\n"
+"                       run where GPUs are allocated refuses the host backend\n"
+"                       (exit 3). docs/acceptance.md\n"
 "  -o, --output FILE    results file (default: mcfleet-<SLURM_JOB_ID>.h5, or\n"
 "                       mcfleet-<date>-<time>.h5 outside Slurm). Written as\n"
 "                       FILE.partial (created by this run, locked while it runs)\n"
@@ -71,6 +76,7 @@ void mcf_usage(FILE *out)
 "  1  a kernel produced a wrong result (it is recorded as a failure, never a timing)\n"
 "  2  usage or input error: a bad option, or a deck error reported as file:line:col\n"
 "  3  runtime error: device, MPI or I/O (an unwritable output path, a full disk),\n"
+"     an acceptance run on the host backend where GPUs are allocated,\n"
 "     a rank hung (the watchdog: the others write without it), or the run was\n"
 "     stopped by SIGTERM/SIGINT/SIGUSR1/SIGUSR2: what was measured is written,\n"
 "     marked complete = 0, the tests not run listed (docs/exit-codes.md)\n"
@@ -88,11 +94,13 @@ void mcf_usage(FILE *out)
 "  MCFLEET_INJECT_FAULT=P[@R] testing only: corrupt the output of tests matching\n"
 "                             the glob P (on rank R only, 0 <= R < ranks); recorded\n"
 "                             in /meta/injected\n"
+"  MCFLEET_DEV_ROOT           testing only: where to look for the GPU device nodes\n"
+"                             nvidiaN and kfd (default /dev); recorded in /meta/dev_root\n"
 "  A malformed MCFLEET_HOST_THREADS or MCFLEET_INJECT_FAULT stops the run before\n"
 "  any test, exit code 2.\n"
 "\n"
 "Examples:\n"
-"  srun -N 64 --gpus-per-task=1 mcfleet --deck input/acceptance.yaml\n"
+"  srun -N 64 --gpus-per-task=1 mcfleet --acceptance\n"
 "  mpirun -np 2 mcfleet --backend host --quick -o smoke.h5\n"
 "  mcfleet report smoke.h5\n"
 "\n"
@@ -101,9 +109,10 @@ void mcf_usage(FILE *out)
 
 int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_err *e)
 {
-    enum { OPT_DECK = 256, OPT_BACKEND, OPT_QUICK, OPT_LIST, OPT_H5MODE, OPT_POWER, OPT_FORCE };
+    enum { OPT_DECK = 256, OPT_BACKEND, OPT_QUICK, OPT_LIST, OPT_H5MODE, OPT_POWER, OPT_FORCE, OPT_ACCEPTANCE };
     static const struct option longopts[] = {
         { "deck", required_argument, NULL, OPT_DECK },
+        { "acceptance", no_argument, NULL, OPT_ACCEPTANCE },
         { "output", required_argument, NULL, 'o' },
         { "backend", required_argument, NULL, OPT_BACKEND },
         { "quick", no_argument, NULL, OPT_QUICK },
@@ -159,6 +168,7 @@ int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_e
             break;
         }
         case OPT_QUICK: o->quick = 1; break;
+        case OPT_ACCEPTANCE: o->acceptance = 1; break;
         case OPT_FORCE: o->force = 1; break;
         case OPT_LIST: o->list = 1; break;
         case OPT_H5MODE:
@@ -187,5 +197,9 @@ int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_e
         return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
                            "unexpected argument '%s' (did you mean 'mcfleet report %s'?)",
                            argv[optind], argv[optind]);
+    if (o->acceptance && o->deck)
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           "--acceptance chooses the deck by the GPU's architecture: give it or --deck, not both "
+                           "(a deck of your own is an acceptance deck with 'acceptance: true', docs/decks.md)");
     return MCF_OK;
 }

@@ -25,6 +25,7 @@ struct mcf_options {
     int report_help;
     int sync_rounds;
     char command_line[4096];
+    int acceptance;            /* --acceptance: the acceptance deck of rank 0's architecture */
 };
 
 /* Parses argv; MCF_EINPUT naming the option on a bad one. */

@@ -60,6 +60,9 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "build", MCF_BUILD_INFO, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "clock", "CLOCK_MONOTONIC, offsets to rank 0 by min-RTT ping-pong", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected", inject ? inject : "", e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "dev_root", env_or("MCFLEET_DEV_ROOT", ""), e));   /* testing hook */
+    MCF_TRY(mcf_h5_attr_long(h, "/meta", "acceptance", deck->acceptance, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "deck_arch", deck->arch, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_job_id", env_or("SLURM_JOB_ID", ""), e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_step_id", env_or("SLURM_STEP_ID", ""), e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_job_nodelist", env_or("SLURM_JOB_NODELIST", ""), e));
@@ -161,6 +164,7 @@ static int record_params(struct mcf_h5 *h, const char *g, const struct mcf_insta
         MCF_TRY(mcf_h5_attr_str(h, g, "op", mcf_memop_names[k->op], e));
         MCF_TRY(mcf_h5_attr_long(h, g, "bytes", (long long)k->bytes, e));
         MCF_TRY(mcf_h5_attr_long(h, g, "intensity", k->intensity, e));
+        MCF_TRY(mcf_h5_attr_long(h, g, "sweeps", (long long)(k->sweeps ? k->sweeps : 1), e));
         MCF_TRY(mcf_h5_attr_long(h, g, "occupancy", k->occupancy, e));
         break;
     case MCF_FAMILY_LATENCY:

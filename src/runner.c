@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "acceptance.h"
 #include "agree.h"
 #include "backend.h"
 #include "clocksync.h"
@@ -59,6 +60,9 @@ struct run {
     struct mcf_watchdog wd;      /* test boundaries with a deadline */
     int have_wd;
     char start_time[32], output[1024];
+    char acceptance_deck[MCF_PATH_MAX];  /* --acceptance: the deck chosen by rank 0's device */
+    char no_gpu_why[512];        /* why no GPU backend was used (rank 0's probe, shared) */
+    int backend_open;
 };
 
 static void say(const struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -79,10 +83,11 @@ static int load_deck(struct run *r, struct mcf_err *e)
 {
     char *text = NULL;
     long len = 0;
-    const char *path = r->o->deck ? r->o->deck : "default.yaml (built in)";
+    const char *file = r->o->deck ? r->o->deck : r->acceptance_deck[0] ? r->acceptance_deck : NULL;
+    const char *path = file ? file : "default.yaml (built in)";
     if (r->topo.rank == 0) {
-        if (r->o->deck)
-            mcf_deck_read(r->o->deck, &text, e);
+        if (file)
+            mcf_deck_read(file, &text, e);
         else if (!(text = strdup(mcf_default_deck)))
             mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory");
         len = text ? (long)strlen(text) + 1 : 0;
@@ -138,10 +143,14 @@ static int choose_backend(struct run *r, struct mcf_err *e)
 {
     char name[32];
     snprintf(name, sizeof name, "%s", r->o->backend ? r->o->backend : "auto");
+    snprintf(r->no_gpu_why, sizeof r->no_gpu_why, "--backend %s was asked for", name);
     if (strcmp(name, "auto") == 0) {
         snprintf(name, sizeof name, "host");
+        /* why no GPU backend: an acceptance run that ends on the host says it */
+        snprintf(r->no_gpu_why, sizeof r->no_gpu_why,
+                 "this mcfleet has no GPU backend (built without CUDA and HIP: 'mcfleet --version' lists them)");
         if (r->topo.rank == 0) {
-            for (int i = 0; mcf_backends[i]; i++) {
+            for (int i = 0, tried = 0; mcf_backends[i]; i++) {
                 struct mcf_backend be;
                 struct mcf_err probe = { 0 };
                 void *state = NULL;
@@ -156,12 +165,59 @@ static int choose_backend(struct run *r, struct mcf_err *e)
                 }
                 if (strcmp(name, "host") != 0)
                     break;
+                size_t len = tried++ ? strlen(r->no_gpu_why) : 0;
+                snprintf(r->no_gpu_why + len, sizeof r->no_gpu_why - len, "%sbackend %s on rank 0: %.300s",
+                         len ? "; " : "", be.name, probe.msg[0] ? probe.msg : "it sees no device");
             }
         }
         MCF_MPI(e, MPI_Bcast(name, sizeof name, MPI_CHAR, 0, r->topo.world));
+        MCF_MPI(e, MPI_Bcast(r->no_gpu_why, sizeof r->no_gpu_why, MPI_CHAR, 0, r->topo.world));
     }
     open_backend(r, name, e);
     MCF_TRY(mcf_agree(r->topo.world, e));
+    r->backend_open = 1;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+/* --acceptance: rank 0's device picks the deck (src/acceptance.c). Collective. */
+static int choose_acceptance_deck(struct run *r, struct mcf_err *e)
+{
+    if (r->topo.rank == 0)
+        mcf_acceptance_deck(r->dev.arch, r->be.is_gpu, r->acceptance_deck, sizeof r->acceptance_deck, e);
+    MCF_TRY(mcf_agree(r->topo.world, e));
+    MCF_MPI(e, MPI_Bcast(r->acceptance_deck, sizeof r->acceptance_deck, MPI_CHAR, 0, r->topo.world));
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+/* An acceptance run measures GPUs: on the host backend where GPUs are
+ * allocated it stops before any test, with what was seen and why no GPU
+ * backend ran (exit 3). A device the deck does not target: a loud warning,
+ * and the run goes on (the verdict names the mismatch). Collective. */
+static int check_acceptance(struct run *r, struct mcf_err *e)
+{
+    char seen[512];
+    int other = 0, others = 0;
+    if (r->o->acceptance && !r->deck.acceptance)
+        mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "--acceptance: %s is not marked 'acceptance: true'",
+                    r->deck.path);
+    else if (r->deck.acceptance && !r->be.is_gpu && mcf_gpus_allocated(seen, sizeof seen))
+        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
+                    "acceptance run refused: it would measure CPUs (the host backend), but %s has GPUs allocated "
+                    "(%.200s); no GPU backend ran: %.400s", r->topo.hostname, seen, r->no_gpu_why);
+    MCF_TRY(mcf_agree(r->topo.world, e));
+    other = r->deck.arch[0] && !mcf_arch_listed(r->dev.arch, r->deck.arch);
+    MCF_MPI(e, MPI_Allreduce(&other, &others, 1, MPI_INT, MPI_SUM, r->topo.world));
+    if (others && r->topo.rank == 0)
+        fprintf(stderr, "mcfleet: WARNING: ************************************************************\n"
+                "mcfleet: WARNING: the deck %s is made for %s, but %d of %d ranks have another device\n"
+                "mcfleet: WARNING: architecture (rank 0: %s). Its figures are not an acceptance of\n"
+                "mcfleet: WARNING: these GPUs: the verdict will name a deck mismatch. Running anyway.\n"
+                "mcfleet: WARNING: ************************************************************\n",
+                r->deck.path, r->deck.arch, others, r->topo.size, r->dev.arch[0] ? r->dev.arch : "unknown");
     return MCF_OK;
 fail:
     return e->rc;
@@ -609,6 +665,10 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     mcf_stop_catch();
 
     MCF_TRY(mcf_topo_init(comm, &r.topo, &e));
+    if (o->acceptance) {        /* the device chooses the deck */
+        MCF_TRY(choose_backend(&r, &e));
+        MCF_TRY(choose_acceptance_deck(&r, &e));
+    }
     MCF_TRY(load_deck(&r, &e));
     MCF_TRY(mcf_inject_check(r.topo.world, &e));
     MCF_TRY(stop_before_start(&r, &e));
@@ -623,7 +683,9 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         }
         goto done;
     }
-    MCF_TRY(choose_backend(&r, &e));
+    if (!r.backend_open)
+        MCF_TRY(choose_backend(&r, &e));
+    MCF_TRY(check_acceptance(&r, &e));
     MCF_TRY(check_binding(&r, &e));
     MCF_TRY(check_locality(&r, &e));
     MCF_TRY(check_oversubscription(&r, &e));

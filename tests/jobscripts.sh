@@ -98,7 +98,20 @@ for f in "$srcdir"/jobscripts/*.sbatch; do
         || { echo "$out"; fail "$(basename "$f") from a build directory"; }
     line=$(echo "$out" | grep "^srun: ") || { echo "$out"; fail "$(basename "$f") ran no srun"; }
     echo "$line" | grep -qF " $work/build/mcfleet -o " || { echo "$out"; fail "$(basename "$f"): not ./mcfleet"; }
-    deck=$(echo "$line" | sed -n 's/.* --deck \([^ ]*\).*/\1/p')
-    [ -f "$deck" ] && [ "$(basename "$deck")" = acceptance.yaml ] || { echo "$out"; fail "$(basename "$f"): deck '$deck'"; }
+    # each system's architecture gets its acceptance deck (the AMD ones the MFMA
+    # decks); scripts for GPUs of several kinds let mcfleet --acceptance pick
+    case $(basename "$f") in
+        frontier.sbatch|lumi-g.sbatch) want=gfx90a.yaml ;;
+        el-capitan.sbatch) want=gfx942.yaml ;;
+        perlmutter.sbatch) want=sm_80.yaml ;;
+        *) want=--acceptance ;;
+    esac
+    if [ "$want" = --acceptance ]; then
+        echo "$line" | grep -q -- " --acceptance\( \|$\)" || { echo "$out"; fail "$(basename "$f"): not --acceptance"; }
+    else
+        deck=$(echo "$line" | sed -n 's/.* --deck \([^ ]*\).*/\1/p')
+        [ -f "$deck" ] && [ "$deck" -ef "$srcdir/input/acceptance/$want" ] || \
+            { echo "$out"; fail "$(basename "$f"): deck '$deck', expected input/acceptance/$want"; }
+    fi
 done
 echo "jobscripts ok (job exit $rc)"

@@ -40,7 +40,7 @@ static const struct bad bad_decks[] = {
     { "tests:\n  - name: c\n    kernel: latency\n    working_set: 4 parsecs\n",
       "deck.yaml:4:18: 'working_set' in test 'c' must be a size such as 4096, 64KiB or 2GiB, got '4 parsecs'" },
     { "test:\n  - name: x\n",
-      "deck.yaml:1:1: unknown top-level key 'test' (name, description, defaults, power, allow_shared_devices, tests)" },
+      "deck.yaml:1:1: unknown top-level key 'test' (name, description, acceptance, arch, defaults, power, allow_shared_devices, tests)" },
     { "",
       "deck.yaml:1:1: the deck is empty" },
     { "tests:\n  - name: x\n    kernel: matrix\n    dtype: fp64\n    shape: [8, 8]\n",
@@ -410,7 +410,7 @@ static void hostile_nesting_and_anchors_stop_early(void **state)
     text[len - strlen("  k1000: &a1000 v\n")] = '\0';                  /* 1000: allowed */
     assert_int_equal(parse_text(text, &e), MCF_EINPUT);
     assert_string_equal(e.msg, "deck.yaml:1:1: unknown top-level key 'x'"
-                               " (name, description, defaults, power, allow_shared_devices, tests)");
+                               " (name, description, acceptance, arch, defaults, power, allow_shared_devices, tests)");
     free(text);
 }
 

@@ -341,16 +341,22 @@ fail:
     return e->rc;
 }
 
+/* One timed repetition: `sweeps` launches back to back in one timed span
+ * (each on the next set of arrays), so that a repetition lasts long enough
+ * for a power window; the last launch's output is verified. */
 static int memory_run(void *ks, struct mcf_sample *smp, struct mcf_err *e)
 {
     struct mem_run *r = (struct mem_run *)ks;
-    r->last = r->cur;
+    uint64_t sweeps = r->k.sweeps ? r->k.sweeps : 1;
     if (r->k.dtype == MCF_FP64)
-        MCF_TRY(gpu_time(r->s, [&] { launch<double>(r); }, &smp->seconds, e));
+        MCF_TRY(gpu_time(r->s, [&] {
+            for (uint64_t i = 0; i < sweeps; i++) { r->last = r->cur; launch<double>(r); r->cur = (r->cur + 1) % r->sets; }
+        }, &smp->seconds, e));
     else
-        MCF_TRY(gpu_time(r->s, [&] { launch<float>(r); }, &smp->seconds, e));
-    r->cur = (r->cur + 1) % r->sets;
-    smp->units = (double)r->n * r->passes * (r->local ? r->blocks : 1);
+        MCF_TRY(gpu_time(r->s, [&] {
+            for (uint64_t i = 0; i < sweeps; i++) { r->last = r->cur; launch<float>(r); r->cur = (r->cur + 1) % r->sets; }
+        }, &smp->seconds, e));
+    smp->units = (double)r->n * r->passes * (r->local ? r->blocks : 1) * (double)sweeps;
     return MCF_OK;
 fail:
     return e->rc;

@@ -18,6 +18,9 @@
 struct host_arrays {
     struct mcf_kernel k;
     int workers, shared, init_phase;
+    uint64_t sweeps;              /* passes per run (the memory family's `sweeps`; streams: 1) */
+    volatile int cut;             /* a worker stopped between sweeps (stop.h) */
+    int *drift;                   /* read: per worker, a sweep's sum differed from the first's */
     uint64_t *n, *first;          /* per worker: elements, and global index of element 0 */
     void **a, **b, **c;           /* per worker */
     void *sa, *sb, *sc;           /* shared allocations (shared == 1) */
@@ -97,10 +100,32 @@ void host_arrays_work(void *arg, int w, int nworkers)
 {
     struct host_arrays *r = arg;
     (void)nworkers;
-    if (r->k.dtype == MCF_FP64)
-        DISPATCH(double, r, w);
-    else
-        DISPATCH(float, r, w);
+    if (r->init_phase || r->sweeps <= 1) {
+        if (r->k.dtype == MCF_FP64)
+            DISPATCH(double, r, w);
+        else
+            DISPATCH(float, r, w);
+        return;
+    }
+    /* several sweeps in one repetition: the cut is polled between them; every
+     * read sweep must give the first one's sum (the last one is verified) */
+    double first = 0.0;
+    for (uint64_t i = 0; i < r->sweeps; i++) {
+        if (r->cut || mcf_cut_due(r->k.cut)) {
+            r->cut = 1;
+            return;
+        }
+        if (r->k.dtype == MCF_FP64)
+            DISPATCH(double, r, w);
+        else
+            DISPATCH(float, r, w);
+        if (r->k.op == MCF_OP_READ) {
+            if (i == 0)
+                first = r->partial[w];
+            else if (r->partial[w] != first)
+                r->drift[w] = 1;
+        }
+    }
 }
 
 static void *big_alloc(uint64_t bytes)
@@ -122,12 +147,14 @@ int host_arrays_create(const struct mcf_kernel *k, int workers, int shared, cons
     r->k = *k;
     r->workers = workers;
     r->shared = shared;
+    r->sweeps = 1;
     MCF_ALLOC(e, r->n, workers);
     MCF_ALLOC(e, r->first, workers);
     MCF_ALLOC(e, r->a, workers);
     MCF_ALLOC(e, r->b, workers);
     MCF_ALLOC(e, r->c, workers);
     MCF_ALLOC(e, r->partial, workers);
+    MCF_ALLOC(e, r->drift, workers);
     MCF_ALLOC(e, r->start, workers);
     MCF_ALLOC(e, r->end, workers);
     if (shared) {
@@ -225,6 +252,10 @@ int host_arrays_check(struct host_arrays *r, int inject_fault, struct mcf_err *e
     if (r->k.op == MCF_OP_READ) {
         long double want = 0, got = 0;
         uint64_t total = 0;
+        for (int w = 0; w < r->workers; w++)
+            if (r->drift[w])
+                return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
+                                   "memory read worker %d: the sums of its sweeps differ (each must be the same)", w);
         for (int w = 0; w < r->workers; w++) {
             for (uint64_t i = 0; i < r->n[w]; i++) {
                 double v = init_a(r->first[w] + i);
@@ -270,7 +301,7 @@ void host_arrays_destroy(struct host_arrays *r)
         }
     }
     free(r->n); free(r->first); free(r->a); free(r->b); free(r->c);
-    free(r->partial); free(r->start); free(r->end);
+    free(r->partial); free(r->drift); free(r->start); free(r->end);
     free(r);
 }
 
@@ -288,6 +319,7 @@ static int memory_setup(void *state, const struct mcf_kernel *k, void **ks, stru
         return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
                            "%llu bytes is too small for %d workers", (unsigned long long)k->bytes, workers);
     MCF_TRY(host_arrays_create(k, workers, 1, &n, &r, e));
+    r->sweeps = k->sweeps ? k->sweeps : 1;
     *ks = r;
     return MCF_OK;
 fail:
@@ -298,8 +330,10 @@ static int memory_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
 {
     struct host_arrays *r = ks;
     MCF_TRY(host_team_run(r->workers, host_arrays_work, r, r->start, r->end, e));
+    if (r->cut)
+        MCF_FAIL(e, MCF_ECUT, "cut before %llu sweeps", (unsigned long long)r->sweeps);
     s->seconds = mcf_wall_time(r->start, r->end, r->workers);
-    s->units = (double)host_arrays_elements(r);
+    s->units = (double)host_arrays_elements(r) * (double)r->sweeps;
     return MCF_OK;
 fail:
     return e->rc;
