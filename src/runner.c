@@ -209,6 +209,9 @@ static int check_acceptance(struct run *r, struct mcf_err *e)
                     "acceptance run refused: it would measure CPUs (the host backend), but %s has GPUs allocated "
                     "(%.200s); no GPU backend ran: %.400s", r->topo.hostname, seen, r->no_gpu_why);
     MCF_TRY(mcf_agree(r->topo.world, e));
+    if (!r->deck.acceptance && !r->be.is_gpu && r->topo.rank == 0 && mcf_gpus_allocated(seen, sizeof seen))
+        say(r, "warning: GPUs are allocated here (%.200s), but this run measures CPUs (the host backend): %.400s\n",
+            seen, r->no_gpu_why);
     other = r->deck.arch[0] && !mcf_arch_listed(r->dev.arch, r->deck.arch);
     MCF_MPI(e, MPI_Allreduce(&other, &others, 1, MPI_INT, MPI_SUM, r->topo.world));
     if (others && r->topo.rank == 0)

@@ -31,6 +31,7 @@ rm "$work/dev/nvidia0"
 touch "$work/dev/kfd"
 MCFLEET_DEV_ROOT="$work/dev" mpi 2 --deck "$host" -o "$work/r.h5"
 refused "($work/dev/kfd)"
+rm "$work/dev/kfd"
 # the variables a launcher sets for an allocation with GPUs
 CUDA_VISIBLE_DEVICES=0 mpi 2 --acceptance -o "$work/r.h5"
 refused "(CUDA_VISIBLE_DEVICES=0)"
@@ -56,6 +57,7 @@ touch "$work/dev/nvidia3"
 MCFLEET_DEV_ROOT="$work/dev" CUDA_VISIBLE_DEVICES=3 mpi 2 --quick -o "$work/plain.h5"
 expect_rc 0
 expect_in "$work/out" "backend host"
+expect_in "$work/out" "warning: GPUs are allocated here (CUDA_VISIBLE_DEVICES=3, $work/dev/nvidia3), but this run measures CPUs (the host backend): this mcfleet has no GPU backend"
 need_h5py
 "${PYTHON_H5:-/usr/bin/python3}" -c '
 import sys, h5py
