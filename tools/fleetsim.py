@@ -81,12 +81,14 @@ HGX_BUS = ["18", "2A", "3A", "5D", "9A", "AB", "BA", "DB"]
 RATE_METRICS = ("gflops", "bandwidth_gbs", "peak_fraction")
 COST_METRICS = ("latency_ns", "time_s", "serial_s", "wall_s", "energy_j")
 BOOK = ("verified", "status", "message", "start_skew_us", "warmup_runs")
-HEALTH_BASELINE = {   # a healthy H100/H200 SXM board, read before and after
+HEALTH_BASELINE = {   # a healthy H100/H200 SXM board, read before and after (names: src/health.c)
     "ecc_corrected_volatile": 0, "ecc_uncorrected_volatile": 0,
     "ecc_corrected_aggregate": 0, "ecc_uncorrected_aggregate": 0,
-    "remap_pending": 0, "remap_failed": 0,
-    "pcie_link_gen": 5, "pcie_link_gen_max": 5, "pcie_link_width": 16, "pcie_link_width_max": 16,
+    "remapped_rows_corrected": 0, "remapped_rows_uncorrected": 0, "remap_pending": 0, "remap_failed": 0,
+    "retired_pages": 0, "retired_pages_pending": 0,
+    "pcie_gen": 5, "pcie_gen_max": 5, "pcie_width": 16, "pcie_width_max": 16,
 }
+HEALTH_BUSY = {"pcie_gen_busy": 5, "pcie_width_busy": 16}   # [nranks]: the link while tests ran
 
 
 class Usage(Exception):
@@ -447,6 +449,8 @@ def simulate(t, a, argv):
     if a.health or a.health_baseline:
         for k, v in HEALTH_BASELINE.items():
             health[k] = np.full((N, 2), v, dtype=np.int64)
+        for k, v in HEALTH_BUSY.items():
+            health[k] = np.full(N, v, dtype=np.int64)
     for spec in a.health:
         p = spec.split(":")
         if len(p) < 2 or len(p) > 4:
@@ -456,7 +460,11 @@ def simulate(t, a, argv):
             raise Usage("--health %s: a counter name is letters, digits and _" % spec)
         rk = parse_list(p[1], "--health ranks", N)
         after = _int(p[2], "--health AFTER") if len(p) > 2 else 1
-        before = _int(p[3], "--health BEFORE") if len(p) > 3 else (0 if len(p) <= 2 else after)
+        before = _int(p[3], "--health BEFORE") if len(p) > 3 else 0
+        if name in HEALTH_BUSY:   # a 1-D [nranks] figure: AFTER is its value
+            health[name][rk] = after
+            injected.append("health %s = %d on ranks %s" % (name, after, p[1]))
+            continue
         if name not in health:
             health[name] = np.zeros((N, 2), dtype=np.int64)
         health[name][rk, 0] = before
@@ -581,15 +589,15 @@ def _write(f, t, a, tests, N, G, nnodes, node, local, rng, perf, clock_out, stat
     ids.update({
         "hostname": hostname, "node": node, "local_rank": local, "device": local,
         "device_name": [dev_name] * N, "device_arch": [dev_arch] * N, "device_uuid": uuids,
-        "pci_bus_id": [bus_id(int(l)) for l in local], "serial": serials,
+        "pci_bus_id": [bus_id(int(l)) for l in local], "device_serial": serials,
         "slurm_localid": local, "slurm_nodeid": node, "slurm_procid": np.arange(N),
         "slurm_nodename": hostname, "world_rank": np.arange(N),
         "clock_offset_s": np.concatenate([[0.0], rng.normal(0, 2e-6, N - 1)]), "cpu_affinity": ["%d-%d" % (16 * l, 16 * l + 15) for l in local],
         "cuda_visible_devices": ["(unset)"] * N,
     })
     kinds = {k: d["k"] for k, d in t["ranks"].items()}
-    kinds.update({"serial": "s", "world_rank": "i"})
-    names = list(t["ranks"].keys()) + [k for k in ("serial", "world_rank") if k not in t["ranks"]]
+    kinds.update({"device_serial": "s", "world_rank": "i"})
+    names = list(t["ranks"].keys()) + [k for k in ("device_serial", "world_rank") if k not in t["ranks"]]
     for k in names:
         if k in ids:
             col = ids[k]
@@ -626,7 +634,9 @@ def _write(f, t, a, tests, N, G, nnodes, node, local, rng, perf, clock_out, stat
         hg = f.create_group("health")
         for k, v in health.items():
             d = hg.create_dataset(k, data=v[answering])
-            put_attr(d, "columns", "before,after")
+            if v.ndim == 2:
+                put_attr(d, "columns", "before,after")
+        put_strings(hg, "source", ["nvml (simulated by fleetsim)"] * n_rows)
 
     # ---- /hung
     if hung:
@@ -661,8 +671,8 @@ def _write(f, t, a, tests, N, G, nnodes, node, local, rng, perf, clock_out, stat
     sim.create_dataset("hung", data=np.isin(np.arange(N), hung).astype(np.int64))
     hbad = np.zeros(N, dtype=np.int64)
     for k, v in health.items():
-        base = HEALTH_BASELINE.get(k, 0)
-        hbad |= ((v != base).any(axis=1)).astype(np.int64)
+        base = HEALTH_BASELINE.get(k, HEALTH_BUSY.get(k, 0))
+        hbad |= ((v != base).reshape(N, -1).any(axis=1)).astype(np.int64)
     sim.create_dataset("health", data=hbad)
     sim.create_dataset("row_world_rank", data=answering)
 
@@ -719,9 +729,23 @@ def _write_test(res, test, i, a, rng, perf, clock_out, status_inj, msg_inj, unsu
                         pool_k.append(k)
     R = next(iter(twod.values())).shape[1] if twod else 0
     pick = None
+    jitter = 1.0
     if pool_r:
         pool_r, pool_k = np.asarray(pool_r), np.asarray(pool_k)
-        pick = rng.integers(0, len(pool_r), size=(n, R))
+        if a.resample == "iid":
+            pick = rng.integers(0, len(pool_r), size=(n, R))
+        else:   # series: a template rank's whole series, repetition k from repetition k, with a jitter
+            rowpick = rng.choice(good, size=n)
+            tr_series = np.repeat(rowpick[:, None], R, axis=1)
+            tk_series = np.tile(np.arange(R), (n, 1))
+            sw = []
+            for r in good:
+                v = first[r][np.isfinite(first[r])]
+                if len(v) >= 3 and (v > 0).all():
+                    dl = np.diff(np.log(v))
+                    sw.append(1.4826 * np.median(np.abs(dl - np.median(dl))) / math.sqrt(2))
+            jit = float(np.median(sw)) if sw else 0.0
+            jitter = np.exp(jit * rng.standard_normal((n, R)))
     f_gpu = perf[rows, i][:, None]
 
     if not any_verified:   # as the runner: no metric datasets, no rates per watt, the lists emptied
@@ -742,7 +766,7 @@ def _write_test(res, test, i, a, rng, perf, clock_out, status_inj, msg_inj, unsu
             src = twod[k]
             if not_run and k in ("power_samples", "power_under_sampled"):
                 data = np.full((n, src.shape[1]), 0.0 if k == "power_samples" else 1.0)
-            elif pick is None or not_run:
+            elif not len(pool_r) or not_run:
                 data = np.full((n, src.shape[1]), np.nan)
             elif k in ("rep_start_s", "rep_end_s"):
                 data = np.tile(src[good[0]], (n, 1))
@@ -750,7 +774,10 @@ def _write_test(res, test, i, a, rng, perf, clock_out, status_inj, msg_inj, unsu
                 with np.errstate(invalid="ignore", divide="ignore"):
                     med = np.nanmedian(np.where(np.isfinite(src[good]), src[good], np.nan), axis=1)
                 ref = float(np.nanmedian(med)) if np.isfinite(med).any() else np.nan
-                tr, tk = pool_r[pick], pool_k[pick]
+                if pick is not None:
+                    tr, tk = pool_r[pick], pool_k[pick]
+                else:
+                    tr, tk = tr_series, tk_series
                 dirn = direction(k)
                 if k == "clock_mhz":
                     data = src[tr, tk]
@@ -764,7 +791,7 @@ def _write_test(res, test, i, a, rng, perf, clock_out, status_inj, msg_inj, unsu
                     medrow = np.full(src.shape[0], np.nan)
                     medrow[good] = med
                     rowmed = medrow[tr]
-                    data = ref * (src[tr, tk] / rowmed) * f_gpu ** dirn
+                    data = ref * (src[tr, tk] / rowmed) * (f_gpu * jitter) ** dirn
                 data = np.where(ok[:, None], data, np.nan)
             if k in metric_names and a.write_better and "better" not in attrs:
                 attrs["better"] = {"k": "s", "v": better(k)}
@@ -815,6 +842,11 @@ def parser():
                    help="between-GPU spread, the standard deviation of log(factor) in %% (default 0.5, from two real H200s)")
     p.add_argument("--spread-corr", type=float, default=0.0, metavar="RHO",
                    help="correlation of a GPU's factors across its tests, 0..1 (default 0: independent)")
+    p.add_argument("--resample", choices=("series", "iid"), default="series",
+                   help="series (default): each GPU repeats a template rank's repetitions in their order, times a "
+                        "jitter of the template's rep-to-rep noise (robust spread of successive log differences "
+                        "over sqrt 2); iid: repetitions drawn with replacement, order lost (this makes the H200's "
+                        "first 3-4 HBM repetitions, 10%% low, land in the median of a quarter of the GPUs)")
     p.add_argument("--tests", metavar="TESTS", help="keep only these tests of the template (names, group names, patterns)")
     p.add_argument("--device-name", help="the device name written for every rank (default: the template's)")
     p.add_argument("--device-arch", help="the device arch written for every rank (default: the template's)")

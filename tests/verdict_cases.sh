@@ -1,0 +1,131 @@
+#!/bin/sh
+# The acceptance verdict on each case of issue 10's "Done when": small
+# SIMULATED fleets (tools/fleetsim.py, 64 GPUs on 8 nodes, from the real H200
+# bench run in docs/bench/2026-11-23-detection/) with one fault injected each;
+# `mcfleet report` must give the expected verdict and exit code, and name
+# exactly the GPUs (rank, UUID, PCI bus) the fault was put into.
+. "$srcdir/tests/lib.sh"
+need_h5py
+PY=${PYTHON_H5:-/usr/bin/python3}
+T="$srcdir/docs/bench/2026-11-23-detection/h200-bench-template.json"
+TESTS='wgmma-bf16:occupancy=2,mma-fp64,valu-fp32,hbm-triad,lat-mma-fp16'
+
+# sim NAME FLEETSIM_ARGS...: $work/NAME.h5
+sim() {
+    name=$1; shift
+    "$PY" "$srcdir/tools/fleetsim.py" --template "$T" -n 64 -g 8 --seed 7 --tests "$TESTS" \
+        -o "$work/$name.h5" "$@" >"$work/sim.log" 2>&1 || { cat "$work/sim.log"; fail "$name: fleetsim"; }
+}
+
+# every case runs; the failed ones are listed at the end
+failed=""
+miss() { echo "CASE FAILED: $*" >&2; failed="$failed ${name}"; }
+
+# judge NAME RC VERDICT FLAGGED [PYTHON]: the report's exit code and JSON
+# verdict; FLAGGED is the ranks not PASS (a comma list, or 'none'); PYTHON
+# more asserts on d (the JSON), g (GPU by rank), f (the h5py file)
+judge() {
+    name=$1 want_rc=$2 want=$3 flagged=$4 extra=${5:-}
+    rc=0
+    "$MCFLEET" report "$work/$name.h5" --format json >"$work/$name.json" 2>"$work/$name.err" || rc=$?
+    [ "$rc" = "$want_rc" ] || { head -c 1500 "$work/$name.json" >&2; cat "$work/$name.err" >&2; miss "$name: exit code $rc, expected $want_rc"; return 0; }
+    "$PY" - "$work/$name.h5" "$work/$name.json" "$want" "$flagged" "$want_rc" <<PY || miss "$name: the verdict"
+import json, sys, h5py
+f = h5py.File(sys.argv[1], "r")
+d = json.load(open(sys.argv[2]))
+want, flagged, rc = sys.argv[3], sys.argv[4], int(sys.argv[5])
+s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
+assert d["mcfleet_report"] == 1, d.get("mcfleet_report")
+assert d["verdict"] == want, "verdict %s, expected %s; reasons %s" % (d["verdict"], want, d.get("reasons"))
+assert d["exit_code"] == rc, d["exit_code"]
+g = {x["rank"]: x for x in d["gpus"]}
+bad = sorted(r for r, x in g.items() if x["verdict"] != "PASS")
+expect = [] if flagged in ("none", "any") else [int(x) for x in flagged.split(",")]
+if flagged != "any":
+    assert bad == expect, "flagged %s, expected %s: %s" % (bad, expect,
+        [(r, [c["text"] for c in g[r]["causes"]][:3]) for r in bad[:5]])
+# every flagged GPU is named as a technician needs it, as the file has it
+for r in bad:
+    x = g[r]
+    assert x["uuid"] == s(f["ranks/device_uuid"][r]) and x["uuid"].startswith("GPU-"), x["uuid"]
+    assert x["pci_bus_id"] == s(f["ranks/pci_bus_id"][r]), x["pci_bus_id"]
+    assert x["host"] == s(f["ranks/hostname"][r]) and x["local_rank"] == int(f["ranks/local_rank"][r])
+    assert x["causes"], "rank %d flagged without a cause" % r
+$extra
+PY
+}
+
+# a clean fleet
+sim clean
+judge clean 0 PASS none 'assert d["counts"]["pass"] == 64 and d["profiles"] and "no SKU profile" not in d["profiles"][0], d["profiles"]'
+
+# one GPU 10% slow: FAIL naming it; 5%: WARN; 0.007%: nothing
+sim slow10 --degrade 17:10
+judge slow10 1 FAIL 17 'assert g[17]["verdict"] == "FAIL" and any(c["rule"] == "fleet-peer" and c["level"] == "FAIL" and c["attribution"] == "gpu" for c in g[17]["causes"])
+assert d["counts"]["fail"] == 1'
+expect_in "$work/slow10.json" "$("$PY" -c "import h5py; print(h5py.File('$work/slow10.h5','r')['ranks/device_uuid'][17].decode())")"
+sim slow5 --degrade 17:5
+judge slow5 0 WARN 17 'assert g[17]["verdict"] == "WARN", g[17]["verdict"]'
+sim tiny --degrade 17:0.007
+judge tiny 0 PASS none
+
+# identical clocks with one at 1500 MHz: flagged on clock_mhz
+sim clock --clock 1980 --clock-outlier 17:1500
+judge clock 1 FAIL 17 'assert any(c["metric"] == "clock_mhz" for c in g[17]["causes"]), [c["text"] for c in g[17]["causes"]]'
+
+# half of every node's GPUs 10% slow: seen against the best GPU of the node
+sim half --degrade-half 10
+judge half 1 FAIL "$(seq -s, 4 7; for n in 1 2 3 4 5 6 7; do printf ',%s' $(seq -s, $((8 * n + 4)) $((8 * n + 7))); done)" \
+    'assert all(any(c["rule"] == "node-peer" for c in g[r]["causes"]) for r in bad), "not by the node rule"'
+
+# all GPUs of node 3 10% slow: attributed to the node
+sim node --degrade-node 3:10
+judge node 1 FAIL 24,25,26,27,28,29,30,31 'n = {x["node"]: x for x in d["nodes"]}
+assert n[3]["verdict"] == "FAIL" and all(n[k]["verdict"] == "PASS" for k in n if k != 3), [(k, n[k]["verdict"]) for k in n]
+assert all(c["attribution"] == "node" for r in bad for c in g[r]["causes"] if c["rule"] == "fleet-peer"), "not attributed to the node"'
+
+# wrong results on two ranks: both named, exit 1
+sim wrong --fail-verify 5,40:mma-fp64
+judge wrong 1 FAIL 5,40 'assert all(any(c["rule"] == "verification" and c["test"] == "mma-fp64" for c in g[r]["causes"]) for r in (5, 40))'
+
+# a run stopped before its last test: incomplete, exit 3
+sim stopped --incomplete 1
+judge stopped 3 INCOMPLETE any
+
+# an acceptance deck with a test the device cannot run: FAIL naming the deck problem
+sim unsup --acceptance sm_90 --unsupported mma-fp64
+judge unsup 1 FAIL any 'assert all(any(c["rule"] == "unsupported" and c["test"] == "mma-fp64" for c in x["causes"]) for x in d["gpus"])
+assert "deck" in " ".join(c["text"] for c in d["gpus"][0]["causes"] if c["rule"] == "unsupported")'
+sim unsup-plain --unsupported mma-fp64
+judge unsup-plain 0 PASS none
+
+# an uncorrectable ECC error: FAIL with that cause
+sim ecc --health ecc_uncorrected_volatile:9:1
+judge ecc 1 FAIL 9 'assert any(c["rule"] == "health" and c["metric"] == "ecc_uncorrected_volatile" and c["level"] == "FAIL" for c in g[9]["causes"])'
+
+# a device no SKU profile knows: the peer verdict alone, and the report says so
+sim noprof --device-name "ACME X1" --device-arch xx_1 --degrade 17:10
+judge noprof 1 FAIL 17 'assert any("no SKU profile" in p for p in d["profiles"]), d["profiles"]
+assert all(c["rule"] != "profile" for c in g[17]["causes"])'
+"$MCFLEET" report "$work/noprof.h5" >"$work/noprof.txt" 2>&1
+expect_in "$work/noprof.txt" "no SKU profile"
+
+# the CSV parses: a row per GPU, the identity columns, the verdicts the JSON has
+rc=0
+"$MCFLEET" report "$work/slow10.h5" --format csv >"$work/slow10.csv" 2>"$work/csv.err" || rc=$?
+[ "$rc" = 1 ] || { cat "$work/csv.err"; fail "csv: exit code $rc, expected 1"; }
+"$PY" - "$work/slow10.csv" "$work/slow10.json" <<'PY' || fail "csv"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+d = json.load(open(sys.argv[2]))
+assert len(rows) == 64, len(rows)
+for k in ("rank", "world_rank", "host", "node", "local_rank", "device", "uuid", "serial", "pci_bus_id",
+          "device_name", "verdict", "severity", "causes"):
+    assert k in rows[0], "no column " + k
+j = {x["rank"]: x["verdict"] for x in d["gpus"]}
+assert all(j[int(r["rank"])] == r["verdict"] for r in rows)
+assert [int(r["rank"]) for r in rows if r["verdict"] != "PASS"] == [17]
+assert any(" gflops" in k for k in rows[0]), "no figure columns"
+PY
+[ -z "$failed" ] || fail "cases failed:$failed"
+echo "verdict cases ok"
