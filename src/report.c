@@ -635,6 +635,22 @@ static void optional_strings(struct fleet *f, hid_t ranks, const char *name, str
             mcf_rd_clean(s->buf + r * s->stride);
 }
 
+/* An optional [nranks] integer dataset of /ranks, each value in [lo, hi]. */
+static void optional_ints(struct fleet *f, hid_t ranks, const char *name, long long lo, long long hi, long long **v)
+{
+    char obj[128];
+    if (mcf_rd_ints(&f->rd, ranks, "/ranks", name, f->nranks, v, NULL) <= 0)
+        return;
+    for (size_t r = 0; r < f->nranks; r++)
+        if ((*v)[r] < lo || (*v)[r] > hi) {
+            mcf_rd_bad(&f->rd, mcf_rd_name(obj, sizeof obj, "/ranks", name), "row %zu: %lld is not in %lld..%lld", r,
+                       (*v)[r], lo, hi);
+            free(*v);
+            *v = NULL;
+            return;
+        }
+}
+
 /* /ranks: each row's identity (what a technician needs to find the GPU), its
  * node, the binding check. */
 static void read_ranks(struct fleet *f, hid_t ranks)
@@ -657,10 +673,10 @@ static void read_ranks(struct fleet *f, hid_t ranks)
     optional_strings(f, ranks, "pci_bus_id", &f->pci);
     optional_strings(f, ranks, "device_serial", &f->serial);
     optional_strings(f, ranks, "slurm_nodename", &f->slurm_name);
-    mcf_rd_ints(&f->rd, ranks, "/ranks", "local_rank", f->nranks, &f->local_rank, NULL);
-    mcf_rd_ints(&f->rd, ranks, "/ranks", "device", f->nranks, &f->device_index, NULL);
-    mcf_rd_ints(&f->rd, ranks, "/ranks", "world_rank", f->nranks, &f->world_rank, NULL);
-    mcf_rd_ints(&f->rd, ranks, "/ranks", "compute_units", f->nranks, &f->compute_units, NULL);
+    optional_ints(f, ranks, "local_rank", 0, (long long)f->nranks - 1, &f->local_rank);
+    optional_ints(f, ranks, "device", 0, 1 << 20, &f->device_index);
+    mcf_rd_ints(&f->rd, ranks, "/ranks", "world_rank", f->nranks, &f->world_rank, NULL);   /* read_world checks it */
+    optional_ints(f, ranks, "compute_units", 0, 1 << 24, &f->compute_units);
     mcf_rd_ints(&f->rd, ranks, "/ranks", "cores_local_to_gpu", f->nranks, &f->local, NULL);
     for (size_t r = 0; f->local && r < f->nranks; r++)
         if (f->local[r] < -1 || f->local[r] > 1) {

@@ -165,8 +165,8 @@ static void judge_health(struct fleet *f, size_t r)
                   rpend = hv(f, MCF_HC_RETIRED_PENDING, r, after);
         if (failed > 0)
             add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "remap_failed", (double)failed, 0, 2e5,
-                "row remapping failed %s the run: the memory cannot spare a bad row (return the GPU)",
-                after ? "after" : "before");
+                "memory repair failed %s the run: a bad row (NVML) or page (rocm-smi) could not be spared: "
+                "return the GPU", after ? "after" : "before");
         else if (pend > 0)
             add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "remap_pending", (double)pend, 0, 1e5,
                 "a row remapping is pending %s the run: reset the GPU, then test again", after ? "after" : "before");

@@ -265,10 +265,15 @@ def build(base, out, nrandom, seed):
         v.add("ranks-del-" + k, lambda f, k=k: f["ranks"].__delitem__(k), plot=plot_mode(k),
               codes="2" if k in required_ranks else "0",
               text=("/ranks/%s: missing" % k) if k in required_ranks else "")
-    for k in ["hostname", "device_name", "node", "cores_local_to_gpu", "device_uuid"]:
+    # the identity the verdict prints is optional (older files lack it) but,
+    # where present, must be what it claims
+    for k in ["hostname", "device_name", "node", "cores_local_to_gpu", "device_uuid", "device_serial", "pci_bus_id",
+              "device_arch", "local_rank", "compute_units"]:
+        if k not in rank_kind:
+            continue
         for what, (data, dt) in wrong_datasets(n, rank_kind[k]):
-            # strings may be fixed or variable length; the report reads no device_uuid
-            ok = k == "device_uuid" or (rank_kind[k] == "str" and what == "vlen")
+            # strings may be fixed or variable length
+            ok = rank_kind[k] == "str" and what == "vlen"
             v.add("ranks-%s-%s" % (k, what), lambda f, k=k, data=data, dt=dt: put_ds(f["ranks"], k, data, dtype=dt),
                   codes="0" if ok else "2", plot=plot_mode(k))
     v.add("ranks-huge-hostname", lambda f: put_ds(f["ranks"], "hostname", fixed([b"h" * (1 << 20)] * n)),
