@@ -863,7 +863,7 @@ fail:
         for (int k = 0; k < NEV; k++)
             free(f.ev[i].col[k]);
     free(f.ev);
-    struct lines *ls[] = { &f.table, &f.problems, &f.notes, &f.reasons, &f.profiles };
+    struct lines *ls[] = { &f.table, &f.problems, &f.notes, &f.reasons, &f.profiles, &f.profile_table };
     for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
         free(ls[i]->buf);
     mcf_causes_free(&f.causes);

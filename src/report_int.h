@@ -71,6 +71,7 @@ struct fleet {
     struct mcf_rollup roll;
     struct lines reasons;        /* why the fleet verdict is what it is, one line each */
     struct lines profiles;       /* which profile each SKU got, or why none */
+    struct lines profile_table;  /* per SKU with a profile: its figures beside the measured medians */
     int exit_code;               /* enum mcf_exit */
     const char *verdict;         /* PASS, WARN, FAIL, INCOMPLETE, MALFORMED */
 };

@@ -11,6 +11,7 @@
 #include "mcfleet.h"
 #include "profile.h"
 #include "report_int.h"
+#include "stats.h"
 
 /* Rows of one SKU: the peer rules compare a GPU only with GPUs of its kind. */
 struct sku_row {
@@ -88,12 +89,28 @@ done:
  * above the datasheet's peak, which no healthy GPU reaches. */
 static void judge_profile(struct fleet *f, const struct mcf_profile *p, const size_t *rows, size_t n)
 {
+    double *x = malloc(sizeof *x * n);
+    if (!x) {
+        f->oom = 1;
+        return;
+    }
+    mcf_lines_add(&f->profile_table, &f->oom, "%s (%s):\n", p->sku, p->path);
+    mcf_lines_add(&f->profile_table, &f->oom, "  %-36s %-14s %12s %12s %12s %7s %9s\n", "test", "metric", "median",
+                  "expected", "floor/ceil", "of exp.", "beyond");
     for (size_t k = 0; k < f->nfigs; k++) {
         const struct fig *g = &f->figs[k];
         const struct mcf_profile_test *t = mcf_profile_test(p, g->test, g->metric);
         if (!t)
             continue;
         int higher = t->higher_is_better;
+        size_t beyond = 0;
+        for (size_t i = 0; i < n; i++) {
+            x[i] = g->med[rows[i]];
+            beyond += isfinite(x[i]) && (higher ? x[i] < t->bound : x[i] > t->bound);
+        }
+        double med = mcf_median(x, n);
+        mcf_lines_add(&f->profile_table, &f->oom, "  %-36.36s %-14.14s %12.5g %12.5g %12.5g %6.1f%% %4zu/%-4zu\n",
+                      g->test, g->metric, med, t->expected, t->bound, 100 * med / t->expected, beyond, n);
         for (size_t i = 0; i < n; i++) {
             double v = g->med[rows[i]];
             if (!isfinite(v))
@@ -112,6 +129,16 @@ static void judge_profile(struct fleet *f, const struct mcf_profile *p, const si
                     100 * (v / t->expected - 1), p->sku, t->expected);
         }
     }
+    /* the profile's tests this file does not have: said, not judged */
+    for (size_t j = 0; j < p->ntests; j++) {
+        int found = 0;
+        for (size_t k = 0; k < f->nfigs && !found; k++)
+            found = !strcmp(f->figs[k].test, p->tests[j].test) && !strcmp(f->figs[k].metric, p->tests[j].metric);
+        if (!found)
+            mcf_lines_add(&f->profile_table, &f->oom, "  %-36.36s %-14.14s %12s %12.5g %12.5g   (not in this file)\n",
+                          p->tests[j].test, p->tests[j].metric, "-", p->tests[j].expected, p->tests[j].bound);
+    }
+    free(x);
 }
 
 static const char *profile_dir(const struct mcf_report_opts *o)

@@ -217,6 +217,9 @@ void mcf_report_print_text(struct fleet *f, const struct world *w, const char *p
         print_flagged(f, out);
         print_nodes(f, out);
     }
+    if (f->profile_table.buf)
+        fprintf(out, "\nSKU profile figures beside the measured (the fleet's median of each GPU's median):\n%s",
+                f->profile_table.buf);
     fprintf(out, "\n%-52s %-9s %9s %11s %11s %11s %7s\n", "test metric (per-rank medians)", "unit", "ranks", "median",
             "min", "max", "CV %");
     fprintf(out, "%s", f->table.buf ? f->table.buf : "");
