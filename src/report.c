@@ -707,7 +707,7 @@ static void read_health(struct fleet *f, hid_t file)
             continue;
         if (m.cols != 2)
             mcf_rd_bad(&f->rd, obj, "%zu columns, expected 2 (before and after the run)", m.cols);
-        else if (mcf_rd_rows_read(&f->rd, &m, obj, 0, f->nranks, buf) == 0 &&
+        else if (mcf_rd_rows_read(&f->rd, &m, obj, 0, f->nranks, buf) > 0 &&
                  (f->health[c] = malloc(sizeof *f->health[c] * 2 * f->nranks))) {
             for (size_t i = 0; i < 2 * f->nranks; i++)
                 f->health[c][i] = isfinite(buf[i]) ? (long long)buf[i] : -1;

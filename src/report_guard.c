@@ -45,6 +45,8 @@ int mcf_report_guarded(const char *path, const struct mcf_report_opts *opts, FIL
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    if (sig == SIGPIPE)   /* the reader of our output went away (| head): not the file's fault */
+        return MCF_EXIT_RUNTIME;
     fprintf(err, "mcfleet: report: reading '%s' crashed (signal %d, %s): the file is corrupt in a way "
                  "the HDF5 library does not survive (or this is a bug: please report it with the file)\n",
             path, sig, sig ? strsignal(sig) : "?");
