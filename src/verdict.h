@@ -25,6 +25,7 @@ struct mcf_vrules {
     double warn_rel, fail_rel;   /* relative floors: 0.035 and 0.07 */
     double alpha;                /* expected false flags per metric per fleet under Gaussian noise: 0.01 */
     double k_min;                /* the least spread multiplier: 3.5 */
+    double small_n;              /* spreads from n GPUs are widened by 1 + small_n / sqrt(n): 2.5 */
 };
 void mcf_vrules_default(struct mcf_vrules *r);
 
@@ -57,8 +58,8 @@ struct mcf_peer {
 /* The fleet rule: each x[i] (NaN: no figure, level PASS) against the median
  * of x, in the bad direction of BETTER only. Warn beyond
  * Tw = max(warn_rel, z * s), fail beyond Tf = max(fail_rel, Tw * fail_rel /
- * warn_rel), with s mcf_shorth_rel_spread(x) and z mcf_peer_z. Returns the
- * number not PASS. */
+ * warn_rel), with s mcf_shorth_rel_spread(x) widened for a small fleet
+ * (small_n) and z mcf_peer_z. Returns the number not PASS. */
 size_t mcf_peer_fleet(const double *x, size_t n, int better, const struct mcf_vrules *r, struct mcf_peer *out);
 
 /* The node rule: each x[i] against the best value of its node (node[i];
