@@ -17,9 +17,8 @@ json` on each, and compares the GPUs it flags with the ground truth in /sim:
 A degraded GPU is slower on every kept test (--tests) by its level; its other
 noise is fleetsim's (real H200 repetitions, a log-normal between-GPU factor).
 
---model runs the peer rule of src/verdict.h re-implemented here in numpy
-instead of the binary (to compare with the engine, or before it exists); its
-rows are labelled 'model', never 'mcfleet'.
+The verdict is always the binary's (one implementation of the rules: a copy
+here would drift from src/verdict.c).
 
 Output: a table on stdout and a CSV (--csv). Exit codes: 0 done; 2 a bad
 option; 3 fleetsim or mcfleet report failed (its message printed).
@@ -27,7 +26,6 @@ option; 3 fleetsim or mcfleet report failed (its message printed).
 import argparse
 import csv
 import json
-import math
 import os
 import subprocess
 import sys
@@ -105,75 +103,6 @@ def flagged_engine(mcfleet, path, extra):
     return level, doc
 
 
-# ---------------------------------------------------------------- the rule as a model (src/verdict.h)
-
-def ndtri_upper(p):
-    """z with P(Z > z) = p, by bisection on erfc"""
-    lo, hi = 0.0, 40.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if 0.5 * math.erfc(mid / math.sqrt(2)) > p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
-
-
-def shorth_rel(x):
-    import numpy as np
-    x = np.sort(x[np.isfinite(x)])
-    n = len(x)
-    if n < 2:
-        return 0.0
-    h = n // 2 + 1
-    w = np.min(x[h - 1:] - x[:n - h + 1])
-    med = np.median(x)
-    return float(w / 1.349 / abs(med)) if med else 0.0
-
-
-def model_levels(path, warn=0.035, fail=0.07, alpha=0.01, kmin=3.5):
-    import h5py
-    import numpy as np
-    BETTER = {"gflops": 1, "bandwidth_gbs": 1, "peak_fraction": 1, "clock_mhz": 1, "speedup": 1,
-              "latency_ns": -1}
-    with h5py.File(path, "r") as f:
-        node = f["ranks/node"][:]
-        wr = f["ranks/world_rank"][:]
-        n = len(node)
-        lev = np.zeros(n, dtype=int)
-        for t in f["results"]:
-            g = f["results"][t]
-            mets = [m for m in g.attrs["summary_metrics"].decode().split(",") if m]
-            ps = g.attrs.get("power_summary", b"").decode().split(",")
-            mets += [m for m in ps if m.endswith("_per_w")]
-            for m in mets:
-                b = BETTER.get(m, 1 if m.endswith("_per_w") else 0)
-                if not b or m not in g:
-                    continue
-                d = g[m][()]
-                x = np.nanmedian(d, axis=1) if d.ndim == 2 else d
-                med = np.nanmedian(x)
-                s = shorth_rel(x)
-                z = max(kmin, ndtri_upper(alpha / n))
-                tw = max(warn, z * s)
-                tf = max(fail, tw * fail / warn)
-                dev = b * (x - med) / abs(med)
-                lev = np.maximum(lev, np.where(-dev > tf, 2, np.where(-dev > tw, 1, 0)))
-                # the node rule: against the best of the node
-                G = np.bincount(node).max()
-                if G > 1:
-                    best = np.full(node.max() + 1, -np.inf)
-                    np.maximum.at(best, node, b * x)
-                    ref = b * best[node]
-                    zn = max(kmin, ndtri_upper(alpha / (n * (G - 1))))
-                    twn = max(warn, zn * math.sqrt(2) * s)
-                    tfn = max(fail, twn * fail / warn)
-                    devn = b * (x - ref) / np.abs(ref)
-                    lev = np.maximum(lev, np.where(-devn > tfn, 2, np.where(-devn > twn, 1, 0)))
-    names = ["PASS", "WARN", "FAIL"]
-    return {int(w): names[l] for w, l in zip(wr, lev)}
-
-
 # ---------------------------------------------------------------- main
 
 def main(argv=None):
@@ -188,7 +117,6 @@ def main(argv=None):
     p.add_argument("--spreads", type=floats, default=[0.5, 1, 2], help="between-GPU spreads, percent")
     p.add_argument("--seeds", type=int, default=3, help="seeds per size and spread (default 3)")
     p.add_argument("--tests", default=DEFAULT_TESTS, help="the template's tests kept (default: 8 acceptance-like tests)")
-    p.add_argument("--model", action="store_true", help="judge with the rule re-implemented here, not the binary")
     p.add_argument("--report-arg", action="append", default=[], help="an extra argument for mcfleet report")
     p.add_argument("--csv", help="write the table as CSV")
     p.add_argument("--workdir", help="where the files go (default: a temporary folder, removed)")
@@ -198,13 +126,13 @@ def main(argv=None):
         p.error("every size must hold at least two nodes; --seeds at least 1")
     try:
         import h5py  # noqa: F401
-        import numpy as np
+        import numpy  # noqa: F401  (fleetsim needs both)
     except ImportError as e:
         print("detection_bench.py: %s: use Debian's /usr/bin/python3" % e, file=sys.stderr)
         return 3
     work = a.workdir or tempfile.mkdtemp(prefix="detection-bench.")
     os.makedirs(work, exist_ok=True)
-    engine = "model" if a.model else "mcfleet"
+    engine = "mcfleet"
     rows = []
     t0 = time.time()
     try:
@@ -238,7 +166,7 @@ def main(argv=None):
                                     for r in range(nd * G, nd * G + G):
                                         truth[r] = pct
                         run(cmd, "fleetsim", ok=(0,))
-                        level = model_levels(path) if a.model else flagged_engine(a.mcfleet, path, a.report_arg)[0]
+                        level = flagged_engine(a.mcfleet, path, a.report_arg)[0]
                         if len(level) != n:
                             raise Fail("%s: the report judged %d GPUs of %d" % (path, len(level), n))
                         for r in range(n):
@@ -276,7 +204,7 @@ def main(argv=None):
             except OSError:
                 pass
     print("SIMULATED fleets (tools/fleetsim.py, template %s); judged by %s" %
-          (os.path.basename(a.template), "the model of src/verdict.h" if a.model else a.mcfleet + " report"))
+          (os.path.basename(a.template), a.mcfleet + " report"))
     print("%-6s %7s %6s %-6s %6s %8s %8s %8s %9s %9s" % ("engine", "spread%", "gpus", "kind", "degr%", "degraded",
                                                         "recall", "rec.FAIL", "healthy", "FP rate"))
     for r in rows:
