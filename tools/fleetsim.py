@@ -109,17 +109,6 @@ def direction(metric):
     return 0
 
 
-def better(metric):
-    """the 'better' attribute the runner writes on newer files"""
-    m = metric
-    if m in ("gflops", "bandwidth_gbs", "peak_fraction", "speedup", "clock_mhz", "overlap_efficiency",
-             "fairness") or m.endswith("_per_w"):
-        return "higher"
-    if m in ("latency_ns", "cross_stream_cv"):
-        return "lower"
-    return "none"
-
-
 # ---------------------------------------------------------------- lists
 
 def parse_list(text, what, limit):
@@ -793,8 +782,10 @@ def _write_test(res, test, i, a, rng, perf, clock_out, status_inj, msg_inj, unsu
                     rowmed = medrow[tr]
                     data = ref * (src[tr, tk] / rowmed) * (f_gpu * jitter) ** dirn
                 data = np.where(ok[:, None], data, np.nan)
-            if k in metric_names and a.write_better and "better" not in attrs:
-                attrs["better"] = {"k": "s", "v": better(k)}
+            # 'better' is the runner's (the verdict's one table, src/verdict.c):
+            # copied from the template where it has it, never made up here
+            if not a.write_better:
+                attrs.pop("better", None)
             put(g, k, data, "f", attrs)
         else:
             src = d["data"]
@@ -853,7 +844,7 @@ def parser():
     p.add_argument("--host-format", default="nid%06d", help="host name format of node i (default nid%%06d)")
     p.add_argument("--first-node", type=int, default=1, help="the number of the first node's host name (default 1)")
     p.add_argument("--no-better", dest="write_better", action="store_false",
-                   help="do not write the 'better' attribute on metric datasets (as older files)")
+                   help="drop the template's 'better' attribute from metric datasets (as older files)")
     g = p.add_argument_group("injections (recorded in /meta injected and /sim)")
     g.add_argument("--degrade", action="append", default=[], metavar="RANKS:PCT[:TESTS]")
     g.add_argument("--degrade-node", action="append", default=[], metavar="NODES:PCT[:TESTS]")
