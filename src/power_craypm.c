@@ -48,6 +48,20 @@ fail:
     return e->rc;
 }
 
+/* A reading's time where it carries an energy: the energy's own stamp. The
+ * firmware writes each file, then freshness, so a read that falls inside an
+ * update sees an unchanged freshness and may take the power from one update
+ * and the energy from the next (more often on a loaded node, where a reader
+ * is descheduled between two files). The windows' energies come from the
+ * counter interpolated between its update times: stamped with the power's
+ * time, a new energy would sit one update early, up to a whole update's
+ * joules on a window's edge. The power reading, a figure of lesser weight,
+ * is then at most one update off. */
+static double energy_time(const struct mcf_craypm_value *power, const struct mcf_craypm_value *energy)
+{
+    return (energy->present ? energy->t_us : power->t_us) * 1e-6;
+}
+
 static int craypm_read_src(void *state, struct mcf_preading *r, struct mcf_err *e)
 {
     struct craypm_src *c = state;
@@ -57,8 +71,10 @@ static int craypm_read_src(void *state, struct mcf_preading *r, struct mcf_err *
     r->s.power_w = s.accel_power[c->accel].value;
     r->src_t = s.accel_power[c->accel].t_us * 1e-6;
     /* after a counter reset the energies are not comparable with earlier ones */
-    if (mcf_craypm_comparable(&s, &c->first))
+    if (mcf_craypm_comparable(&s, &c->first)) {
         r->s.energy_j = s.accel_energy[c->accel].value;
+        r->src_t = energy_time(&s.accel_power[c->accel], &s.accel_energy[c->accel]);
+    }
     return MCF_OK;
 fail:
     return e->rc;
@@ -93,8 +109,10 @@ static int node_read(void *state, struct mcf_preading *r, struct mcf_err *e)
     MCF_TRY(mcf_craypm_read(c->root, &s, NULL, NULL, e));
     r->s.power_w = s.power.value;
     r->src_t = s.power.t_us * 1e-6;
-    if (mcf_craypm_comparable(&s, &c->first) && s.energy.present)
+    if (mcf_craypm_comparable(&s, &c->first) && s.energy.present) {
         r->s.energy_j = s.energy.value;
+        r->src_t = energy_time(&s.power, &s.energy);
+    }
     if (s.cpu_power.present) r->cpu_w = s.cpu_power.value;
     if (s.memory_power.present) r->memory_w = s.memory_power.value;
     return MCF_OK;

@@ -20,7 +20,7 @@ tests:
   - {name: mm, kernel: matrix, dtype: fp64, shape: [8, 8, 4], occupancy: [1, 2], iterations: 100000, repetitions: 3}
   - {name: mm-zero, kernel: matrix, dtype: fp64, shape: [8, 8, 4], occupancy: [1, 2], iterations: 100000, repetitions: 3, inputs: zero}
 YAML
-"$PYTHON_H5" "$srcdir/tests/pmc_node.py" "$work/pmc" 600 300 &   # killed when the run ends; 600 s outlives a slow (sanitizer) run
+"$PYTHON_H5" "$srcdir/tests/pmc_node.py" "$work/pmc" 600 300 "$work/updates" &   # killed when the run ends; 600 s outlives a slow (sanitizer) run
 node=$!
 trap 'kill $node 2>/dev/null; rm -rf "$work"' EXIT
 sleep 0.5
@@ -28,28 +28,50 @@ MCFLEET_CRAYPM_ROOT="$work/pmc" MCFLEET_CRAYPM_ACCEL=0 mpi 2 --backend host --de
 kill $node 2>/dev/null
 expect_rc 0
 expect_in "$work/out" "chase test_avg_power_w"
-"$PYTHON_H5" - "$work/p.h5" <<'PY' || fail "power figures"
+"$PYTHON_H5" - "$work/p.h5" "$work/updates" <<'PY' || fail "power figures"
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
+node = np.loadtxt(sys.argv[2], ndmin=2)   # what the node did: freshness, stamp (us), accel0 energy (J)
 s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
 p = f["power/craypm"]
 assert [s(x) for x in p["status"][:]] == ["on", "on"], p["status"][:]
 assert int(f["power"].attrs["per_test_figures"]) == 1
 assert [s(x) for x in f["power/nvml/status"][:]][0].startswith("off: not among the deck"), f["power/nvml/status"][:]
-cad = p["cadence_s"][:]
-assert np.all(np.abs(cad - 0.05) < 0.02), cad
 idle = p["idle_power_w"][:]
 assert np.all(np.abs(idle - 300) < 3), idle             # 1%: whole joules over a 2 s window
 n = p["count"][:]
 assert p["t_s"].shape[0] == n.sum() and p["power_w"].shape[0] == n.sum() and n.min() > 50, n
 assert p["throttle_reasons"].shape[0] == n.sum() and p["source_t_s"].shape[0] == n.sum()
+# The cadence is the counter's, as the node kept it: its updates are due every
+# 50 ms, but on a loaded machine the node (a process) comes late, and then
+# 72 ms is the true cadence, not a wrong figure (docs/reliability.md). So each
+# rank's figure is checked against the node's own log over the time it read it.
+cad = p["cadence_s"][:]
+written = set(zip(node[:, 1].astype(np.int64), node[:, 2].astype(np.int64)))
+stamps = np.unique(node[:, 1]) * 1e-6
+off = np.concatenate(([0], np.cumsum(n)))
+for r in range(2):
+    st = p["source_t_s"][off[r]:off[r + 1]]
+    ej = p["energy_j"][off[r]:off[r + 1]]
+    # every reading is one update's energy under that update's own stamp (a
+    # read inside an update must not put the next energy under this stamp)
+    seen = set(zip(np.rint(st * 1e6).astype(np.int64), ej.astype(np.int64)))
+    assert seen <= written, ("readings the node never wrote", sorted(seen - written)[:5])
+    upd = np.unique(st[np.concatenate(([False], np.diff(ej) != 0))])   # the updates the rank saw
+    own = np.median(np.diff(upd))
+    assert abs(cad[r] - own) < 1e-6, (r, cad[r], own)    # the median gap between updates, on the source's clock
+    nod = np.median(np.diff(stamps[(stamps >= st.min()) & (stamps <= st.max())]))
+    assert abs(cad[r] - nod) < 0.2 * nod, (r, cad[r], nod)   # and the rank saw its updates (a missed one doubles a gap)
 g = f["results/chase"]
 w, e = g["avg_power_w"][:], g["energy_j"][:]
 dur = g["rep_end_s"][:] - g["rep_start_s"][:]
 assert np.all(np.abs(w - 300) < 9), w                    # 3%: the counter, whole joules, 0.3 s windows
 assert np.all(np.abs(e - 300 * dur) < 0.05 * 300 * dur + 2), (e, dur)
-assert np.all(g["power_under_sampled"][:] == 0), g["power_under_sampled"][:]
-assert np.all(g["power_samples"][:] >= 3), g["power_samples"][:]
+# flagged exactly where a window is shorter than three of the counter's intervals
+# (the deck's chase windows are several: on a loaded machine both stretch)
+under = g["power_under_sampled"][:]
+assert np.all(under == (dur < 3 * cad[:, None])), (under, dur, cad)
+assert np.all(g["power_samples"][:][dur >= 5 * cad[:, None]] >= 3), (g["power_samples"][:], dur, cad)
 pm = f["power_model"]
 assert sorted(pm.keys()) == ["fp64", "fp64-zero"], list(pm.keys())
 assert s(pm["fp64-zero"].attrs["inputs"]) == "zero" and list(pm["fp64"]["points"][:]) == [2, 2], pm["fp64"]["points"][:]

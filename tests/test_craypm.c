@@ -1,6 +1,7 @@
 /* The pm_counters reader against a fixture directory shaped like the real
  * /sys/cray/pm_counters (values from an HPE EX node), including a torn read
  * and a counter reset. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "craypm.h"
+#include "power.h"
 
 static char root[256];
 
@@ -97,6 +99,39 @@ static void torn_read_is_retried(void **state)
     assert_float_equal(s.power.value, 731, 0);       /* the consistent, later values */
 }
 
+/* A read inside an update that freshness cannot see (the files written, not
+ * yet freshness): the power from one update, the energy from the next. The
+ * reading is timed by its energy's own stamp, since the windows' energies are
+ * interpolated between the counter's update times; timed by the power's stamp
+ * the new energy would sit one update (here 100 ms) early. */
+static void energy_keeps_its_own_stamp(void **state)
+{
+    (void)state;
+    struct mcf_power_env env = { .pci_bus_id = "0000:c1:00.0", .local_rank = 0, .node_leader = 1, .accel_index = 1 };
+    struct mcf_preading r;
+    struct mcf_err e = { 0 };
+    void *src = NULL, *node = NULL;
+    setenv("MCFLEET_CRAYPM_ROOT", root, 1);
+    assert_int_equal(mcf_power_craypm.open(&src, &env, &e), MCF_OK);
+    assert_int_equal(mcf_power_craypm_node.open(&node, &env, &e), MCF_OK);
+    put("accel1_energy", "900051 J 7810213955886 us\n");   /* the next update's energy, its power not yet */
+    put("energy", "5374359 J 7810213955886 us\n");
+    assert_int_equal(mcf_power_craypm.read(src, &r, &e), MCF_OK);
+    assert_float_equal(r.s.energy_j, 900051, 0);
+    assert_true(fabs(r.src_t - 7810213.955886) < 1e-6);   /* not assert_float_equal: a float cannot tell */
+    assert_float_equal(r.s.power_w, 121, 0);
+    assert_int_equal(mcf_power_craypm_node.read(node, &r, &e), MCF_OK);
+    assert_float_equal(r.s.energy_j, 5374359, 0);
+    assert_true(fabs(r.src_t - 7810213.955886) < 1e-6);   /* not assert_float_equal: a float cannot tell */
+    put("accel1_energy", "900001 J 7810213855886 us\n");   /* back to one update */
+    put("energy", "5374287 J 7810213855886 us\n");
+    assert_int_equal(mcf_power_craypm.read(src, &r, &e), MCF_OK);
+    assert_true(fabs(r.src_t - 7810213.855886) < 1e-6);
+    mcf_power_craypm.close(src);
+    mcf_power_craypm_node.close(node);
+    unsetenv("MCFLEET_CRAYPM_ROOT");
+}
+
 static void reset_breaks_comparability(void **state)
 {
     (void)state;
@@ -140,6 +175,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reads_a_node),
         cmocka_unit_test(torn_read_is_retried),
+        cmocka_unit_test(energy_keeps_its_own_stamp),
         cmocka_unit_test(reset_breaks_comparability),
         cmocka_unit_test(bad_files_and_missing_root),
         cmocka_unit_test(accelerators_map_by_sorted_bus_id),
