@@ -318,7 +318,7 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
         MCF_TRY(record_hung(h5, wd, res, n, e));
     MCF_ALLOC(e, not_run, n);
     for (int i = 0; i < n; i++)
-        if (res[i].status == MCF_STATUS_NOT_RUN) {
+        if (res[i].listed_not_run) {   /* the fleet's decision, not this rank's row: the same on every rank */
             not_run[nnot++] = res[i].inst->name;
             len += strlen(res[i].inst->name) + 1;
         }

@@ -29,6 +29,9 @@ struct mcf_result {
     int warmup_runs;
     int reps_done;                /* timed repetitions completed (fewer when a stop signal came) */
     int any_verified;             /* some rank verified it (learnt at the boundary after it) */
+    int listed_not_run;           /* no rank ran it: in /meta's not-run list (decided at the boundary
+                                   * that stopped the run, alike on every rank; a row's status -3 is
+                                   * that rank's alone) */
     double elapsed_s;
 };
 

@@ -609,6 +609,7 @@ static void mark_not_run(struct run *r, int i, int sig, int reps_before)
     for (int j = from; j < r->ninst; j++) {
         r->res[j].inst = &r->inst[j];
         r->res[j].status = MCF_STATUS_NOT_RUN;
+        r->res[j].listed_not_run = 1;   /* test i - 1 only when no rank timed it: a rank's own -3 is not the list */
         r->res[j].any_verified = 0;   /* on every rank alike: the file's layout depends on it */
         for (int v = 0; v < r->res[j].nmetrics * r->inst[j].repetitions; v++)
             r->res[j].values[v] = NAN;
