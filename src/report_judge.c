@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acceptance.h"
 #include "health.h"
 #include "mcfleet.h"
 #include "profile.h"
@@ -149,20 +150,6 @@ static const char *profile_dir(const struct mcf_report_opts *o)
     return env && env[0] ? env : mcf_profile_dir();
 }
 
-/* Is the device's architecture one the acceptance deck targets? A target
- * ending in 'x' stands for any last character (sm_8x: sm_80, sm_86, sm_89). */
-static int arch_targeted(const char *list, const char *arch)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", list);
-    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-        size_t n = strlen(t);
-        if (!strcmp(t, arch) || (n > 1 && t[n - 1] == 'x' && strlen(arch) == n && !strncmp(t, arch, n - 1)))
-            return 1;
-    }
-    return 0;
-}
-
 static long long hv(const struct fleet *f, int c, size_t row, int after)
 {
     return f->health[c] ? f->health[c][2 * row + (after ? 1 : 0)] : -1;
@@ -264,7 +251,7 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
     for (size_t r = 0; r < f->nranks; r++) {
         judge_health(f, r);
         const char *arch = f->arch.buf ? mcf_strs_at(&f->arch, r) : "?";
-        if (f->acceptance == 1 && f->deck_arch && f->deck_arch[0] && !arch_targeted(f->deck_arch, arch))
+        if (f->acceptance == 1 && f->deck_arch && f->deck_arch[0] && !mcf_arch_listed(arch, f->deck_arch))
             add(f, r, MCF_RULE_DECK, MCF_V_FAIL, "", "", NAN, NAN, 1e4,
                 "the acceptance deck targets %.100s, this GPU is %.40s: run the deck for its architecture "
                 "(mcfleet --acceptance)", f->deck_arch, arch);

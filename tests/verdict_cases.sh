@@ -98,6 +98,13 @@ judge unsup 1 FAIL any 'assert all(any(c["rule"] == "unsupported" and c["test"] 
 assert "deck" in " ".join(c["text"] for c in d["gpus"][0]["causes"] if c["rule"] == "unsupported")'
 sim unsup-plain --unsupported mma-fp64
 judge unsup-plain 0 PASS none
+# the deck's architecture: AMD records features after the arch
+# ("gfx90a:sramecc+:xnack-"), which the deck's arch list ignores; another
+# architecture is a deck FAIL on every GPU
+sim amdarch --device-name "ACME X1" --device-arch "gfx90a:sramecc+:xnack-" --acceptance gfx90a
+judge amdarch 0 PASS none
+sim wrongarch --acceptance gfx90a
+judge wrongarch 1 FAIL any 'assert all(any(c["rule"] == "deck" for c in x["causes"]) for x in d["gpus"]), "not every GPU has the deck cause"'
 
 # an uncorrectable ECC error: FAIL with that cause
 sim ecc --health ecc_uncorrected_volatile:9:1
