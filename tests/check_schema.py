@@ -11,16 +11,21 @@ import h5py
 
 META_STR = ["mcfleet_version", "start_time", "end_time", "command_line", "backend",
             "deck_path", "mpi_library", "hdf5_version", "hdf5_write_mode", "build", "clock", "injected",
-            "slurm_job_id", "slurm_step_id", "slurm_job_nodelist", "slurm_cluster_name"]
+            "deck_arch", "dev_root", "slurm_job_id", "slurm_step_id", "slurm_job_nodelist", "slurm_cluster_name"]
 # large text: an attribute in older files, a 1-D string dataset in newer ones
 META_TEXT = {"deck": ["deck_text", "deck"], "tests_not_run": ["tests_not_run_list", "tests_not_run"]}
 HUNG_STR = ["hostname", "device_uuid", "pci_bus_id", "device_name", "test"]
-META_INT = ["nranks", "nnodes", "complete", "quick"]
+META_INT = ["nranks", "nnodes", "complete", "quick", "acceptance"]
 RANK_FIELDS = ["hostname", "node", "local_rank", "device", "device_name", "device_uuid",
                "pci_bus_id", "cpu_affinity", "driver", "device_arch", "compute_units",
                "device_clock_mhz", "clock_offset_s", "clock_sync_rtt_s", "slurm_localid", "slurm_nodeid",
                "slurm_procid", "slurm_nodename", "device_partition", "device_package", "cuda_visible_devices", "rocr_visible_devices", "hip_visible_devices",
-               "gpu_local_cpus", "gpu_numa_node", "cores_local_to_gpu", "locality_note"]
+               "gpu_local_cpus", "gpu_numa_node", "cores_local_to_gpu", "locality_note", "device_serial"]
+# /health: [nranks, 2] before/after counters (docs/results-format.md), and the link at work
+HEALTH_COUNTERS = ["ecc_corrected_volatile", "ecc_uncorrected_volatile", "ecc_corrected_aggregate",
+                   "ecc_uncorrected_aggregate", "remapped_rows_corrected", "remapped_rows_uncorrected",
+                   "remap_pending", "remap_failed", "retired_pages", "retired_pages_pending", "pcie_gen",
+                   "pcie_gen_max", "pcie_width", "pcie_width_max"]
 PER_RANK = ["verified", "status", "message", "start_skew_us", "warmup_runs"]
 
 
@@ -135,6 +140,16 @@ def main():
             die("/ranks lacks " + k)
         if f["ranks"][k].shape != (nranks,):
             die("/ranks/%s has shape %s" % (k, f["ranks"][k].shape))
+    if int(meta["acceptance"]) not in (0, 1):
+        die("/meta acceptance is %s" % meta["acceptance"])
+    if "health" not in f:
+        die("no /health group")
+    for k in HEALTH_COUNTERS:
+        if k not in f["health"] or f["health"][k].shape != (nranks, 2):
+            die("/health/%s missing or not [nranks, 2]" % k)
+    for k in ["pcie_gen_busy", "pcie_width_busy", "source"]:
+        if k not in f["health"] or f["health"][k].shape != (nranks,):
+            die("/health/%s missing or not [nranks]" % k)
     hosts = [text(h) for h in f["ranks/hostname"][:]]
     if any(not h for h in hosts):
         die("empty hostname")
@@ -189,6 +204,8 @@ def main():
                 die("%s/%s has shape %s, expected %s" % (name, m, d.shape, (nranks, reps)))
             if "unit" not in d.attrs:
                 die("%s/%s has no unit" % (name, m))
+            if m in metrics and text(d.attrs.get("better", b"")) not in ("higher", "lower", "none"):
+                die("%s/%s has no attribute better (higher, lower, none)" % (name, m))
             for r in range(nranks):
                 row = d[r, :]
                 finite = [math.isfinite(float(v)) for v in row]
