@@ -119,9 +119,9 @@ static void judge_profile(struct fleet *f, const struct mcf_profile *p, const si
             if (higher ? v < t->bound : v > t->bound)
                 add(f, rows[i], MCF_RULE_PROFILE, MCF_V_FAIL, g->test, g->metric, v, t->bound,
                     10 + fabs(v - t->bound) / fabs(t->bound),
-                    "%s %s %.5g %s: %s the %s's %s %.5g (expected %.5g; %.120s)", g->test, g->metric, v, g->unit,
-                    higher ? "below" : "above", p->sku, higher ? "floor" : "ceiling", t->bound, t->expected,
-                    t->source);
+                    "%s %s %.5g %s: %s the %s's %s %.5g (expected %.5g, source %.60s)", g->test, g->metric, v,
+                    g->unit, higher ? "below" : "above", p->sku, higher ? "floor" : "ceiling", t->bound, t->expected,
+                    t->source_id[0] ? t->source_id : t->source);
             else if (higher && t->expected > 0 && v > 1.05 * t->expected)
                 add(f, rows[i], MCF_RULE_SUSPECT, MCF_V_WARN, g->test, g->metric, v, t->expected,
                     v / t->expected - 1,

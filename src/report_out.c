@@ -126,6 +126,46 @@ static void print_identity(const struct fleet *f, size_t r, FILE *out)
             str_at(&f->pci, r)[0] ? str_at(&f->pci, r) : "?");
 }
 
+#define CAUSES_SHOWN 6   /* per GPU in text; JSON and CSV have them all */
+
+/* A row's causes, worst first (level, then severity), the first few in full. */
+static void print_causes(const struct fleet *f, size_t r, FILE *out)
+{
+    const struct mcf_cause *top[CAUSES_SHOWN];
+    size_t ntop = 0, n[3] = { 0 }, nfig = 0;
+    double worst_dev = 0;
+    for (size_t k = 0; k < f->causes.n; k++) {
+        const struct mcf_cause *c = &f->causes.v[k];
+        if (c->rank != r || c->level == MCF_V_PASS)
+            continue;
+        n[c->level]++;
+        if (isfinite(c->deviation) && (c->rule == MCF_RULE_FLEET || c->rule == MCF_RULE_NODE)) {
+            nfig++;
+            if (fabs(c->deviation) > fabs(worst_dev))
+                worst_dev = c->deviation;
+        }
+        /* keep the CAUSES_SHOWN worst: insertion into a short sorted list */
+        size_t at = ntop;
+        while (at > 0 && (top[at - 1]->level < c->level ||
+                          (top[at - 1]->level == c->level && top[at - 1]->severity < c->severity)))
+            at--;
+        if (at >= CAUSES_SHOWN)
+            continue;
+        if (ntop < CAUSES_SHOWN)
+            ntop++;
+        memmove(&top[at + 1], &top[at], (ntop - 1 - at) * sizeof top[0]);
+        top[at] = c;
+    }
+    for (size_t i = 0; i < ntop; i++)
+        fprintf(out, "       - %s %s: %s%s\n", mcf_vlevel_names[top[i]->level], mcf_rule_names[top[i]->rule],
+                top[i]->text, top[i]->node_wide ? " [every GPU of its node: the node]" : "");
+    size_t all = n[MCF_V_WARN] + n[MCF_V_FAIL];
+    if (all > ntop)
+        fprintf(out, "       ... %zu more (%zu causes in all: %zu FAIL, %zu WARN; %zu on peer figures, worst %+.1f%%; "
+                     "--format json lists them)\n", all - ntop, all, n[MCF_V_FAIL], n[MCF_V_WARN], nfig,
+                100 * worst_dev);
+}
+
 static void print_flagged(const struct fleet *f, FILE *out)
 {
     const struct mcf_rollup *ro = &f->roll;
@@ -139,12 +179,7 @@ static void print_flagged(const struct fleet *f, FILE *out)
     for (size_t i = 0; i < shown; i++) {
         size_t r = ro->order[i];
         print_identity(f, r, out);
-        for (size_t k = 0; k < f->causes.n; k++) {
-            const struct mcf_cause *c = &f->causes.v[k];
-            if (c->rank == r && c->level > MCF_V_PASS)
-                fprintf(out, "       - %s %s: %s%s\n", mcf_vlevel_names[c->level], mcf_rule_names[c->rule], c->text,
-                        c->node_wide ? " [every GPU of its node: the node]" : "");
-        }
+        print_causes(f, r, out);
         const struct mcf_cause *w = worst_figure_cause(f, r);
         char ev[1024];
         evidence_text(f, r, w ? w->test : "", ev, sizeof ev);
