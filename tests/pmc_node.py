@@ -38,14 +38,14 @@ while True:
     now = time.monotonic()
     us = int(now * 1e6)
     accel_j = int(watts * (now - t0))
+    fresh += 1
+    if log:   # before the files: a reading never shows an update the log lacks
+        log.write("%d %d %d\n" % (fresh, us, accel_j))
     put("power", "%d W %d us\n" % (watts + 250, us))
     put("energy", "%d J %d us\n" % ((watts + 250) * (now - t0), us))
     put("accel0_power", "%d W %d us\n" % (watts, us))
     put("accel0_energy", "%d J %d us\n" % (accel_j, us))
-    fresh += 1
     put("freshness", "%d\n" % fresh)
-    if log:
-        log.write("%d %d %d\n" % (fresh, us, accel_j))
     if now - t0 > seconds:
         break
     due += PERIOD
