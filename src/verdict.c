@@ -224,7 +224,16 @@ size_t mcf_peer_node(const double *x, const long long *node, size_t n, int bette
     /* a value minus the best of G: the difference of two draws (sqrt 2), and
      * G - 1 chances for another GPU of the node to be far above */
     size_t nf = mcf_count_finite(x, n);
-    double s = mcf_good_side_rel_spread(x, n, better) * small_sample(r, nf);
+    double s = mcf_good_side_rel_spread(x, n, better);
+    /* the good side of fewer than 32 values is two or three of them: too
+     * few to trust (8 healthy host ranks were flagged in 1 run of 4); there
+     * the fleet's own spread is the least it may be */
+    if (nf < MCF_NODE_RULE_MIN_GOOD_SIDE) {
+        double all = mcf_shorth_rel_spread(x, n);
+        if (all > s)
+            s = all;
+    }
+    s *= small_sample(r, nf);
     double z = mcf_peer_z(r, nf * (gmax > 1 ? gmax - 1 : 1));
     double tw = z * sqrt(2.0) * (isfinite(s) ? s : 0.0);
     if (tw < r->warn_rel)

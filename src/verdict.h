@@ -62,6 +62,10 @@ struct mcf_peer {
  * (small_n) and z mcf_peer_z. Returns the number not PASS. */
 size_t mcf_peer_fleet(const double *x, size_t n, int better, const struct mcf_vrules *r, struct mcf_peer *out);
 
+/* Below this many values the node rule's spread is at least the fleet's
+ * (mcf_shorth_rel_spread): the good side alone is too few values. */
+#define MCF_NODE_RULE_MIN_GOOD_SIDE 32
+
 /* The node rule: each x[i] against the best value of its node (node[i];
  * nodes with one value are skipped), thresholds as the fleet rule's with the
  * spread scaled for a difference between a value and the best of G values

@@ -131,6 +131,23 @@ static void half_the_fleet_slow(void **state)
         assert_int_equal(p[i].level, i % G >= 2 ? MCF_V_FAIL : MCF_V_PASS);
 }
 
+/* Eight healthy ranks of one node, 2% apart: the good side of 8 values is
+ * too few to estimate a spread from, and none may be flagged (a throttled
+ * host-rank test flagged healthy ranks 4-5% below the best before). */
+static void small_node_is_not_flagged(void **state)
+{
+    (void)state;
+    double x[8] = { 1.000, 0.968, 1.021, 0.957, 0.963, 1.011, 0.992, 0.948 };
+    long long node[8] = { 0 };
+    struct mcf_peer p[8];
+    struct mcf_vrules r;
+    mcf_vrules_default(&r);
+    assert_int_equal(mcf_peer_node(x, node, 8, 1, &r, p), 0);
+    x[5] = 0.3;   /* one rank at 30%: still seen (the thresholds here are 31% and 62%) */
+    assert_int_equal(mcf_peer_node(x, node, 8, 1, &r, p), 1);
+    assert_int_equal(p[5].level, MCF_V_FAIL);
+}
+
 /* One node's every GPU 10% slow: flagged by the fleet rule and attributed to
  * the node; one slow GPU elsewhere stays the GPU's. */
 static void node_wide_attribution(void **state)
@@ -222,6 +239,7 @@ int main(void)
         cmocka_unit_test(identical_clocks_and_one_slow),
         cmocka_unit_test(direction_of_latency),
         cmocka_unit_test(half_the_fleet_slow),
+        cmocka_unit_test(small_node_is_not_flagged),
         cmocka_unit_test(node_wide_attribution),
         cmocka_unit_test(ten_thousand_with_noise),
         cmocka_unit_test(rollup_orders_worst_first),
