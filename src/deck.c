@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "numparse.h"
+#include "yamlinput.h"
 
 #define DEFAULT_REPETITIONS 10
 #define DEFAULT_WARMUP 2
@@ -696,29 +697,17 @@ static int parse_bool(struct ctx *c, const yaml_node_t *node, const char *key, i
  * under these limits, stops such a deck at the token that crosses one. */
 static int prescan(struct ctx *c, const char *text)
 {
-    yaml_parser_t p;
-    yaml_token_t tok;
-    int depth = 0, anchors = 0, rc = MCF_OK;
-    if (!yaml_parser_initialize(&p))
+    yaml_mark_t mark;
+    switch (mcf_yaml_prescan(text, MAX_FLOW_DEPTH, MAX_ANCHORS, &mark)) {
+    case MCF_YAML_SCAN_DEEP:
+        return at_mark(c, mark, "[ ] and { } nested more than %d deep (a deck needs 3 at most)", MAX_FLOW_DEPTH);
+    case MCF_YAML_SCAN_ANCHORS:
+        return at_mark(c, mark, "more than %d anchors (&name); a deck needs a few", MAX_ANCHORS);
+    case MCF_YAML_SCAN_NOMEM:
         return mcf_err_set(c->e, MCF_ERUNTIME, __FILE__, __LINE__, "yaml_parser_initialize failed");
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
-    while (rc == MCF_OK && yaml_parser_scan(&p, &tok)) {   /* a syntax error: the loader reports it */
-        yaml_token_type_t type = tok.type;
-        yaml_mark_t mark = tok.start_mark;
-        yaml_token_delete(&tok);
-        if (type == YAML_STREAM_END_TOKEN)
-            break;
-        if (type == YAML_FLOW_SEQUENCE_START_TOKEN || type == YAML_FLOW_MAPPING_START_TOKEN) {
-            if (++depth > MAX_FLOW_DEPTH)
-                rc = at_mark(c, mark, "[ ] and { } nested more than %d deep (a deck needs 3 at most)", MAX_FLOW_DEPTH);
-        } else if (type == YAML_FLOW_SEQUENCE_END_TOKEN || type == YAML_FLOW_MAPPING_END_TOKEN) {
-            depth--;
-        } else if (type == YAML_ANCHOR_TOKEN && ++anchors > MAX_ANCHORS) {
-            rc = at_mark(c, mark, "more than %d anchors (&name); a deck needs a few", MAX_ANCHORS);
-        }
+    default:
+        return MCF_OK;
     }
-    yaml_parser_delete(&p);
-    return rc;
 }
 
 int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, struct mcf_err *e)
@@ -851,64 +840,17 @@ fail:
 
 #define MAX_DECK_BYTES (4 << 20)
 
-static const char *file_kind(mode_t m)
-{
-    if (S_ISDIR(m)) return "a directory";
-    if (S_ISFIFO(m)) return "a FIFO";
-    if (S_ISCHR(m)) return "a character device";
-    if (S_ISBLK(m)) return "a block device";
-    if (S_ISSOCK(m)) return "a socket";
-    return "not a regular file";
-}
-
 int mcf_deck_read(const char *path, char **text, struct mcf_err *e)
 {
-    struct stat st;
-    char *buf = NULL;
-    size_t len = 0, size;
-    /* O_NONBLOCK: opening a FIFO with no writer must not wait forever; it is
-     * refused below like every other file that is not a regular one */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    size_t n = strlen(path);
     *text = NULL;
-    if (fd < 0) {
-        size_t n = strlen(path);
-        int moved = errno == ENOENT && n >= 15 && !strcmp(path + n - 15, "acceptance.yaml") &&
-                    (n == 15 || path[n - 16] == '/');
-        MCF_FAIL(e, MCF_EINPUT, "--deck %s: %s%s", path, strerror(errno),
-                 moved ? " (the acceptance decks are per architecture now: input/acceptance/<arch>.yaml, "
-                         "or 'mcfleet --acceptance' to pick the one for this GPU)" : "");
-    }
-    if (fstat(fd, &st) != 0)
-        MCF_FAIL(e, MCF_EINPUT, "--deck %s: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        MCF_FAIL(e, MCF_EINPUT, "--deck %s: %s, not a deck (a deck is a regular YAML file)", path,
-                 file_kind(st.st_mode));
-    if (st.st_size > MAX_DECK_BYTES)
-        MCF_FAIL(e, MCF_EINPUT, "--deck %s: %lld bytes; decks are text under 4 MiB", path,
-                 (long long)st.st_size);
-    size = (size_t)st.st_size;
-    MCF_ALLOC(e, buf, size + 1);
-    while (len < size) {        /* a file that shrinks meanwhile is read as it is now */
-        ssize_t n = read(fd, buf + len, size - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            MCF_FAIL(e, MCF_EINPUT, "--deck %s: read failed: %s", path, strerror(errno));
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    buf[len] = '\0';
-    if (memchr(buf, '\0', len))
-        MCF_FAIL(e, MCF_EINPUT, "--deck %s: binary file, not a YAML deck", path);
-    close(fd);
-    *text = buf;
-    return MCF_OK;
-fail:
-    if (fd >= 0)
-        close(fd);
-    free(buf);
-    return e->rc;
+    if (n >= 15 && !strcmp(path + n - 15, "acceptance.yaml") && (n == 15 || path[n - 16] == '/') &&
+        access(path, F_OK) != 0 && errno == ENOENT)
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           "--deck %s: %s (the acceptance decks are per architecture now: "
+                           "input/acceptance/<arch>.yaml, or 'mcfleet --acceptance' to pick the one for this GPU)",
+                           path, strerror(ENOENT));
+    return mcf_yaml_read(path, "--deck", "a deck", MAX_DECK_BYTES, text, e);
 }
 
 int mcf_deck_load(const char *path, struct mcf_deck *deck, struct mcf_err *e)

@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include "numparse.h"
+#include "yamlinput.h"
 
 #define MAX_PROFILE_BYTES (1 << 20)
 #define MAX_FLOW_DEPTH 16
@@ -431,70 +432,17 @@ fail:
 
 static int prescan(struct ctx *c, const char *text)
 {
-    yaml_parser_t yp;
-    yaml_token_t tok;
-    int depth = 0, anchors = 0, rc = MCF_OK;
-    if (!yaml_parser_initialize(&yp))
+    yaml_mark_t mark;
+    switch (mcf_yaml_prescan(text, MAX_FLOW_DEPTH, MAX_ANCHORS, &mark)) {
+    case MCF_YAML_SCAN_DEEP:
+        return at_mark(c, mark, "[ ] and { } nested more than %d deep (a profile needs 2)", MAX_FLOW_DEPTH);
+    case MCF_YAML_SCAN_ANCHORS:
+        return at_mark(c, mark, "more than %d anchors (&name)", MAX_ANCHORS);
+    case MCF_YAML_SCAN_NOMEM:
         return mcf_err_set(c->e, MCF_ERUNTIME, __FILE__, __LINE__, "yaml_parser_initialize failed");
-    yaml_parser_set_input_string(&yp, (const unsigned char *)text, strlen(text));
-    while (rc == MCF_OK && yaml_parser_scan(&yp, &tok)) {   /* a syntax error: the loader reports it */
-        yaml_token_type_t type = tok.type;
-        yaml_mark_t mark = tok.start_mark;
-        yaml_token_delete(&tok);
-        if (type == YAML_STREAM_END_TOKEN)
-            break;
-        if (type == YAML_FLOW_SEQUENCE_START_TOKEN || type == YAML_FLOW_MAPPING_START_TOKEN) {
-            if (++depth > MAX_FLOW_DEPTH)
-                rc = at_mark(c, mark, "[ ] and { } nested more than %d deep (a profile needs 2)", MAX_FLOW_DEPTH);
-        } else if (type == YAML_FLOW_SEQUENCE_END_TOKEN || type == YAML_FLOW_MAPPING_END_TOKEN) {
-            depth--;
-        } else if (type == YAML_ANCHOR_TOKEN && ++anchors > MAX_ANCHORS) {
-            rc = at_mark(c, mark, "more than %d anchors (&name)", MAX_ANCHORS);
-        }
+    default:
+        return MCF_OK;
     }
-    yaml_parser_delete(&yp);
-    return rc;
-}
-
-static int read_file(const char *path, char **text, struct mcf_err *e)
-{
-    struct stat st;
-    char *buf = NULL;
-    size_t len = 0, size;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    *text = NULL;
-    if (fd < 0)
-        MCF_FAIL(e, MCF_EINPUT, "SKU profile %s: %s", path, strerror(errno));
-    if (fstat(fd, &st) != 0)
-        MCF_FAIL(e, MCF_EINPUT, "SKU profile %s: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        MCF_FAIL(e, MCF_EINPUT, "SKU profile %s: not a regular file", path);
-    if (st.st_size > MAX_PROFILE_BYTES)
-        MCF_FAIL(e, MCF_EINPUT, "SKU profile %s: %lld bytes; a profile is YAML text under 1 MiB", path,
-                 (long long)st.st_size);
-    size = (size_t)st.st_size;
-    MCF_ALLOC(e, buf, size + 1);
-    while (len < size) {
-        ssize_t n = read(fd, buf + len, size - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            MCF_FAIL(e, MCF_EINPUT, "SKU profile %s: read failed: %s", path, strerror(errno));
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    buf[len] = '\0';
-    if (memchr(buf, '\0', len))
-        MCF_FAIL(e, MCF_EINPUT, "SKU profile %s: binary file, not YAML", path);
-    close(fd);
-    *text = buf;
-    return MCF_OK;
-fail:
-    if (fd >= 0)
-        close(fd);
-    free(buf);
-    return e->rc;
 }
 
 int mcf_profile_load(const char *path, struct mcf_profile *p, struct mcf_err *e)
@@ -510,7 +458,7 @@ int mcf_profile_load(const char *path, struct mcf_profile *p, struct mcf_err *e)
     if ((size_t)snprintf(p->path, sizeof p->path, "%s", path) >= sizeof p->path)
         MCF_FAIL(e, MCF_EINPUT, "SKU profile %.64s...: the path is %zu characters; at most %zu are supported",
                  path, strlen(path), sizeof p->path - 1);
-    MCF_TRY(read_file(path, &text, e));
+    MCF_TRY(mcf_yaml_read(path, "SKU profile", "a profile", MAX_PROFILE_BYTES, &text, e));
     MCF_TRY(prescan(&c, text));
     if (!yaml_parser_initialize(&parser))
         MCF_FAIL(e, MCF_ERUNTIME, "yaml_parser_initialize failed");
