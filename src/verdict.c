@@ -83,20 +83,31 @@ static int dcmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double mcf_shorth_rel_spread(const double *x, size_t n)
+/* The finite values of x, sorted, in a fresh array (*m of them); NULL when
+ * out of memory. */
+static double *sorted_finite(const double *x, size_t n, size_t *m)
 {
-    size_t m = 0;
     double *v = malloc(sizeof *v * (n ? n : 1));
+    *m = 0;
     if (!v)
-        return NAN;
+        return NULL;
     for (size_t i = 0; i < n; i++)
         if (isfinite(x[i]))
-            v[m++] = x[i];
+            v[(*m)++] = x[i];
+    qsort(v, *m, sizeof *v, dcmp);
+    return v;
+}
+
+double mcf_shorth_rel_spread(const double *x, size_t n)
+{
+    size_t m;
+    double *v = sorted_finite(x, n, &m);
+    if (!v)
+        return NAN;
     if (m < 2) {
         free(v);
         return 0.0;
     }
-    qsort(v, m, sizeof *v, dcmp);
     size_t h = m / 2 + 1;   /* values in the interval: half, and one more */
     double width = INFINITY;
     for (size_t i = 0; i + h <= m; i++)
@@ -119,16 +130,12 @@ static double quantile(const double *v, size_t m, double q)
 
 double mcf_good_side_rel_spread(const double *x, size_t n, int better)
 {
-    size_t m = 0;
-    double *v = malloc(sizeof *v * (n ? n : 1));
+    size_t m;
+    double *v = sorted_finite(x, n, &m);
     if (!v)
         return NAN;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(x[i]))
-            v[m++] = x[i];
     double s = 0.0;
     if (m >= 2) {
-        qsort(v, m, sizeof *v, dcmp);
         /* z(0.95) - z(0.75) = 1.6449 - 0.6745 */
         double a = better < 0 ? quantile(v, m, 0.05) : quantile(v, m, 0.75),
                b = better < 0 ? quantile(v, m, 0.25) : quantile(v, m, 0.95);
