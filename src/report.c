@@ -766,7 +766,7 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     struct names tests = { 0 };
     hid_t file = H5I_INVALID_HID, meta = H5I_INVALID_HID, ranks = H5I_INVALID_HID, results = H5I_INVALID_HID;
     long long nranks = 0, complete = -1;
-    int code = MCF_EXIT_USAGE;
+    int code = MCF_EXIT_USAGE, printed = 0;
     struct stat st;
     f.rd.path = path;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -829,6 +829,7 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     if (f.oom || f.rd.oom || f.causes.oom)
         MCF_FAIL(e, MCF_ERUNTIME, "report: out of memory reading '%s'", path);
     conclude(&f, &w);
+    printed = 1;
     switch (opts->format) {
     case MCF_FORMAT_JSON: mcf_report_print_json(&f, &w, path, out); break;
     case MCF_FORMAT_CSV: mcf_report_print_csv(&f, &w, out); break;
@@ -841,6 +842,8 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
 fail:
     if (e->rc != MCF_OK)
         code = mcf_exit_code(e->rc);
+    if (!printed && opts->format == MCF_FORMAT_JSON)
+        mcf_report_print_json_error(path, code, e->msg, out);
     names_free(&tests);
     world_free(&w);
     if (results >= 0) H5Gclose(results);

@@ -83,5 +83,9 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e);
 void mcf_report_print_text(struct fleet *f, const struct world *w, const char *path, FILE *out);
 void mcf_report_print_json(struct fleet *f, const struct world *w, const char *path, FILE *out);
 void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out);
+/* --format json where the file could not be judged at all: one object with the
+ * verdict (MALFORMED or ERROR), the exit code and why, so a script's JSON
+ * parser never meets an empty output. */
+void mcf_report_print_json_error(const char *path, int code, const char *why, FILE *out);
 
 #endif

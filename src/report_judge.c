@@ -50,9 +50,10 @@ static void peer_cause(struct fleet *f, const struct fig *g, size_t row, int rul
 {
     double bad = -g->better * p->deviation;
     add(f, row, rule, p->level, g->test, g->metric, g->med[row], p->reference, bad / p->threshold,
-        "%s %s %.5g %s: %.1f%% %s the %s %.5g (warn beyond %.1f%%)", g->test, g->metric, g->med[row], g->unit,
-        100 * fabs(p->deviation), p->deviation < 0 ? "below" : "above",
-        rule == MCF_RULE_FLEET ? "fleet median" : "best GPU of its node", p->reference, 100 * p->threshold);
+        "%s %s %.5g %s: %.1f%% %s the %s %.5g (warn beyond %.1f%%, fail beyond %.1f%%)", g->test, g->metric,
+        g->med[row], g->unit, 100 * fabs(p->deviation), p->deviation < 0 ? "below" : "above",
+        rule == MCF_RULE_FLEET ? "fleet median" : "best GPU of its node", p->reference, 100 * p->threshold,
+        100 * p->fail_threshold);
 }
 
 /* The peer rules on one figure, over the rows of one SKU. */
@@ -161,9 +162,14 @@ static void judge_health(struct fleet *f, size_t r)
     long long unc = hv(f, MCF_HC_ECC_UNC_VOL, r, 1), unc0 = hv(f, MCF_HC_ECC_UNC_AGG, r, 0),
               unc1 = hv(f, MCF_HC_ECC_UNC_AGG, r, 1), corr0 = hv(f, MCF_HC_ECC_CORR_VOL, r, 0),
               corr1 = hv(f, MCF_HC_ECC_CORR_VOL, r, 1);
-    if (unc > 0)
+    long long uncv0 = hv(f, MCF_HC_ECC_UNC_VOL, r, 0);
+    if (unc > 0 && uncv0 >= 0 && unc > uncv0)
+        add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "ecc_uncorrected_volatile", (double)unc, (double)uncv0, 1e5,
+            "%lld uncorrectable ECC error%s during the run (%lld before it, %lld after)", unc - uncv0,
+            unc - uncv0 == 1 ? "" : "s", uncv0, unc);
+    else if (unc > 0)
         add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "ecc_uncorrected_volatile", (double)unc, 0, 1e5,
-            "%lld uncorrectable ECC error%s since the driver loaded", unc, unc == 1 ? "" : "s");
+            "%lld uncorrectable ECC error%s since the driver loaded, before the run", unc, unc == 1 ? "" : "s");
     else if (unc1 > unc0 && unc0 >= 0)
         add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "ecc_uncorrected_aggregate", (double)unc1, (double)unc0, 1e5,
             "%lld uncorrectable ECC error%s during the run", unc1 - unc0, unc1 - unc0 == 1 ? "" : "s");
@@ -194,7 +200,11 @@ static void judge_health(struct fleet *f, size_t r)
     /* the link: width at any time; the generation only while tests ran (an
      * idle GPU lowers it to save power) */
     long long wmax = hv(f, MCF_HC_PCIE_WIDTH_MAX, r, 0), gmax = hv(f, MCF_HC_PCIE_GEN_MAX, r, 0);
-    long long w = f->width_busy && f->width_busy[r] > 0 ? f->width_busy[r] : hv(f, MCF_HC_PCIE_WIDTH, r, 1);
+    long long widths[3] = { f->width_busy ? f->width_busy[r] : -1, hv(f, MCF_HC_PCIE_WIDTH, r, 0),
+                            hv(f, MCF_HC_PCIE_WIDTH, r, 1) }, w = -1;
+    for (int i = 0; i < 3; i++)   /* the narrowest reading: a link is as wide as it ever was */
+        if (widths[i] > 0 && (w < 0 || widths[i] < w))
+            w = widths[i];
     long long gb = f->gen_busy ? f->gen_busy[r] : -1;
     if (w > 0 && wmax > 0 && w < wmax)
         add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "pcie_width", (double)w, (double)wmax, 5e4,
@@ -204,8 +214,19 @@ static void judge_health(struct fleet *f, size_t r)
             "PCIe link at Gen%lld of Gen%lld while tests ran (downtrained)", gb, gmax);
 }
 
+/* No health counter read for row r: no /health at all, or no counter with a
+ * value before or after (a GPU without ECC still has its link read). */
+static int health_unknown(const struct fleet *f, size_t r)
+{
+    for (int c = 0; c < MCF_HC_COUNT; c++)
+        if (hv(f, c, r, 0) >= 0 || hv(f, c, r, 1) >= 0)
+            return 0;
+    return 1;
+}
+
 int mcf_report_judge(struct fleet *f, struct mcf_err *e)
 {
+    int wrong_deck = 0, no_health = 0;
     struct sku_row *sr = malloc(sizeof *sr * f->nranks);
     size_t *rows = malloc(sizeof *rows * f->nranks);
     struct mcf_profile prof = { 0 };
@@ -238,6 +259,9 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
                           n == 1 ? "" : "s",
                           f->opts->no_profiles ? "profiles not used (--no-profiles)"
                           : dir ? "no SKU profile matches" : "no profile directory (--profiles DIR)");
+        if (n < 2)
+            mcf_lines_add(&f->profiles, &f->oom, "%.100s: one GPU of its kind, no peers: judged by its profile, "
+                          "health and verification alone\n", sr[a].name);
         for (size_t k = 0; k < f->nfigs; k++)
             if (judge_peers(f, &f->figs[k], rows, n) < 0)
                 f->oom = 1;
@@ -251,11 +275,38 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
     for (size_t r = 0; r < f->nranks; r++) {
         judge_health(f, r);
         const char *arch = f->arch.buf ? mcf_strs_at(&f->arch, r) : "?";
-        if (f->acceptance == 1 && f->deck_arch && f->deck_arch[0] && !mcf_arch_listed(arch, f->deck_arch))
+        if (f->acceptance == 1 && f->deck_arch && f->deck_arch[0] && !mcf_arch_listed(arch, f->deck_arch)) {
             add(f, r, MCF_RULE_DECK, MCF_V_FAIL, "", "", NAN, NAN, 1e4,
                 "the acceptance deck targets %.100s, this GPU is %.40s: run the deck for its architecture "
                 "(mcfleet --acceptance)", f->deck_arch, arch);
+            if (!wrong_deck++)
+                mcf_lines_add(&f->reasons, &f->oom, "the acceptance deck targets %.100s, but GPUs here are %.40s: "
+                              "a deck problem, not the GPUs' (mcfleet --acceptance picks the deck by the GPU)",
+                              f->deck_arch, arch);
+        }
+        no_health += health_unknown(f, r);
     }
+    for (size_t r = 0; no_health && f->acceptance == 1 && f->backend && strcmp(f->backend, "host") && r < f->nranks; r++)
+        if (health_unknown(f, r))
+            add(f, r, MCF_RULE_HEALTH, MCF_V_WARN, "", "", NAN, NAN, 1.5,
+                "health counters not read (%.200s): ECC, memory repair and PCIe link unknown",
+                f->health_source.buf ? mcf_strs_at(&f->health_source, r) : "no /health in the file");
+    size_t unknown = 0, first_unknown = 0;
+    for (size_t r = 0; r < f->nranks; r++)
+        if (health_unknown(f, r) && !unknown++)
+            first_unknown = r;
+    if (unknown)
+        mcf_lines_add(&f->profiles, &f->oom, "health counters: not read on %zu of %zu GPUs (%.160s): their ECC, "
+                      "memory repair and PCIe state is unknown%s\n", unknown, f->nranks,
+                      f->health_source.buf ? mcf_strs_at(&f->health_source, first_unknown) : "no /health in the file",
+                      f->acceptance == 1 && f->backend && strcmp(f->backend, "host") ? " (WARN in an acceptance run)"
+                                                                                      : "");
+    else
+        mcf_lines_add(&f->profiles, &f->oom, "health counters: read on all %zu GPUs (%.40s) before and after the run\n",
+                      f->nranks, mcf_strs_at(&f->health_source, 0));
+    for (size_t k = 0; k < f->causes.n; k++)
+        if (f->causes.v[k].rule == MCF_RULE_DECK || f->causes.v[k].rule == MCF_RULE_UNSUPPORTED)
+            f->causes.v[k].attr = MCF_ATTR_DECK;
     mcf_causes_attribute_nodes(&f->causes, f->nranks, f->node);
     if (mcf_rollup(&f->causes, f->nranks, f->node, &f->roll) < 0)
         f->oom = 1;

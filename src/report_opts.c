@@ -31,7 +31,10 @@ void mcf_report_usage(FILE *out)
 "  --warn PCT           warn when a GPU's figure is more than PCT %% worse than\n"
 "                       its reference (default 3.5; never below the fleet's own\n"
 "                       spread times a factor that grows with the fleet's size)\n"
-"  --fail PCT           fail beyond PCT %% (default 7; at least --warn)\n"
+"  --fail PCT           fail beyond PCT %% (default 7, or twice --warn when --warn\n"
+"                       alone is above 7; at least --warn). Where the spread\n"
+"                       raises the warn threshold, the fail threshold rises by\n"
+"                       the same factor; each flagged figure prints both\n"
 "  --rows N             flagged GPUs listed in text (default 50; 0: all)\n"
 "  -h, --help           this text\n"
 "\n"
@@ -126,6 +129,9 @@ int mcf_report_opts_parse(int argc, char **argv, struct mcf_report_opts *o, cons
     }
     if (!*file)
         return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "usage: mcfleet report FILE.h5 [OPTIONS] (--help)");
+    if (o->no_profiles && o->profiles)
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           "--profiles %s and --no-profiles: one or the other", o->profiles);
     if (o->rules.fail_rel < o->rules.warn_rel) {
         if (fail_set || !warn_set)
             return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,

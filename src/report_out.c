@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mcfleet.h"
 #include "report_int.h"
 #include "stats.h"
 
@@ -110,10 +111,14 @@ static void evidence_text(const struct fleet *f, size_t r, const char *test, cha
 
 /* ---- text */
 
+static const char *const attr_tag[MCF_ATTR_COUNT] = {
+    "", " [node-wide]", " [the deck]" };
+
 static void print_identity(const struct fleet *f, size_t r, FILE *out)
 {
     const char *slurm = str_at(&f->slurm_name, r);
-    fprintf(out, "  %-4s rank %zu", mcf_vlevel_names[f->roll.gpu[r]], r);
+    static const char *const whose[MCF_ATTR_COUNT] = { "", " (its node's)", " (the deck's)" };
+    fprintf(out, "  %-4s%s rank %zu", mcf_vlevel_names[f->roll.gpu[r]], whose[f->roll.attr[r]], r);
     if (f->world_rank)
         fprintf(out, " (world %lld)", f->world_rank[r]);
     fprintf(out, "  host %.100s", str_at(&f->host, r));
@@ -158,7 +163,7 @@ static void print_causes(const struct fleet *f, size_t r, FILE *out)
     }
     for (size_t i = 0; i < ntop; i++)
         fprintf(out, "       - %s %s: %s%s\n", mcf_vlevel_names[top[i]->level], mcf_rule_names[top[i]->rule],
-                top[i]->text, top[i]->node_wide ? " [every GPU of its node: the node]" : "");
+                top[i]->text, attr_tag[top[i]->attr]);
     size_t all = n[MCF_V_WARN] + n[MCF_V_FAIL];
     if (all > ntop)
         fprintf(out, "       ... %zu more (%zu causes in all: %zu FAIL, %zu WARN; %zu on peer figures, worst %+.1f%%; "
@@ -191,28 +196,36 @@ static void print_flagged(const struct fleet *f, FILE *out)
                 ro->norder - shown);
 }
 
-/* Nodes with a figure on which every GPU was flagged: the node, not a GPU. */
+/* Nodes with a figure on which every GPU was flagged: the node, not a GPU.
+ * One line per node: how many figures, the first few. */
 static void print_nodes(const struct fleet *f, FILE *out)
 {
+    if (!f->node)
+        return;
     int header = 0;
-    for (size_t k = 0; k < f->causes.n; k++) {
-        const struct mcf_cause *c = &f->causes.v[k];
-        if (!c->node_wide || !f->node)
-            continue;
-        /* one line per node and figure: the cause of the node's lowest row */
-        int first = 1;
-        for (size_t j = 0; j < k && first; j++) {
-            const struct mcf_cause *d = &f->causes.v[j];
-            first = !(d->node_wide && f->node[d->rank] == f->node[c->rank] && !strcmp(d->test, c->test) &&
-                      !strcmp(d->metric, c->metric) && d->rule == c->rule);
+    for (size_t k = 0; k < f->roll.nnodes; k++) {
+        size_t nfig = 0, first_row = f->nranks;
+        char some[400] = "";
+        for (size_t c = 0; c < f->causes.n; c++) {
+            const struct mcf_cause *x = &f->causes.v[c];
+            if (x->attr != MCF_ATTR_NODE || (size_t)f->node[x->rank] != k)
+                continue;
+            if (first_row == f->nranks)
+                first_row = x->rank;
+            if (x->rank != first_row)
+                continue;   /* the node's first flagged row stands for all: the figures are the same */
+            if (nfig++ < 3) {
+                size_t used = strlen(some);
+                snprintf(some + used, sizeof some - used, "%s%s %s", used ? ", " : "", x->test, x->metric);
+            }
         }
-        if (!first)
+        if (!nfig)
             continue;
         if (!header++)
-            fprintf(out, "\nNodes attributed (every GPU of the node flagged on the same figure: look at the node "
-                         "— power, cooling, CPU binding — before its GPUs):\n");
-        fprintf(out, "  node %lld (%.100s): %s %s %s\n", f->node[c->rank], str_at(&f->host, c->rank), c->test,
-                c->metric, mcf_rule_names[c->rule]);
+            fprintf(out, "\nNodes attributed (every GPU of the node flagged on the same figures: look at the node "
+                         "- power, cooling, CPU binding - before its GPUs):\n");
+        fprintf(out, "  node %zu (%.100s): %zu figure%s, e.g. %s\n", k, str_at(&f->host, first_row), nfig,
+                nfig == 1 ? "" : "s", some);
     }
 }
 
@@ -252,6 +265,15 @@ void mcf_report_print_text(struct fleet *f, const struct world *w, const char *p
         print_flagged(f, out);
         print_nodes(f, out);
     }
+    if (w->nhung) {
+        fprintf(out, "\nHUNG: %zu of %lld ranks launched did not answer (watchdog); FAIL each; they have no rows:\n", w->nhung,
+                w->size);
+        for (size_t i = 0; i < w->nhung; i++)
+            fprintf(out, "  world rank %lld: host %.200s, device %.200s (%.200s), pci %.100s, missed %.200s\n",
+                    w->rank[i], mcf_strs_at(&w->host, i), mcf_strs_at(&w->uuid, i), mcf_strs_at(&w->device, i),
+                    mcf_strs_at(&w->pci, i), mcf_strs_at(&w->test, i));
+    }
+
     if (f->profile_table.buf)
         fprintf(out, "\nSKU profile figures beside the measured (the fleet's median of each GPU's median):\n%s",
                 f->profile_table.buf);
@@ -269,14 +291,6 @@ void mcf_report_print_text(struct fleet *f, const struct world *w, const char *p
         fprintf(out, "\nUnder-sampled power (per-repetition figures in the file are flagged):\n%s", f->notes.buf);
     if (f->problems.buf)
         fprintf(out, "\nNot verified:\n%s", f->problems.buf);
-    if (w->nhung) {
-        fprintf(out, "\nHUNG: %zu of %lld ranks launched did not answer (watchdog); they have no rows:\n", w->nhung,
-                w->size);
-        for (size_t i = 0; i < w->nhung; i++)
-            fprintf(out, "  world rank %lld: host %.200s, device %.200s (%.200s), pci %.100s, missed %.200s\n",
-                    w->rank[i], mcf_strs_at(&w->host, i), mcf_strs_at(&w->uuid, i), mcf_strs_at(&w->device, i),
-                    mcf_strs_at(&w->pci, i), mcf_strs_at(&w->test, i));
-    }
     if (f->listed_not_run)
         fprintf(out, "\nTests not run (the run was stopped): %zu listed in /meta\n", f->listed_not_run);
     fprintf(out, "\n%d tests: %d verified on every rank, %d unsupported, %d failed verification, %d with errors",
@@ -330,7 +344,7 @@ static void json_cause(FILE *out, const struct mcf_cause *c)
     json_num(out, c->reference);
     fprintf(out, ", \"deviation\": ");
     json_num(out, c->deviation);
-    fprintf(out, ", \"attribution\": \"%s\", \"text\": ", c->node_wide ? "node" : "gpu");
+    fprintf(out, ", \"attribution\": \"%s\", \"text\": ", mcf_attr_names[c->attr]);
     json_str(out, c->text);
     fputc('}', out);
 }
@@ -389,7 +403,7 @@ void mcf_report_print_json(struct fleet *f, const struct world *w, const char *p
         int n = 0;
         for (size_t c = 0; c < f->causes.n; c++) {
             const struct mcf_cause *x = &f->causes.v[c];
-            if (x->node_wide && first < f->nranks && x->rank == first) {
+            if (x->attr == MCF_ATTR_NODE && first < f->nranks && x->rank == first) {
                 fputs(n++ ? ", " : "", out);
                 json_cause(out, x);
             }
@@ -414,8 +428,8 @@ void mcf_report_print_json(struct fleet *f, const struct world *w, const char *p
         json_str(out, str_at(&f->device, r));
         fprintf(out, ", \"device_arch\": ");
         json_str(out, str_at(&f->arch, r));
-        fprintf(out, ", \"cores_local_to_gpu\": %lld,\n   \"verdict\": \"%s\", \"severity\": ", int_at(f->local, r),
-                mcf_vlevel_names[ro->gpu[r]]);
+        fprintf(out, ", \"cores_local_to_gpu\": %lld,\n   \"verdict\": \"%s\", \"attribution\": \"%s\", \"severity\": ",
+                int_at(f->local, r), mcf_vlevel_names[ro->gpu[r]], mcf_attr_names[ro->attr[r]]);
         json_num(out, ro->severity[r]);
         fprintf(out, ", \"causes\": [");
         int n = 0;
@@ -442,7 +456,7 @@ void mcf_report_print_json(struct fleet *f, const struct world *w, const char *p
     }
     fprintf(out, "],\n \"hung\": [");
     for (size_t i = 0; i < w->nhung; i++) {
-        fprintf(out, "%s{\"world_rank\": %lld, \"host\": ", i ? ", " : "", w->rank[i]);
+        fprintf(out, "%s{\"world_rank\": %lld, \"verdict\": \"FAIL\", \"host\": ", i ? ", " : "", w->rank[i]);
         json_str(out, mcf_strs_at(&w->host, i));
         fprintf(out, ", \"uuid\": ");
         json_str(out, mcf_strs_at(&w->uuid, i));
@@ -458,6 +472,16 @@ void mcf_report_print_json(struct fleet *f, const struct world *w, const char *p
     struct lines pl = { .buf = f->rd.list, .len = f->rd.len };
     json_lines(out, &pl);
     fprintf(out, "}\n");
+}
+
+void mcf_report_print_json_error(const char *path, int code, const char *why, FILE *out)
+{
+    fprintf(out, "{\"mcfleet_report\": 1, \"file\": ");
+    json_str(out, path);
+    fprintf(out, ", \"verdict\": \"%s\", \"exit_code\": %d, \"complete\": false, \"reasons\": [",
+            code == MCF_EXIT_USAGE ? "MALFORMED" : "ERROR", code);
+    json_str(out, why);
+    fprintf(out, "], \"gpus\": [], \"hung\": []}\n");
 }
 
 /* ---- CSV (RFC 4180: a field with a comma, quote or newline is quoted) */
@@ -479,10 +503,9 @@ static void csv_str(FILE *out, const char *s)
 
 void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out)
 {
-    (void)w;
     const struct mcf_rollup *ro = &f->roll;
     fputs("rank,world_rank,host,slurm_nodename,node,local_rank,device,uuid,serial,pci_bus_id,device_name,device_arch,"
-          "verdict,severity,causes", out);
+          "verdict,attribution,severity,causes", out);
     for (size_t k = 0; k < f->nfigs; k++) {
         char name[200];
         snprintf(name, sizeof name, "%s %s", f->figs[k].test, f->figs[k].metric);
@@ -502,7 +525,7 @@ void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out)
             csv_str(out, ids[i]);
             fputc(',', out);
         }
-        fprintf(out, "%s,%.4g,", mcf_vlevel_names[ro->gpu[r]], ro->severity[r]);
+        fprintf(out, "%s,%s,%.6g,", mcf_vlevel_names[ro->gpu[r]], mcf_attr_names[ro->attr[r]], ro->severity[r]);
         /* the causes, "LEVEL rule: text" joined by "; " */
         size_t len = 0;
         char *all = NULL;
@@ -511,8 +534,8 @@ void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out)
             if (x->rank != r || x->level == MCF_V_PASS)
                 continue;
             char one[400];
-            int n = snprintf(one, sizeof one, "%s%s %s: %s", len ? "; " : "", mcf_vlevel_names[x->level],
-                             mcf_rule_names[x->rule], x->text);
+            int n = snprintf(one, sizeof one, "%s%s %s: %s%s", len ? "; " : "", mcf_vlevel_names[x->level],
+                             mcf_rule_names[x->rule], x->text, attr_tag[x->attr]);
             if (n < 0)
                 continue;
             if ((size_t)n >= sizeof one)
@@ -532,6 +555,25 @@ void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out)
             else
                 fputc(',', out);
         }
+        fputc('\n', out);
+    }
+    /* ranks the watchdog found hung have no row in the file: one row each,
+     * FAIL, with what /hung knows of them */
+    for (size_t i = 0; i < w->nhung; i++) {
+        fprintf(out, ",%lld,", w->rank[i]);
+        csv_str(out, mcf_strs_at(&w->host, i));
+        fputs(",,,,,", out);
+        csv_str(out, mcf_strs_at(&w->uuid, i));
+        fputs(",,", out);
+        csv_str(out, mcf_strs_at(&w->pci, i));
+        fputc(',', out);
+        csv_str(out, mcf_strs_at(&w->device, i));
+        fputs(",,FAIL,gpu,,", out);
+        char why[400];
+        snprintf(why, sizeof why, "FAIL status: HUNG (watchdog): missed the end of %.300s", mcf_strs_at(&w->test, i));
+        csv_str(out, why);
+        for (size_t k = 0; k < f->nfigs; k++)
+            fputc(',', out);
         fputc('\n', out);
     }
 }

@@ -7,6 +7,7 @@
 #include "stats.h"
 
 const char *const mcf_vlevel_names[3] = { "PASS", "WARN", "FAIL" };
+const char *const mcf_attr_names[MCF_ATTR_COUNT] = { "gpu", "node", "deck" };
 const char *const mcf_rule_names[MCF_RULE_COUNT] = {
     [MCF_RULE_FLEET] = "fleet-peer", [MCF_RULE_NODE] = "node-peer", [MCF_RULE_PROFILE] = "profile",
     [MCF_RULE_VERIFY] = "verification", [MCF_RULE_STATUS] = "status", [MCF_RULE_UNSUPPORTED] = "unsupported",
@@ -156,10 +157,17 @@ static double small_sample(const struct mcf_vrules *r, size_t n)
 }
 
 /* The level of a bad-direction deviation BAD (>= 0 is bad) for warn threshold TW. */
+static double fail_of(double tw, const struct mcf_vrules *r);
+
 static int level_of(double bad, double tw, const struct mcf_vrules *r)
 {
-    double tf = r->fail_rel > tw ? r->fail_rel : tw * r->fail_rel / r->warn_rel;
+    double tf = fail_of(tw, r);
     return bad > tf ? MCF_V_FAIL : bad > tw ? MCF_V_WARN : MCF_V_PASS;
+}
+
+static double fail_of(double tw, const struct mcf_vrules *r)
+{
+    return r->fail_rel > tw ? r->fail_rel : tw * r->fail_rel / r->warn_rel;
 }
 
 static size_t judge(const double *x, const double *ref, size_t n, int better, const double *tw,
@@ -167,7 +175,8 @@ static size_t judge(const double *x, const double *ref, size_t n, int better, co
 {
     size_t flagged = 0;
     for (size_t i = 0; i < n; i++) {
-        out[i] = (struct mcf_peer){ .reference = ref[i], .deviation = NAN, .threshold = tw[i], .level = MCF_V_PASS };
+        out[i] = (struct mcf_peer){ .reference = ref[i], .deviation = NAN, .threshold = tw[i],
+                                    .fail_threshold = fail_of(tw[i], r), .level = MCF_V_PASS };
         if (!isfinite(x[i]) || !isfinite(ref[i]) || ref[i] == 0.0 || better == 0)
             continue;
         out[i].deviation = (x[i] - ref[i]) / fabs(ref[i]);
@@ -284,6 +293,8 @@ static int worst_first(const void *a, const void *b, const struct mcf_rollup *r)
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
     if (r->gpu[i] != r->gpu[j])
         return r->gpu[j] - r->gpu[i];
+    if (r->attr[i] != r->attr[j])
+        return r->attr[i] - r->attr[j];
     if (r->severity[i] != r->severity[j])
         return r->severity[j] > r->severity[i] ? 1 : -1;
     return (i > j) - (i < j);
@@ -322,17 +333,22 @@ int mcf_rollup(const struct mcf_causes *c, size_t nranks, const long long *node,
     r->gpu = calloc(nranks ? nranks : 1, sizeof *r->gpu);
     r->node = calloc(r->nnodes ? r->nnodes : 1, sizeof *r->node);
     r->severity = calloc(nranks ? nranks : 1, sizeof *r->severity);
+    r->attr = malloc((nranks ? nranks : 1) * sizeof *r->attr);
     r->order = malloc((nranks ? nranks : 1) * sizeof *r->order);
     size_t *tmp = malloc((nranks ? nranks : 1) * sizeof *tmp);
-    if (!r->gpu || !r->node || !r->severity || !r->order || !tmp) {
+    if (!r->gpu || !r->node || !r->severity || !r->attr || !r->order || !tmp) {
         free(tmp);
         mcf_rollup_free(r);
         return -1;
     }
+    for (size_t i = 0; i < nranks; i++)
+        r->attr[i] = MCF_ATTR_COUNT;   /* none yet */
     for (size_t k = 0; k < c->n; k++) {
         const struct mcf_cause *x = &c->v[k];
         if (x->rank >= nranks)
             continue;
+        if (x->level > MCF_V_PASS && x->attr < r->attr[x->rank])
+            r->attr[x->rank] = x->attr;
         if (x->level > r->gpu[x->rank])
             r->gpu[x->rank] = x->level;
         if (x->level > MCF_V_PASS && x->severity > r->severity[x->rank])
@@ -340,6 +356,8 @@ int mcf_rollup(const struct mcf_causes *c, size_t nranks, const long long *node,
     }
     for (size_t i = 0; i < nranks; i++) {
         long long k = node ? node[i] : (long long)i;
+        if (r->attr[i] == MCF_ATTR_COUNT)
+            r->attr[i] = MCF_ATTR_GPU;
         if (k >= 0 && r->gpu[i] > r->node[k])
             r->node[k] = r->gpu[i];
         r->count[r->gpu[i]]++;
@@ -360,12 +378,13 @@ void mcf_rollup_free(struct mcf_rollup *r)
     free(r->gpu);
     free(r->node);
     free(r->severity);
+    free(r->attr);
     free(r->order);
     memset(r, 0, sizeof *r);
 }
 
-/* Causes sorted by (test, metric, rule) with their node, to find the nodes
- * whose every row shares one. */
+/* Causes sorted by (test, metric, node, row), to find the nodes whose every
+ * row has a fleet or profile cause on one figure. */
 struct keyed {
     const struct mcf_cause *c;
     size_t index;
@@ -378,8 +397,6 @@ static int key_cmp(const void *a, const void *b)
     int d = strcmp(x->c->test, y->c->test);
     if (!d)
         d = strcmp(x->c->metric, y->c->metric);
-    if (!d)
-        d = x->c->rule - y->c->rule;
     if (!d)
         d = (x->node > y->node) - (x->node < y->node);
     if (!d)
@@ -415,13 +432,13 @@ void mcf_causes_attribute_nodes(struct mcf_causes *c, size_t nranks, const long 
     for (size_t a = 0; a < m;) {
         size_t b = a + 1, distinct = 1;
         while (b < m && !strcmp(k[b].c->test, k[a].c->test) && !strcmp(k[b].c->metric, k[a].c->metric) &&
-               k[b].c->rule == k[a].c->rule && k[b].node == k[a].node) {
+               k[b].node == k[a].node) {
             distinct += k[b].c->rank != k[b - 1].c->rank;
             b++;
         }
         if (size[k[a].node] > 1 && distinct == size[k[a].node])
             for (size_t i = a; i < b; i++)
-                c->v[k[i].index].node_wide = 1;
+                c->v[k[i].index].attr = MCF_ATTR_NODE;
         a = b;
     }
 done:

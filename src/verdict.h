@@ -52,6 +52,7 @@ struct mcf_peer {
     double reference;    /* what it was compared with */
     double deviation;    /* (value - reference) / |reference|, signed as measured */
     double threshold;    /* the bad-direction deviation at which it would warn */
+    double fail_threshold;   /* ... and fail */
     int level;           /* enum mcf_vlevel */
 };
 
@@ -89,10 +90,16 @@ enum mcf_rule {
 };
 extern const char *const mcf_rule_names[MCF_RULE_COUNT];
 
+/* Whose fault a cause is: the GPU's; its node's (every GPU of the node has
+ * it on that figure); the deck's (a deck for another architecture, a test
+ * the device cannot run): a technician pulls only the first. */
+enum mcf_attr { MCF_ATTR_GPU, MCF_ATTR_NODE, MCF_ATTR_DECK, MCF_ATTR_COUNT };
+extern const char *const mcf_attr_names[MCF_ATTR_COUNT];   /* "gpu", "node", "deck" */
+
 struct mcf_cause {
     size_t rank;           /* row of the file */
     int rule, level;
-    int node_wide;         /* every GPU of the node has this cause on this figure: the node, not the GPU */
+    int attr;              /* enum mcf_attr: whose fault it is */
     char test[128], metric[64];
     double value, reference, deviation;   /* NaN where they do not apply */
     double severity;       /* for ordering: bad deviation over the warn threshold; large for a FAIL by rule */
@@ -112,7 +119,9 @@ struct mcf_rollup {
     size_t nranks, nnodes;
     int *gpu, *node;       /* enum mcf_vlevel per row, per node index */
     double *severity;      /* per row: the largest severity of its causes */
-    size_t *order;         /* rows not PASS, worst first (level, then severity); norder of them */
+    int *attr;             /* per row: MCF_ATTR_GPU if any cause is the GPU's, else NODE, else DECK */
+    size_t *order;         /* rows not PASS, worst first (level, the GPU's own before a node's or deck's, then
+                            * severity); norder of them */
     size_t norder;
     size_t count[3];       /* GPUs per level */
     size_t node_count[3];
@@ -123,9 +132,9 @@ struct mcf_rollup {
 int mcf_rollup(const struct mcf_causes *c, size_t nranks, const long long *node, struct mcf_rollup *r);
 void mcf_rollup_free(struct mcf_rollup *r);
 
-/* Marks node_wide on the causes of rule FLEET or PROFILE for which every
- * row of a node with at least two rows has such a cause on the same test
- * and metric. */
+/* Attributes to the node the causes of rule FLEET or PROFILE for which every
+ * row of a node with at least two rows has a FLEET or PROFILE cause on the
+ * same test and metric. */
 void mcf_causes_attribute_nodes(struct mcf_causes *c, size_t nranks, const long long *node);
 
 #endif

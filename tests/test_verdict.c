@@ -177,7 +177,7 @@ static void node_wide_attribution(void **state)
         }
     mcf_causes_attribute_nodes(&c, N, node);
     for (size_t k = 0; k < c.n; k++)
-        assert_int_equal(c.v[k].node_wide, c.v[k].rank != 41);
+        assert_int_equal(c.v[k].attr, c.v[k].rank != 41 ? MCF_ATTR_NODE : MCF_ATTR_GPU);
     struct mcf_rollup ro;
     assert_int_equal(mcf_rollup(&c, N, node, &ro), 0);
     assert_int_equal(ro.count[MCF_V_FAIL], 5);

@@ -82,7 +82,14 @@ judge half 1 FAIL "$(seq -s, 4 7; for n in 1 2 3 4 5 6 7; do printf ',%s' $(seq 
 sim node --degrade-node 3:10
 judge node 1 FAIL 24,25,26,27,28,29,30,31 'n = {x["node"]: x for x in d["nodes"]}
 assert n[3]["verdict"] == "FAIL" and all(n[k]["verdict"] == "PASS" for k in n if k != 3), [(k, n[k]["verdict"]) for k in n]
-assert all(c["attribution"] == "node" for r in bad for c in g[r]["causes"] if c["rule"] == "fleet-peer"), "not attributed to the node"'
+assert all(c["attribution"] == "node" for r in bad for c in g[r]["causes"] if c["rule"] == "fleet-peer"), "not attributed to the node"
+assert all(g[r]["attribution"] == "node" for r in bad), "a GPU of the slow node is blamed"'
+# a slow node and one slow GPU elsewhere: the GPU is listed first (a technician pulls it), the node's GPUs after
+sim nodegpu --degrade-node 3:10 --degrade 50:10
+judge nodegpu 1 FAIL 24,25,26,27,28,29,30,31,50 'assert g[50]["attribution"] == "gpu" and g[24]["attribution"] == "node"'
+"$MCFLEET" report "$work/nodegpu.h5" >"$work/nodegpu.txt" 2>&1 || true
+sed -n '/^Flagged GPUs/,$p' "$work/nodegpu.txt" | grep -m1 "^  FAIL" | grep -q "rank 50 " || { cat "$work/nodegpu.txt"; fail "the slow GPU is not listed before the slow node's GPUs"; }
+expect_in "$work/nodegpu.txt" "node 3 (nid000004): "
 
 # wrong results on two ranks: both named, exit 1
 sim wrong --fail-verify 5,40:mma-fp64
@@ -101,10 +108,27 @@ judge unsup-plain 0 PASS none
 # the deck's architecture: AMD records features after the arch
 # ("gfx90a:sramecc+:xnack-"), which the deck's arch list ignores; another
 # architecture is a deck FAIL on every GPU
-sim amdarch --device-name "ACME X1" --device-arch "gfx90a:sramecc+:xnack-" --acceptance gfx90a
+sim amdarch --device-name "ACME X1" --device-arch "gfx90a:sramecc+:xnack-" --acceptance gfx90a --health-baseline
 judge amdarch 0 PASS none
 sim wrongarch --acceptance gfx90a
 judge wrongarch 1 FAIL any 'assert all(any(c["rule"] == "deck" for c in x["causes"]) for x in d["gpus"]), "not every GPU has the deck cause"'
+
+# an acceptance run whose health counters were not read: WARN, said
+sim nohealth --acceptance sm_90
+judge nohealth 0 WARN any 'assert all(any(c["rule"] == "health" and "not read" in c["text"] for c in x["causes"]) for x in d["gpus"])'
+# uncorrectable ECC errors in the GPU's lifetime, none since the driver loaded: WARN, not FAIL
+sim lifetime --health ecc_uncorrected_aggregate:10:3:3
+judge lifetime 0 WARN 10 'assert any(c["rule"] == "health" and c["level"] == "WARN" and "lifetime" in c["text"] for c in g[10]["causes"])'
+# a hung rank has no row in the file: the JSON and the CSV still name it, FAIL
+sim hung --hung 12
+judge hung 3 INCOMPLETE any 'assert [h["world_rank"] for h in d["hung"]] == [12] and d["hung"][0]["verdict"] == "FAIL", d["hung"]'
+"$MCFLEET" report "$work/hung.h5" --format csv >"$work/hung.csv" 2>/dev/null || true
+grep -q '^,12,.*FAIL.*HUNG' "$work/hung.csv" || { cat "$work/hung.csv" | head -3; fail "hung: no CSV row for world rank 12"; }
+# no file to judge: the JSON still says so
+rc=0; "$MCFLEET" report "$work/none.h5" --format json >"$work/none.json" 2>/dev/null || rc=$?
+[ $rc = 2 ] || fail "report of a missing file exit $rc"
+"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["verdict"] == "MALFORMED" and d["exit_code"] == 2, d' \
+    "$work/none.json" || fail "no JSON for a missing file"
 
 # an uncorrectable ECC error: FAIL with that cause
 sim ecc --health ecc_uncorrected_volatile:9:1
