@@ -34,6 +34,11 @@
 #   to the lead). --warn 30 is 1.46x the worst healthy gap seen (20.5 %) and
 #   below half the throttled rank's (70 % or more below the best).
 . "$srcdir/tests/lib.sh"
+# Under ASan the kernels run several times slower and the throttled rank a
+# quarter of that: the run outlives any sensible bound, and it measures the
+# instrumentation. The verdict's code runs under the sanitizers in
+# verdict_cases.sh.
+[ -z "${MCFLEET_SANITIZER_BUILD:-}" ] || { echo "SKIP: sanitizer build: a throughput comparison means nothing with instrumented kernels, and the throttled run outlives the 120 s bound (the verdict's code is covered by verdict_cases.sh there)"; exit 77; }
 need_mpirun
 need_h5py
 PY=${PYTHON_H5:-/usr/bin/python3}
