@@ -69,64 +69,11 @@ static const struct keydef test_keys[] = {
 };
 #define NKEYS (sizeof test_keys / sizeof test_keys[0])
 
-struct ctx {
-    const char *path;
-    yaml_document_t *doc;
-    struct mcf_err *e;
-};
 
-static int at_mark(struct ctx *c, yaml_mark_t mark, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
-static int vat(struct ctx *c, yaml_mark_t mark, const char *fmt, va_list ap)
-{
-    char text[768];
-    vsnprintf(text, sizeof text, fmt, ap);
-    for (char *p = text; *p; p++)   /* a deck's bytes never reach the terminal raw */
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    /* the end of a very long path, so that line:col and the message still fit */
-    size_t n = strlen(c->path);
-    return mcf_err_set(c->e, MCF_EINPUT, __FILE__, __LINE__, "%s%s:%lu:%lu: %s", n > 200 ? "..." : "",
-                       n > 200 ? c->path + n - 200 : c->path, (unsigned long)mark.line + 1,
-                       (unsigned long)mark.column + 1, text);
-}
 
-/* Every deck error: "path:line:col: message", 1-based like compilers. */
-static int at_mark(struct ctx *c, yaml_mark_t mark, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = vat(c, mark, fmt, ap);
-    va_end(ap);
-    return rc;
-}
 
-static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = vat(c, n->start_mark, fmt, ap);
-    va_end(ap);
-    return rc;
-}
 
-static const char *scalar(const yaml_node_t *n)
-{
-    return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-static const char *node_kind(const yaml_node_t *n)
-{
-    switch (n->type) {
-    case YAML_SCALAR_NODE: return "a scalar";
-    case YAML_SEQUENCE_NODE: return "a list";
-    case YAML_MAPPING_NODE: return "a mapping";
-    default: return "nothing";
-    }
-}
 
 static uint64_t gcd(uint64_t a, uint64_t b)
 {
@@ -220,14 +167,14 @@ int mcf_parse_size(const char *s, uint64_t *out)
 }
 
 /* One scalar value of a key, checked against its type and range. */
-static int scalar_value(struct ctx *c, const struct keydef *kd, const char *owner,
+static int scalar_value(struct mcf_yaml_ctx *c, const struct keydef *kd, const char *owner,
                         const yaml_node_t *n, uint64_t *out)
 {
-    const char *s = scalar(n);
+    const char *s = mcf_yaml_scalar(n);
     uint64_t v = 0;
     const char *why = "";
     if (!s)
-        return at(c, n, "'%s' in %s must be a scalar, got %s", kd->key, owner, node_kind(n));
+        return mcf_yaml_at(c, n, "'%s' in %s must be a scalar, got %s", kd->key, owner, mcf_yaml_node_kind(n));
     switch (kd->type) {
     case V_ENUM: {
         int idx = mcf_name_index(kd->names, kd->nnames, s);
@@ -237,7 +184,7 @@ static int scalar_value(struct ctx *c, const struct keydef *kd, const char *owne
                 strncat(list, kd->names[i], sizeof list - strlen(list) - 3);
                 if (i + 1 < kd->nnames) strncat(list, ", ", sizeof list - strlen(list) - 1);
             }
-            return at(c, n, "'%s' in %s must be one of %s, got '%s'", kd->key, owner, list, s);
+            return mcf_yaml_at(c, n, "'%s' in %s must be one of %s, got '%s'", kd->key, owner, list, s);
         }
         *out = (uint64_t)idx;
         return MCF_OK;
@@ -245,7 +192,7 @@ static int scalar_value(struct ctx *c, const struct keydef *kd, const char *owne
     case V_INT: {
         int rc = mcf_parse_uint(s, (uint64_t)kd->max, &v);
         if (rc == MCF_NUM_MALFORMED)
-            return at(c, n, "'%s' in %s must be an integer, got '%s' (%s)", kd->key, owner, s,
+            return mcf_yaml_at(c, n, "'%s' in %s must be an integer, got '%s' (%s)", kd->key, owner, s,
                       mcf_uint_problem(s));
         if (rc == MCF_NUM_RANGE)
             v = UINT64_MAX;          /* above the range: the message below */
@@ -257,15 +204,15 @@ static int scalar_value(struct ctx *c, const struct keydef *kd, const char *owne
             return MCF_OK;
         }
         if (parse_size(s, &v, &why) != 0)
-            return at(c, n, "'%s' in %s must be a size such as 4096, 64KiB or 2GiB, got '%s' (%s)",
+            return mcf_yaml_at(c, n, "'%s' in %s must be a size such as 4096, 64KiB or 2GiB, got '%s' (%s)",
                       kd->key, owner, s, why);
         break;
     default:
-        return at(c, n, "internal: bad key type");
+        return mcf_yaml_at(c, n, "internal: bad key type");
     }
     /* compared as integers: every bound in the table is exact in a double */
     if (v < (uint64_t)kd->min || v > (uint64_t)kd->max)
-        return at(c, n, "'%s' in %s must be between %.0f and %.0f, got %s", kd->key, owner,
+        return mcf_yaml_at(c, n, "'%s' in %s must be between %.0f and %.0f, got %s", kd->key, owner,
                   kd->min, kd->max, s);
     *out = v;
     return MCF_OK;
@@ -364,7 +311,7 @@ static const struct strref *first_repeat(struct strref *v, size_t n, const struc
 
 /* A key given twice in one mapping: YAML says it is an error and libyaml
  * keeps both, so the later one would win silently. Reported at the second. */
-static int unique_keys(struct ctx *c, const yaml_node_t *map, const char *owner)
+static int unique_keys(struct mcf_yaml_ctx *c, const yaml_node_t *map, const char *owner)
 {
     size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start), m = 0;
     struct strref *v = NULL;
@@ -374,12 +321,12 @@ static int unique_keys(struct ctx *c, const yaml_node_t *map, const char *owner)
     MCF_ALLOC(c->e, v, n);
     for (size_t i = 0; i < n; i++) {
         const yaml_node_t *kn = yaml_document_get_node(c->doc, map->data.mapping.pairs.start[i].key);
-        if (kn && scalar(kn))
-            v[m++] = (struct strref){ scalar(kn), i, kn };
+        if (kn && mcf_yaml_scalar(kn))
+            v[m++] = (struct strref){ mcf_yaml_scalar(kn), i, kn };
     }
     if ((rep = first_repeat(v, m, &first)) != NULL) {
         const yaml_node_t *kn = rep->where, *k0 = first->where;
-        at(c, kn, "key '%s' is given twice %s (first at line %lu): a YAML mapping holds each key once",
+        mcf_yaml_at(c, kn, "key '%s' is given twice %s (first at line %lu): a YAML mapping holds each key once",
            rep->s, owner, (unsigned long)k0->start_mark.line + 1);
         goto fail;
     }
@@ -390,15 +337,15 @@ fail:
     return c->e->rc;
 }
 
-static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_deck *deck,
+static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const struct mcf_deck *deck,
                       struct mcf_deck_test *t, int index)
 {
     yaml_document_t *doc = c->doc;
     char owner[MCF_NAME_LEN + 16];
     const yaml_node_t *kernel_node = NULL;
     if (node->type != YAML_MAPPING_NODE)
-        return at(c, node, "test %d must be a mapping (name:, kernel:, ...), got %s", index + 1,
-                  node_kind(node));
+        return mcf_yaml_at(c, node, "test %d must be a mapping (name:, kernel:, ...), got %s", index + 1,
+                  mcf_yaml_node_kind(node));
     memset(t, 0, sizeof *t);
     t->line = (int)node->start_mark.line + 1;
     t->repetitions = deck->repetitions;
@@ -421,11 +368,11 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
         const yaml_node_t *kn = yaml_document_get_node(doc, p->key);
         const yaml_node_t *vn = yaml_document_get_node(doc, p->value);
-        const char *key = scalar(kn);
+        const char *key = mcf_yaml_scalar(kn);
         if (key && !strcmp(key, "name")) {
-            const char *v = scalar(vn);
+            const char *v = mcf_yaml_scalar(vn);
             if (!v || !valid_name(v))
-                return at(c, vn, "test name must be " NAME_RULE);
+                return mcf_yaml_at(c, vn, "test name must be " NAME_RULE);
             snprintf(t->name, sizeof t->name, "%s", v);
             snprintf(owner, sizeof owner, "test '%s'", v);
         } else if (key && !strcmp(key, "kernel")) {
@@ -433,12 +380,12 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
         }
     }
     if (!t->name[0])
-        return at(c, node, "%s has no 'name'", owner);
+        return mcf_yaml_at(c, node, "%s has no 'name'", owner);
     char in_owner[sizeof owner + 4];
     snprintf(in_owner, sizeof in_owner, "in %s", owner);
     MCF_TRY(unique_keys(c, node, in_owner));
     if (!kernel_node)
-        return at(c, node, "%s has no 'kernel' (one of matrix, valu, memory, latency, streams)", owner);
+        return mcf_yaml_at(c, node, "%s has no 'kernel' (one of matrix, valu, memory, latency, streams)", owner);
     uint64_t fam;
     MCF_TRY(scalar_value(c, find_key("kernel"), owner, kernel_node, &fam));
     k->family = (enum mcf_family)fam;
@@ -447,26 +394,26 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
         const yaml_node_t *kn = yaml_document_get_node(doc, p->key);
         const yaml_node_t *vn = yaml_document_get_node(doc, p->value);
-        const char *key = scalar(kn);
+        const char *key = mcf_yaml_scalar(kn);
         if (!key)
-            return at(c, kn, "keys must be plain names in %s", owner);
+            return mcf_yaml_at(c, kn, "keys must be plain names in %s", owner);
         const struct keydef *kd = find_key(key);
         if (!kd)
-            return at(c, kn, "unknown key '%s' in %s", key, owner);
+            return mcf_yaml_at(c, kn, "unknown key '%s' in %s", key, owner);
         if (!(kd->families & (1u << k->family)))
-            return at(c, kn, "key '%s' does not apply to kernel '%s' in %s", key,
+            return mcf_yaml_at(c, kn, "key '%s' does not apply to kernel '%s' in %s", key,
                       mcf_family_names[k->family], owner);
         if (!strcmp(key, "name") || !strcmp(key, "kernel") || !strcmp(key, "description"))
             continue;
         if (kd->type == V_SHAPE) {
             if (vn->type != YAML_SEQUENCE_NODE ||
                 vn->data.sequence.items.top - vn->data.sequence.items.start != 3)
-                return at(c, vn, "'shape' in %s must be a list of three integers [m, n, k]", owner);
+                return mcf_yaml_at(c, vn, "'shape' in %s must be a list of three integers [m, n, k]", owner);
             for (int i = 0; i < 3; i++) {
                 const yaml_node_t *item = yaml_document_get_node(doc, vn->data.sequence.items.start[i]);
                 uint64_t v;
-                if (mcf_parse_uint(scalar(item), (uint64_t)kd->max, &v) != MCF_NUM_OK || v < (uint64_t)kd->min)
-                    return at(c, item, "'shape' in %s: each of m, n, k must be an integer between %.0f and %.0f",
+                if (mcf_parse_uint(mcf_yaml_scalar(item), (uint64_t)kd->max, &v) != MCF_NUM_OK || v < (uint64_t)kd->min)
+                    return mcf_yaml_at(c, item, "'shape' in %s: each of m, n, k must be an integer between %.0f and %.0f",
                               owner, kd->min, kd->max);
                 k->shape[i] = (int)v;
             }
@@ -474,13 +421,13 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
         }
         if (vn->type == YAML_SEQUENCE_NODE) {
             if (!kd->sweepable)
-                return at(c, vn, "'%s' in %s cannot be a list", key, owner);
+                return mcf_yaml_at(c, vn, "'%s' in %s cannot be a list", key, owner);
             if (t->sweep_key[0])
-                return at(c, vn, "%s sweeps both '%s' and '%s': one list-valued key per test "
+                return mcf_yaml_at(c, vn, "%s sweeps both '%s' and '%s': one list-valued key per test "
                           "(write two tests)", owner, t->sweep_key, key);
             int n = (int)(vn->data.sequence.items.top - vn->data.sequence.items.start);
             if (n < 1 || n > MCF_MAX_SWEEP)
-                return at(c, vn, "'%s' in %s must list 1 to %d values", key, owner, MCF_MAX_SWEEP);
+                return mcf_yaml_at(c, vn, "'%s' in %s must list 1 to %d values", key, owner, MCF_MAX_SWEEP);
             snprintf(t->sweep_key, sizeof t->sweep_key, "%s", key);
             t->nsweep = n;
             for (int i = 0; i < n; i++) {
@@ -488,7 +435,7 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
                 MCF_TRY(scalar_value(c, kd, owner, item, &t->sweep[i]));
                 for (int j = 0; j < i; j++)
                     if (t->sweep[j] == t->sweep[i])
-                        return at(c, item, "'%s' in %s lists %s twice", key, owner, scalar(item));
+                        return mcf_yaml_at(c, item, "'%s' in %s lists %s twice", key, owner, mcf_yaml_scalar(item));
             }
             set_field(t, key, t->sweep[0]);
             continue;
@@ -502,14 +449,14 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
     switch (k->family) {
     case MCF_FAMILY_MATRIX:
         if (k->dtype == MCF_DTYPE_COUNT)
-            return at(c, node, "%s (matrix) needs 'dtype'", owner);
+            return mcf_yaml_at(c, node, "%s (matrix) needs 'dtype'", owner);
         if (!k->shape[0])
-            return at(c, node, "%s (matrix) needs 'shape: [m, n, k]'", owner);
+            return mcf_yaml_at(c, node, "%s (matrix) needs 'shape: [m, n, k]'", owner);
         if (k->dtype_b != MCF_DTYPE_COUNT) {
             int fp8a = k->dtype == MCF_FP8_E4M3 || k->dtype == MCF_FP8_E5M2;
             int fp8b = k->dtype_b == MCF_FP8_E4M3 || k->dtype_b == MCF_FP8_E5M2;
             if (!fp8a || !fp8b)
-                return at(c, node, "%s: 'dtype_b' pairs FP8 formats: 'dtype' and 'dtype_b' must each be "
+                return mcf_yaml_at(c, node, "%s: 'dtype_b' pairs FP8 formats: 'dtype' and 'dtype_b' must each be "
                           "fp8-e4m3 or fp8-e5m2", owner);
             if (k->dtype_b == k->dtype)
                 k->dtype_b = MCF_DTYPE_COUNT;   /* the same format: not a pairing */
@@ -518,28 +465,28 @@ static int parse_test(struct ctx *c, const yaml_node_t *node, const struct mcf_d
         break;
     case MCF_FAMILY_VALU:
         if (k->dtype == MCF_DTYPE_COUNT)
-            return at(c, node, "%s (valu) needs 'dtype'", owner);
+            return mcf_yaml_at(c, node, "%s (valu) needs 'dtype'", owner);
         if (!k->iterations) k->iterations = 1 << 16;
         break;
     case MCF_FAMILY_MEMORY:
         if (k->dtype == MCF_DTYPE_COUNT) k->dtype = MCF_FP64;
         if (k->dtype != MCF_FP64 && k->dtype != MCF_FP32)
-            return at(c, node, "%s (memory) 'dtype' must be fp64 or fp32", owner);
+            return mcf_yaml_at(c, node, "%s (memory) 'dtype' must be fp64 or fp32", owner);
         if (k->intensity && k->op != MCF_OP_FMA)
-            return at(c, node, "%s: 'intensity' needs 'op: fma'", owner);
+            return mcf_yaml_at(c, node, "%s: 'intensity' needs 'op: fma'", owner);
         if (!k->intensity) k->intensity = 1;
         if (!k->sweeps) k->sweeps = 1;
         break;
     case MCF_FAMILY_LATENCY:
         if (!k->working_set)
-            return at(c, node, "%s (latency) needs 'working_set'", owner);
+            return mcf_yaml_at(c, node, "%s (latency) needs 'working_set'", owner);
         break;
     case MCF_FAMILY_STREAMS:
         if (!k->streams)
-            return at(c, node, "%s (streams) needs 'streams'", owner);
+            return mcf_yaml_at(c, node, "%s (streams) needs 'streams'", owner);
         if (k->dtype == MCF_DTYPE_COUNT) k->dtype = MCF_FP64;
         if (k->work == MCF_WORK_MATRIX && !k->shape[0])
-            return at(c, node, "%s: 'work: matrix' needs 'shape: [m, n, k]'", owner);
+            return mcf_yaml_at(c, node, "%s: 'work: matrix' needs 'shape: [m, n, k]'", owner);
         if (!k->iterations) k->iterations = 4096;
         if (!k->bytes) k->bytes = 8u << 20;
         break;
@@ -551,59 +498,59 @@ fail:
     return c->e->rc;
 }
 
-static int parse_power(struct ctx *c, const yaml_node_t *node, struct mcf_deck *deck)
+static int parse_power(struct mcf_yaml_ctx *c, const yaml_node_t *node, struct mcf_deck *deck)
 {
     if (node->type != YAML_MAPPING_NODE)
-        return at(c, node, "'power' must be a mapping (period_ms:, sources:, series:)");
+        return mcf_yaml_at(c, node, "'power' must be a mapping (period_ms:, sources:, series:)");
     if (unique_keys(c, node, "in 'power'") != MCF_OK)
         return c->e->rc;
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
         const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
         const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
-        const char *key = scalar(kn);
+        const char *key = mcf_yaml_scalar(kn);
         if (key && !strcmp(key, "period_ms")) {
             uint64_t v;
-            if (mcf_parse_uint(scalar(vn), 1000, &v) != MCF_NUM_OK || v < 1)
-                return at(c, vn, "'period_ms' in 'power' must be an integer between 1 and 1000");
+            if (mcf_parse_uint(mcf_yaml_scalar(vn), 1000, &v) != MCF_NUM_OK || v < 1)
+                return mcf_yaml_at(c, vn, "'period_ms' in 'power' must be an integer between 1 and 1000");
             deck->power_period_ms = (int)v;
         } else if (key && !strcmp(key, "sources")) {
             if (vn->type != YAML_SEQUENCE_NODE)
-                return at(c, vn, "'sources' in 'power' must be a list of nvml, rsmi, craypm");
+                return mcf_yaml_at(c, vn, "'sources' in 'power' must be a list of nvml, rsmi, craypm");
             deck->power_sources = 0;
             for (yaml_node_item_t *i = vn->data.sequence.items.start; i < vn->data.sequence.items.top; i++) {
                 const yaml_node_t *item = yaml_document_get_node(c->doc, *i);
-                const char *s = scalar(item);
+                const char *s = mcf_yaml_scalar(item);
                 if (!s || mcf_name_index(power_source_names, 3, s) < 0)
-                    return at(c, item, "unknown power source '%s' (nvml, rsmi, craypm)", s ? s : "?");
+                    return mcf_yaml_at(c, item, "unknown power source '%s' (nvml, rsmi, craypm)", s ? s : "?");
                 deck->power_sources |= 1u << mcf_name_index(power_source_names, 3, s);
             }
         } else if (key && !strcmp(key, "series")) {
-            const char *s = scalar(vn);
+            const char *s = mcf_yaml_scalar(vn);
             if (s && (!strcmp(s, "true") || !strcmp(s, "on")))
                 deck->power_series = 1;
             else if (s && (!strcmp(s, "false") || !strcmp(s, "off")))
                 deck->power_series = 0;
             else
-                return at(c, vn, "'series' in 'power' must be true or false, got '%s'", s ? s : "?");
+                return mcf_yaml_at(c, vn, "'series' in 'power' must be true or false, got '%s'", s ? s : "?");
         } else {
-            return at(c, kn, "unknown key '%s' in 'power' (period_ms, sources, series)", key ? key : "?");
+            return mcf_yaml_at(c, kn, "unknown key '%s' in 'power' (period_ms, sources, series)", key ? key : "?");
         }
     }
     return MCF_OK;
 }
 
-static int parse_defaults(struct ctx *c, const yaml_node_t *node, struct mcf_deck *deck)
+static int parse_defaults(struct mcf_yaml_ctx *c, const yaml_node_t *node, struct mcf_deck *deck)
 {
     if (node->type != YAML_MAPPING_NODE)
-        return at(c, node, "'defaults' must be a mapping (repetitions:, warmup:, time_limit:)");
+        return mcf_yaml_at(c, node, "'defaults' must be a mapping (repetitions:, warmup:, time_limit:)");
     MCF_TRY(unique_keys(c, node, "in 'defaults'"));
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
         const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
         const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
-        const char *key = scalar(kn);
+        const char *key = mcf_yaml_scalar(kn);
         uint64_t v;
         if (!key || (strcmp(key, "repetitions") && strcmp(key, "warmup") && strcmp(key, "time_limit")))
-            return at(c, kn, "unknown key '%s' in 'defaults' (repetitions, warmup, time_limit)", key ? key : "?");
+            return mcf_yaml_at(c, kn, "unknown key '%s' in 'defaults' (repetitions, warmup, time_limit)", key ? key : "?");
         MCF_TRY(scalar_value(c, find_key(key), "'defaults'", vn, &v));
         if (!strcmp(key, "repetitions")) deck->repetitions = (int)v;
         else if (!strcmp(key, "time_limit")) deck->time_limit = (int)v;
@@ -645,7 +592,7 @@ static int arch_name_ok(const char *s)
                   "(x86_64, aarch64, ppc64le, riscv64, s390x)"
 
 /* arch: one name or a list; kept comma-separated, each once. */
-static int parse_arch(struct ctx *c, const yaml_node_t *node, struct mcf_deck *deck)
+static int parse_arch(struct mcf_yaml_ctx *c, const yaml_node_t *node, struct mcf_deck *deck)
 {
     const yaml_node_t *one[1] = { node };
     const yaml_node_t *const *items = one;
@@ -655,23 +602,23 @@ static int parse_arch(struct ctx *c, const yaml_node_t *node, struct mcf_deck *d
         seq = node->data.sequence.items.start;
         n = (size_t)(node->data.sequence.items.top - seq);
         if (n < 1 || n > 16)
-            return at(c, node, "'arch' must list 1 to 16 architectures");
+            return mcf_yaml_at(c, node, "'arch' must list 1 to 16 architectures");
     } else if (node->type != YAML_SCALAR_NODE) {
-        return at(c, node, "'arch' must be an architecture or a list of them (" ARCH_RULE ")");
+        return mcf_yaml_at(c, node, "'arch' must be an architecture or a list of them (" ARCH_RULE ")");
     }
     deck->arch[0] = '\0';
     for (size_t i = 0; i < n; i++) {
         const yaml_node_t *item = seq ? yaml_document_get_node(c->doc, seq[i]) : items[0];
-        const char *s = scalar(item);
+        const char *s = mcf_yaml_scalar(item);
         char padded[40];
         if (!s || !arch_name_ok(s))
-            return at(c, item, "'arch': '%s' is not an architecture: %s", s ? s : node_kind(item), ARCH_RULE);
+            return mcf_yaml_at(c, item, "'arch': '%s' is not an architecture: %s", s ? s : mcf_yaml_node_kind(item), ARCH_RULE);
         snprintf(padded, sizeof padded, ",%s,", s);
         {
             char all[sizeof deck->arch + 2];
             snprintf(all, sizeof all, ",%s,", deck->arch);
             if (strstr(all, padded))
-                return at(c, item, "'arch' lists '%s' twice", s);
+                return mcf_yaml_at(c, item, "'arch' lists '%s' twice", s);
         }
         size_t len = strlen(deck->arch);
         snprintf(deck->arch + len, sizeof deck->arch - len, "%s%s", len ? "," : "", s);
@@ -679,11 +626,11 @@ static int parse_arch(struct ctx *c, const yaml_node_t *node, struct mcf_deck *d
     return MCF_OK;
 }
 
-static int parse_bool(struct ctx *c, const yaml_node_t *node, const char *key, int *out)
+static int parse_bool(struct mcf_yaml_ctx *c, const yaml_node_t *node, const char *key, int *out)
 {
-    const char *v = scalar(node);
+    const char *v = mcf_yaml_scalar(node);
     if (!v || (strcmp(v, "true") && strcmp(v, "false")))
-        return at(c, node, "'%s' must be true or false", key);
+        return mcf_yaml_at(c, node, "'%s' must be true or false", key);
     *out = !strcmp(v, "true");
     return MCF_OK;
 }
@@ -695,14 +642,14 @@ static int parse_bool(struct ctx *c, const yaml_node_t *node, const char *key, i
  * loader O(anchors) per anchor: quadratic on hostile input (a 4 MiB deck of
  * nested brackets ran for an hour). A first pass over the tokens, linear
  * under these limits, stops such a deck at the token that crosses one. */
-static int prescan(struct ctx *c, const char *text)
+static int prescan(struct mcf_yaml_ctx *c, const char *text)
 {
     yaml_mark_t mark;
     switch (mcf_yaml_prescan(text, MAX_FLOW_DEPTH, MAX_ANCHORS, &mark)) {
     case MCF_YAML_SCAN_DEEP:
-        return at_mark(c, mark, "[ ] and { } nested more than %d deep (a deck needs 3 at most)", MAX_FLOW_DEPTH);
+        return mcf_yaml_at_mark(c, mark, "[ ] and { } nested more than %d deep (a deck needs 3 at most)", MAX_FLOW_DEPTH);
     case MCF_YAML_SCAN_ANCHORS:
-        return at_mark(c, mark, "more than %d anchors (&name); a deck needs a few", MAX_ANCHORS);
+        return mcf_yaml_at_mark(c, mark, "more than %d anchors (&name); a deck needs a few", MAX_ANCHORS);
     case MCF_YAML_SCAN_NOMEM:
         return mcf_err_set(c->e, MCF_ERUNTIME, __FILE__, __LINE__, "yaml_parser_initialize failed");
     default:
@@ -715,7 +662,7 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
     yaml_parser_t parser;
     yaml_document_t doc;
     int have_doc = 0, have_parser = 0;
-    struct ctx c = { path, &doc, e };
+    struct mcf_yaml_ctx c = { path, &doc, e };
     const yaml_node_t *tests = NULL, *defaults = NULL, *acceptance = NULL;
     struct strref *names = NULL;
 
@@ -747,7 +694,7 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
         yaml_mark_t mark = extra.start_mark;
         yaml_document_delete(&extra);
         if (more) {
-            at_mark(&c, mark, "a second YAML document starts here: a deck is one document "
+            mcf_yaml_at_mark(&c, mark, "a second YAML document starts here: a deck is one document "
                     "(remove the '---' line and merge the tests into one list)");
             goto fail;
         }
@@ -759,14 +706,14 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
     if (!root)
         MCF_FAIL(e, MCF_EINPUT, "%s:1:1: the deck is empty (it needs 'tests:')", path);
     if (root->type != YAML_MAPPING_NODE) {
-        at(&c, root, "the deck must be a mapping with 'tests:' at the top level");
+        mcf_yaml_at(&c, root, "the deck must be a mapping with 'tests:' at the top level");
         goto fail;
     }
     MCF_TRY(unique_keys(&c, root, "at the top level"));
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
         const yaml_node_t *kn = yaml_document_get_node(&doc, p->key);
         const yaml_node_t *vn = yaml_document_get_node(&doc, p->value);
-        const char *key = scalar(kn);
+        const char *key = mcf_yaml_scalar(kn);
         if (key && !strcmp(key, "tests")) tests = vn;
         else if (key && !strcmp(key, "defaults")) defaults = vn;
         else if (key && !strcmp(key, "power")) MCF_TRY(parse_power(&c, vn, deck));
@@ -778,12 +725,12 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
         } else if (key && !strcmp(key, "arch"))
             MCF_TRY(parse_arch(&c, vn, deck));
         else if (key && !strcmp(key, "name")) {
-            if (!scalar(vn) || !valid_name(scalar(vn))) { at(&c, vn, "deck 'name' must be " NAME_RULE); goto fail; }
-            snprintf(deck->name, sizeof deck->name, "%s", scalar(vn));
+            if (!mcf_yaml_scalar(vn) || !valid_name(mcf_yaml_scalar(vn))) { mcf_yaml_at(&c, vn, "deck 'name' must be " NAME_RULE); goto fail; }
+            snprintf(deck->name, sizeof deck->name, "%s", mcf_yaml_scalar(vn));
         } else if (key && !strcmp(key, "description")) {
-            if (!scalar(vn)) { at(&c, vn, "'description' must be text"); goto fail; }
+            if (!mcf_yaml_scalar(vn)) { mcf_yaml_at(&c, vn, "'description' must be text"); goto fail; }
         } else {
-            at(&c, kn, "unknown top-level key '%s' (name, description, acceptance, arch, defaults, power, "
+            mcf_yaml_at(&c, kn, "unknown top-level key '%s' (name, description, acceptance, arch, defaults, power, "
                "allow_shared_devices, tests)", key ? key : "?");
             goto fail;
         }
@@ -791,16 +738,16 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
     if (defaults)
         MCF_TRY(parse_defaults(&c, defaults, deck));
     if (deck->acceptance && !deck->arch[0]) {
-        at(&c, acceptance, "an acceptance deck names the architectures it is made for: add 'arch: [...]' (%s)",
+        mcf_yaml_at(&c, acceptance, "an acceptance deck names the architectures it is made for: add 'arch: [...]' (%s)",
            ARCH_RULE);
         goto fail;
     }
     if (!tests) {
-        at(&c, root, "the deck has no 'tests:' list");
+        mcf_yaml_at(&c, root, "the deck has no 'tests:' list");
         goto fail;
     }
     if (tests->type != YAML_SEQUENCE_NODE || tests->data.sequence.items.top == tests->data.sequence.items.start) {
-        at(&c, tests, "'tests' must be a non-empty list");
+        mcf_yaml_at(&c, tests, "'tests' must be a non-empty list");
         goto fail;
     }
     deck->ntests = (int)(tests->data.sequence.items.top - tests->data.sequence.items.start);
@@ -814,7 +761,7 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
     {
         const struct strref *rep, *first = NULL;
         if ((rep = first_repeat(names, (size_t)deck->ntests, &first)) != NULL) {
-            at(&c, rep->where, "test name '%s' is used twice (first at line %d)", rep->s,
+            mcf_yaml_at(&c, rep->where, "test name '%s' is used twice (first at line %d)", rep->s,
                deck->tests[first->pos].line);
             goto fail;
         }

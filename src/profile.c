@@ -34,80 +34,31 @@ static const char *const metric_names[] = { "gflops", "bandwidth_gbs", "latency_
 static const int metric_higher_is_better[] = { 1, 1, 0 };
 #define NMETRICS (sizeof metric_names / sizeof metric_names[0])
 
-struct ctx {
-    const char *path;
-    yaml_document_t *doc;
-    struct mcf_err *e;
-};
 
-static int vat(struct ctx *c, yaml_mark_t mark, const char *fmt, va_list ap)
-{
-    char text[768];
-    vsnprintf(text, sizeof text, fmt, ap);
-    for (char *q = text; *q; q++)   /* a file's bytes never reach the terminal raw */
-        if ((unsigned char)*q < 0x20 || *q == 0x7f)
-            *q = '?';
-    size_t n = strlen(c->path);
-    return mcf_err_set(c->e, MCF_EINPUT, __FILE__, __LINE__, "%s%s:%lu:%lu: %s", n > 200 ? "..." : "",
-                       n > 200 ? c->path + n - 200 : c->path, (unsigned long)mark.line + 1,
-                       (unsigned long)mark.column + 1, text);
-}
 
-static int at_mark(struct ctx *c, yaml_mark_t mark, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int at_mark(struct ctx *c, yaml_mark_t mark, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = vat(c, mark, fmt, ap);
-    va_end(ap);
-    return rc;
-}
 
-static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = vat(c, n->start_mark, fmt, ap);
-    va_end(ap);
-    return rc;
-}
 
-static const char *scalar(const yaml_node_t *n)
-{
-    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
 
-static const char *node_kind(const yaml_node_t *n)
-{
-    switch (n->type) {
-    case YAML_SCALAR_NODE: return "a scalar";
-    case YAML_SEQUENCE_NODE: return "a list";
-    case YAML_MAPPING_NODE: return "a mapping";
-    default: return "nothing";
-    }
-}
-
-static const yaml_node_t *node(struct ctx *c, int id)
+static const yaml_node_t *node(struct mcf_yaml_ctx *c, int id)
 {
     return yaml_document_get_node(c->doc, id);
 }
 
 /* A mapping, each key a scalar given once (YAML says a repeated key is an
  * error; libyaml keeps both, so the later one would win silently). */
-static int check_mapping(struct ctx *c, const yaml_node_t *map, const char *what)
+static int check_mapping(struct mcf_yaml_ctx *c, const yaml_node_t *map, const char *what)
 {
     if (map->type != YAML_MAPPING_NODE)
-        return at(c, map, "%s must be a mapping, got %s", what, node_kind(map));
+        return mcf_yaml_at(c, map, "%s must be a mapping, got %s", what, mcf_yaml_node_kind(map));
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
         const yaml_node_t *kn = node(c, p->key);
-        if (!scalar(kn))
-            return at(c, kn, "a key in %s must be a scalar, got %s", what, node_kind(kn));
+        if (!mcf_yaml_scalar(kn))
+            return mcf_yaml_at(c, kn, "a key in %s must be a scalar, got %s", what, mcf_yaml_node_kind(kn));
         for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
             const yaml_node_t *k0 = node(c, q->key);
-            if (!strcmp(scalar(k0), scalar(kn)))
-                return at(c, kn, "key '%s' is given twice in %s (first at line %lu): a YAML mapping "
-                          "holds each key once", scalar(kn), what, (unsigned long)k0->start_mark.line + 1);
+            if (!strcmp(mcf_yaml_scalar(k0), mcf_yaml_scalar(kn)))
+                return mcf_yaml_at(c, kn, "key '%s' is given twice in %s (first at line %lu): a YAML mapping "
+                          "holds each key once", mcf_yaml_scalar(kn), what, (unsigned long)k0->start_mark.line + 1);
         }
     }
     return MCF_OK;
@@ -126,15 +77,15 @@ static int valid_name(const char *s)
 }
 
 /* Text into a fixed buffer: an error, never cut short. */
-static int copy_text(struct ctx *c, const yaml_node_t *n, const char *what, char *dst, size_t size)
+static int copy_text(struct mcf_yaml_ctx *c, const yaml_node_t *n, const char *what, char *dst, size_t size)
 {
-    const char *s = scalar(n);
+    const char *s = mcf_yaml_scalar(n);
     if (!s)
-        return at(c, n, "%s must be text, got %s", what, node_kind(n));
+        return mcf_yaml_at(c, n, "%s must be text, got %s", what, mcf_yaml_node_kind(n));
     if (!*s)
-        return at(c, n, "%s is empty", what);
+        return mcf_yaml_at(c, n, "%s is empty", what);
     if (strlen(s) >= size)
-        return at(c, n, "%s is %zu characters; at most %zu are supported", what, strlen(s), size - 1);
+        return mcf_yaml_at(c, n, "%s is %zu characters; at most %zu are supported", what, strlen(s), size - 1);
     memcpy(dst, s, strlen(s) + 1);
     return MCF_OK;
 }
@@ -142,42 +93,42 @@ static int copy_text(struct ctx *c, const yaml_node_t *n, const char *what, char
 /* A figure: DIGITS[.DIGITS], positive, at most MAX_FIGURE. No sign, no
  * exponent, no leading zero before other digits (010 is octal in YAML 1.1),
  * no inf/nan, no '_' separators. */
-static int parse_figure(struct ctx *c, const yaml_node_t *n, const char *what, double *out)
+static int parse_figure(struct mcf_yaml_ctx *c, const yaml_node_t *n, const char *what, double *out)
 {
-    const char *s = scalar(n), *q;
+    const char *s = mcf_yaml_scalar(n), *q;
     if (!s)
-        return at(c, n, "%s must be a number, got %s", what, node_kind(n));
+        return mcf_yaml_at(c, n, "%s must be a number, got %s", what, mcf_yaml_node_kind(n));
     if (*s == '-' || *s == '+')
-        return at(c, n, "%s must be a positive number without a sign, got '%s'", what, s);
+        return mcf_yaml_at(c, n, "%s must be a positive number without a sign, got '%s'", what, s);
     if (!isdigit((unsigned char)*s))
-        return at(c, n, "%s must be a number such as 989500 or 332.5, got '%s'", what, s);
+        return mcf_yaml_at(c, n, "%s must be a number such as 989500 or 332.5, got '%s'", what, s);
     if (s[0] == '0' && isdigit((unsigned char)s[1]))
-        return at(c, n, "%s '%s' has a leading zero (octal in YAML 1.1)", what, s);
+        return mcf_yaml_at(c, n, "%s '%s' has a leading zero (octal in YAML 1.1)", what, s);
     for (q = s; isdigit((unsigned char)*q); q++)
         ;
     if (*q == '.') {
         if (!isdigit((unsigned char)q[1]))
-            return at(c, n, "%s '%s': digits must follow the decimal point", what, s);
+            return mcf_yaml_at(c, n, "%s '%s': digits must follow the decimal point", what, s);
         for (q++; isdigit((unsigned char)*q); q++)
             ;
     }
     if (*q)
-        return at(c, n, "%s must be a plain decimal number (digits, an optional decimal point; no "
+        return mcf_yaml_at(c, n, "%s must be a plain decimal number (digits, an optional decimal point; no "
                   "exponent, unit or separator), got '%s'", what, s);
     if (q - s > 24)
-        return at(c, n, "%s '%s' has too many digits", what, s);
+        return mcf_yaml_at(c, n, "%s '%s' has too many digits", what, s);
     double v = strtod(s, NULL);
     if (!(v > 0))
-        return at(c, n, "%s must be above 0, got '%s'", what, s);
+        return mcf_yaml_at(c, n, "%s must be above 0, got '%s'", what, s);
     if (v > MAX_FIGURE)
-        return at(c, n, "%s %s is beyond %.0f, more than any GPU reaches in these units", what, s,
+        return mcf_yaml_at(c, n, "%s %s is beyond %.0f, more than any GPU reaches in these units", what, s,
                   MAX_FIGURE);
     *out = v;
     return MCF_OK;
 }
 
 /* A scalar or a list of 1 to MCF_PROFILE_MAX_RULES scalars. */
-static int rule_items(struct ctx *c, const yaml_node_t *n, const char *what, const yaml_node_t **items,
+static int rule_items(struct mcf_yaml_ctx *c, const yaml_node_t *n, const char *what, const yaml_node_t **items,
                       size_t *count)
 {
     if (n->type == YAML_SCALAR_NODE) {
@@ -186,19 +137,19 @@ static int rule_items(struct ctx *c, const yaml_node_t *n, const char *what, con
         return MCF_OK;
     }
     if (n->type != YAML_SEQUENCE_NODE)
-        return at(c, n, "%s must be a list, got %s", what, node_kind(n));
+        return mcf_yaml_at(c, n, "%s must be a list, got %s", what, mcf_yaml_node_kind(n));
     size_t k = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     if (k == 0)
-        return at(c, n, "%s is an empty list", what);
+        return mcf_yaml_at(c, n, "%s is an empty list", what);
     if (k > MCF_PROFILE_MAX_RULES)
-        return at(c, n, "%s has %zu entries; at most %d are supported", what, k, MCF_PROFILE_MAX_RULES);
+        return mcf_yaml_at(c, n, "%s has %zu entries; at most %d are supported", what, k, MCF_PROFILE_MAX_RULES);
     for (size_t i = 0; i < k; i++)
         items[i] = node(c, n->data.sequence.items.start[i]);
     *count = k;
     return MCF_OK;
 }
 
-static int parse_strings(struct ctx *c, const yaml_node_t *n, const char *what, char (*dst)[64],
+static int parse_strings(struct mcf_yaml_ctx *c, const yaml_node_t *n, const char *what, char (*dst)[64],
                          size_t width, size_t *count)
 {
     const yaml_node_t *items[MCF_PROFILE_MAX_RULES];
@@ -210,20 +161,20 @@ fail:
     return c->e->rc;
 }
 
-static int parse_match(struct ctx *c, const yaml_node_t *m, struct mcf_profile *p)
+static int parse_match(struct mcf_yaml_ctx *c, const yaml_node_t *m, struct mcf_profile *p)
 {
     const yaml_node_t *items[MCF_PROFILE_MAX_RULES];
     int have_arch = 0, have_name = 0;
     MCF_TRY(check_mapping(c, m, "'match'"));
     for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
         const yaml_node_t *kn = node(c, pr->key), *vn = node(c, pr->value);
-        const char *key = scalar(kn);
+        const char *key = mcf_yaml_scalar(kn);
         if (!strcmp(key, "arch")) {
             MCF_TRY(rule_items(c, vn, "'match: arch'", items, &p->narch));
             for (size_t i = 0; i < p->narch; i++) {
                 MCF_TRY(copy_text(c, items[i], "'match: arch'", p->arch[i], sizeof p->arch[i]));
                 if (strchr(p->arch[i], ':')) {
-                    at(c, items[i], "'match: arch' names the target without features ('gfx90a', not "
+                    mcf_yaml_at(c, items[i], "'match: arch' names the target without features ('gfx90a', not "
                        "'%s'): a recorded arch is compared up to its first ':'", p->arch[i]);
                     goto fail;
                 }
@@ -238,23 +189,23 @@ static int parse_match(struct ctx *c, const yaml_node_t *m, struct mcf_profile *
         } else if (!strcmp(key, "compute_units")) {
             MCF_TRY(rule_items(c, vn, "'match: compute_units'", items, &p->ncompute_units));
             for (size_t i = 0; i < p->ncompute_units; i++) {
-                const char *s = scalar(items[i]);
+                const char *s = mcf_yaml_scalar(items[i]);
                 uint64_t v = 0;
                 if (!s || mcf_parse_uint(s, 1u << 20, &v) != MCF_NUM_OK || v == 0) {
-                    at(c, items[i], "'match: compute_units' must be whole numbers from 1 to %u, got '%s'%s%s",
-                       1u << 20, s ? s : node_kind(items[i]), s && *mcf_uint_problem(s) ? ": " : "",
+                    mcf_yaml_at(c, items[i], "'match: compute_units' must be whole numbers from 1 to %u, got '%s'%s%s",
+                       1u << 20, s ? s : mcf_yaml_node_kind(items[i]), s && *mcf_uint_problem(s) ? ": " : "",
                        s ? mcf_uint_problem(s) : "");
                     goto fail;
                 }
                 p->compute_units[i] = (long)v;
             }
         } else {
-            at(c, kn, "unknown key '%s' in 'match' (arch, device_name, exclude, compute_units)", key);
+            mcf_yaml_at(c, kn, "unknown key '%s' in 'match' (arch, device_name, exclude, compute_units)", key);
             goto fail;
         }
     }
     if (!have_arch || !have_name) {
-        at(c, m, "'match' needs %s: a profile names the devices it covers by their recorded "
+        mcf_yaml_at(c, m, "'match' needs %s: a profile names the devices it covers by their recorded "
            "/ranks/device_arch and /ranks/device_name", !have_arch ? "'arch'" : "'device_name'");
         goto fail;
     }
@@ -280,14 +231,14 @@ static int measured_label_ok(const char *s)
     return 0;
 }
 
-static int parse_test(struct ctx *c, const yaml_node_t *kn, const yaml_node_t *tn,
+static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *kn, const yaml_node_t *tn,
                       const yaml_node_t *sources, struct mcf_profile_test *t)
 {
-    const char *name = scalar(kn);
+    const char *name = mcf_yaml_scalar(kn);
     char what[128];
     const yaml_node_t *expected = NULL, *floor_n = NULL, *ceiling = NULL, *source = NULL, *metric = NULL;
     if (!valid_name(name)) {
-        at(c, kn, "test name '%s' must be 1-63 letters, digits, '-', '_' or '.', starting with a letter "
+        mcf_yaml_at(c, kn, "test name '%s' must be 1-63 letters, digits, '-', '_' or '.', starting with a letter "
            "or digit (the deck's test name)", name);
         goto fail;
     }
@@ -297,7 +248,7 @@ static int parse_test(struct ctx *c, const yaml_node_t *kn, const yaml_node_t *t
     MCF_TRY(check_mapping(c, tn, what));
     for (yaml_node_pair_t *pr = tn->data.mapping.pairs.start; pr < tn->data.mapping.pairs.top; pr++) {
         const yaml_node_t *k = node(c, pr->key), *v = node(c, pr->value);
-        const char *key = scalar(k);
+        const char *key = mcf_yaml_scalar(k);
         if (!strcmp(key, "metric")) metric = v;
         else if (!strcmp(key, "expected")) expected = v;
         else if (!strcmp(key, "floor")) floor_n = v;
@@ -307,26 +258,26 @@ static int parse_test(struct ctx *c, const yaml_node_t *kn, const yaml_node_t *t
             snprintf(what, sizeof what, "'note' of test '%s'", name);
             MCF_TRY(copy_text(c, v, what, t->note, sizeof t->note));
         } else {
-            at(c, k, "unknown key '%s' in test '%s' (metric, expected, floor, ceiling, source, note)", key, name);
+            mcf_yaml_at(c, k, "unknown key '%s' in test '%s' (metric, expected, floor, ceiling, source, note)", key, name);
             goto fail;
         }
     }
-    if (!metric) { at(c, tn, "test '%s' has no 'metric' (gflops, bandwidth_gbs, latency_ns)", name); goto fail; }
-    if (!expected) { at(c, tn, "test '%s' has no 'expected' figure", name); goto fail; }
+    if (!metric) { mcf_yaml_at(c, tn, "test '%s' has no 'metric' (gflops, bandwidth_gbs, latency_ns)", name); goto fail; }
+    if (!expected) { mcf_yaml_at(c, tn, "test '%s' has no 'expected' figure", name); goto fail; }
     if (!source) {
-        at(c, tn, "test '%s' has no 'source': every figure names where it comes from (a key of 'sources', "
+        mcf_yaml_at(c, tn, "test '%s' has no 'source': every figure names where it comes from (a key of 'sources', "
            "or 'measured: <device>, <YYYY-MM-DD>, ...')", name);
         goto fail;
     }
     {
-        const char *m = scalar(metric);
+        const char *m = mcf_yaml_scalar(metric);
         size_t i;
         for (i = 0; m && i < NMETRICS; i++)
             if (!strcmp(m, metric_names[i]))
                 break;
         if (!m || i == NMETRICS) {
-            at(c, metric, "'metric' of test '%s' must be gflops, bandwidth_gbs or latency_ns, got '%s'", name,
-               m ? m : node_kind(metric));
+            mcf_yaml_at(c, metric, "'metric' of test '%s' must be gflops, bandwidth_gbs or latency_ns, got '%s'", name,
+               m ? m : mcf_yaml_node_kind(metric));
             goto fail;
         }
         snprintf(t->metric, sizeof t->metric, "%s", m);
@@ -336,36 +287,36 @@ static int parse_test(struct ctx *c, const yaml_node_t *kn, const yaml_node_t *t
     MCF_TRY(parse_figure(c, expected, what, &t->expected));
     if (t->higher_is_better) {
         if (ceiling) {
-            at(c, ceiling, "test '%s': %s is higher-is-better, so its bound is a 'floor', not a 'ceiling'",
+            mcf_yaml_at(c, ceiling, "test '%s': %s is higher-is-better, so its bound is a 'floor', not a 'ceiling'",
                name, t->metric);
             goto fail;
         }
         if (!floor_n) {
-            at(c, tn, "test '%s' has no 'floor': the figure a healthy GPU must reach", name);
+            mcf_yaml_at(c, tn, "test '%s' has no 'floor': the figure a healthy GPU must reach", name);
             goto fail;
         }
         snprintf(what, sizeof what, "'floor' of test '%s'", name);
         MCF_TRY(parse_figure(c, floor_n, what, &t->bound));
         if (t->bound > t->expected) {
-            at(c, floor_n, "test '%s': floor %s is above expected %s (%s is higher-is-better: the floor lies "
-               "below the expected figure)", name, scalar(floor_n), scalar(expected), t->metric);
+            mcf_yaml_at(c, floor_n, "test '%s': floor %s is above expected %s (%s is higher-is-better: the floor lies "
+               "below the expected figure)", name, mcf_yaml_scalar(floor_n), mcf_yaml_scalar(expected), t->metric);
             goto fail;
         }
     } else {
         if (floor_n) {
-            at(c, floor_n, "test '%s': %s is lower-is-better, so its bound is a 'ceiling', not a 'floor'",
+            mcf_yaml_at(c, floor_n, "test '%s': %s is lower-is-better, so its bound is a 'ceiling', not a 'floor'",
                name, t->metric);
             goto fail;
         }
         if (!ceiling) {
-            at(c, tn, "test '%s' has no 'ceiling': the figure a healthy GPU must stay under", name);
+            mcf_yaml_at(c, tn, "test '%s' has no 'ceiling': the figure a healthy GPU must stay under", name);
             goto fail;
         }
         snprintf(what, sizeof what, "'ceiling' of test '%s'", name);
         MCF_TRY(parse_figure(c, ceiling, what, &t->bound));
         if (t->bound < t->expected) {
-            at(c, ceiling, "test '%s': ceiling %s is below expected %s (%s is lower-is-better: the ceiling "
-               "lies above the expected figure)", name, scalar(ceiling), scalar(expected), t->metric);
+            mcf_yaml_at(c, ceiling, "test '%s': ceiling %s is below expected %s (%s is lower-is-better: the ceiling "
+               "lies above the expected figure)", name, mcf_yaml_scalar(ceiling), mcf_yaml_scalar(expected), t->metric);
             goto fail;
         }
     }
@@ -375,7 +326,7 @@ static int parse_test(struct ctx *c, const yaml_node_t *kn, const yaml_node_t *t
         MCF_TRY(copy_text(c, source, what, src, sizeof src));
         if (!strncmp(src, "measured:", 9)) {
             if (!measured_label_ok(src)) {
-                at(c, source, "test '%s': a measured figure names the device and the date, "
+                mcf_yaml_at(c, source, "test '%s': a measured figure names the device and the date, "
                    "'measured: <device>, <YYYY-MM-DD>, <how>'", name);
                 goto fail;
             }
@@ -383,24 +334,24 @@ static int parse_test(struct ctx *c, const yaml_node_t *kn, const yaml_node_t *t
         } else {
             const yaml_node_t *hit = NULL;
             for (yaml_node_pair_t *pr = sources->data.mapping.pairs.start; pr < sources->data.mapping.pairs.top; pr++)
-                if (!strcmp(scalar(node(c, pr->key)), src))
+                if (!strcmp(mcf_yaml_scalar(node(c, pr->key)), src))
                     hit = node(c, pr->value);
             if (!hit) {
                 char known[256] = "";
                 for (yaml_node_pair_t *pr = sources->data.mapping.pairs.start; pr < sources->data.mapping.pairs.top; pr++) {
                     if (known[0]) strncat(known, ", ", sizeof known - strlen(known) - 1);
-                    strncat(known, scalar(node(c, pr->key)), sizeof known - strlen(known) - 1);
+                    strncat(known, mcf_yaml_scalar(node(c, pr->key)), sizeof known - strlen(known) - 1);
                 }
-                at(c, source, "test '%s': source '%s' is not a key of 'sources' (%s) and not a "
+                mcf_yaml_at(c, source, "test '%s': source '%s' is not a key of 'sources' (%s) and not a "
                    "'measured: <device>, <YYYY-MM-DD>, ...' label", name, src, known);
                 goto fail;
             }
             if (strlen(src) >= sizeof t->source_id) {
-                at(c, source, "test '%s': source id '%s' is too long", name, src);
+                mcf_yaml_at(c, source, "test '%s': source id '%s' is too long", name, src);
                 goto fail;
             }
             snprintf(t->source_id, sizeof t->source_id, "%s", src);
-            snprintf(t->source, sizeof t->source, "%s", scalar(hit));
+            snprintf(t->source, sizeof t->source, "%s", mcf_yaml_scalar(hit));
         }
     }
     return MCF_OK;
@@ -408,19 +359,19 @@ fail:
     return c->e->rc;
 }
 
-static int parse_sources(struct ctx *c, const yaml_node_t *s)
+static int parse_sources(struct mcf_yaml_ctx *c, const yaml_node_t *s)
 {
     MCF_TRY(check_mapping(c, s, "'sources'"));
     if (s->data.mapping.pairs.top == s->data.mapping.pairs.start) {
-        at(c, s, "'sources' is empty: it names each document the figures come from");
+        mcf_yaml_at(c, s, "'sources' is empty: it names each document the figures come from");
         goto fail;
     }
     for (yaml_node_pair_t *pr = s->data.mapping.pairs.start; pr < s->data.mapping.pairs.top; pr++) {
         const yaml_node_t *kn = node(c, pr->key), *vn = node(c, pr->value);
         char buf[512];
-        if (!valid_name(scalar(kn)) || !strncmp(scalar(kn), "measured", 8)) {
-            at(c, kn, "source id '%s' must be 1-63 letters, digits, '-', '_' or '.', starting with a letter "
-               "or digit, and not begin with 'measured'", scalar(kn));
+        if (!valid_name(mcf_yaml_scalar(kn)) || !strncmp(mcf_yaml_scalar(kn), "measured", 8)) {
+            mcf_yaml_at(c, kn, "source id '%s' must be 1-63 letters, digits, '-', '_' or '.', starting with a letter "
+               "or digit, and not begin with 'measured'", mcf_yaml_scalar(kn));
             goto fail;
         }
         MCF_TRY(copy_text(c, vn, "a source's citation", buf, sizeof buf));
@@ -430,14 +381,14 @@ fail:
     return c->e->rc;
 }
 
-static int prescan(struct ctx *c, const char *text)
+static int prescan(struct mcf_yaml_ctx *c, const char *text)
 {
     yaml_mark_t mark;
     switch (mcf_yaml_prescan(text, MAX_FLOW_DEPTH, MAX_ANCHORS, &mark)) {
     case MCF_YAML_SCAN_DEEP:
-        return at_mark(c, mark, "[ ] and { } nested more than %d deep (a profile needs 2)", MAX_FLOW_DEPTH);
+        return mcf_yaml_at_mark(c, mark, "[ ] and { } nested more than %d deep (a profile needs 2)", MAX_FLOW_DEPTH);
     case MCF_YAML_SCAN_ANCHORS:
-        return at_mark(c, mark, "more than %d anchors (&name)", MAX_ANCHORS);
+        return mcf_yaml_at_mark(c, mark, "more than %d anchors (&name)", MAX_ANCHORS);
     case MCF_YAML_SCAN_NOMEM:
         return mcf_err_set(c->e, MCF_ERUNTIME, __FILE__, __LINE__, "yaml_parser_initialize failed");
     default:
@@ -451,7 +402,7 @@ int mcf_profile_load(const char *path, struct mcf_profile *p, struct mcf_err *e)
     yaml_document_t doc;
     int have_doc = 0, have_parser = 0;
     char *text = NULL;
-    struct ctx c = { path, &doc, e };
+    struct mcf_yaml_ctx c = { path, &doc, e };
     const yaml_node_t *match = NULL, *sources = NULL, *tests = NULL, *sku = NULL;
 
     memset(p, 0, sizeof *p);
@@ -475,7 +426,7 @@ int mcf_profile_load(const char *path, struct mcf_profile *p, struct mcf_err *e)
         yaml_mark_t mark = extra.start_mark;
         yaml_document_delete(&extra);
         if (more) {
-            at_mark(&c, mark, "a second YAML document starts here: a profile is one document");
+            mcf_yaml_at_mark(&c, mark, "a second YAML document starts here: a profile is one document");
             goto fail;
         }
     }
@@ -488,7 +439,7 @@ int mcf_profile_load(const char *path, struct mcf_profile *p, struct mcf_err *e)
     MCF_TRY(check_mapping(&c, root, "the profile"));
     for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
         const yaml_node_t *kn = node(&c, pr->key), *vn = node(&c, pr->value);
-        const char *key = scalar(kn);
+        const char *key = mcf_yaml_scalar(kn);
         if (!strcmp(key, "sku")) sku = vn;
         else if (!strcmp(key, "description"))
             MCF_TRY(copy_text(&c, vn, "'description'", p->description, sizeof p->description));
@@ -496,12 +447,12 @@ int mcf_profile_load(const char *path, struct mcf_profile *p, struct mcf_err *e)
         else if (!strcmp(key, "sources")) sources = vn;
         else if (!strcmp(key, "tests")) tests = vn;
         else {
-            at(&c, kn, "unknown top-level key '%s' (sku, description, match, sources, tests)", key);
+            mcf_yaml_at(&c, kn, "unknown top-level key '%s' (sku, description, match, sources, tests)", key);
             goto fail;
         }
     }
     if (!sku || !match || !sources || !tests) {
-        at(&c, root, "the profile has no '%s' (it needs sku, match, sources and tests)",
+        mcf_yaml_at(&c, root, "the profile has no '%s' (it needs sku, match, sources and tests)",
            !sku ? "sku" : !match ? "match" : !sources ? "sources" : "tests");
         goto fail;
     }
@@ -512,11 +463,11 @@ int mcf_profile_load(const char *path, struct mcf_profile *p, struct mcf_err *e)
     {
         size_t n = (size_t)(tests->data.mapping.pairs.top - tests->data.mapping.pairs.start);
         if (n == 0) {
-            at(&c, tests, "'tests' is empty: a profile gives at least one test's figures");
+            mcf_yaml_at(&c, tests, "'tests' is empty: a profile gives at least one test's figures");
             goto fail;
         }
         if (n > MAX_TESTS) {
-            at(&c, tests, "'tests' has %zu entries; at most %d are supported", n, MAX_TESTS);
+            mcf_yaml_at(&c, tests, "'tests' has %zu entries; at most %d are supported", n, MAX_TESTS);
             goto fail;
         }
         MCF_ALLOC(e, p->tests, n);

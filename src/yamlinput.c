@@ -1,6 +1,8 @@
 #include "yamlinput.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,4 +89,51 @@ int mcf_yaml_prescan(const char *text, int max_depth, int max_anchors, yaml_mark
     }
     yaml_parser_delete(&p);
     return rc;
+}
+
+static int vat(const struct mcf_yaml_ctx *c, yaml_mark_t mark, const char *fmt, va_list ap)
+{
+    char text[768];
+    vsnprintf(text, sizeof text, fmt, ap);
+    for (char *p = text; *p; p++)   /* a file's bytes never reach the terminal raw */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    /* the end of a very long path, so that line:col and the message still fit */
+    size_t n = strlen(c->path);
+    return mcf_err_set(c->e, MCF_EINPUT, __FILE__, __LINE__, "%s%s:%lu:%lu: %s", n > 200 ? "..." : "",
+                       n > 200 ? c->path + n - 200 : c->path, (unsigned long)mark.line + 1,
+                       (unsigned long)mark.column + 1, text);
+}
+
+int mcf_yaml_at_mark(const struct mcf_yaml_ctx *c, yaml_mark_t mark, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vat(c, mark, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int mcf_yaml_at(const struct mcf_yaml_ctx *c, const yaml_node_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vat(c, n->start_mark, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+const char *mcf_yaml_scalar(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+const char *mcf_yaml_node_kind(const yaml_node_t *n)
+{
+    switch (n->type) {
+    case YAML_SCALAR_NODE: return "a scalar";
+    case YAML_SEQUENCE_NODE: return "a list";
+    case YAML_MAPPING_NODE: return "a mapping";
+    default: return "nothing";
+    }
 }

@@ -26,4 +26,25 @@ enum mcf_yaml_scan { MCF_YAML_SCAN_OK, MCF_YAML_SCAN_DEEP, MCF_YAML_SCAN_ANCHORS
  * text under these limits. */
 int mcf_yaml_prescan(const char *text, int max_depth, int max_anchors, yaml_mark_t *mark);
 
+/* Where a YAML input is read: its path (for messages), the loaded document
+ * and the error to fill. */
+struct mcf_yaml_ctx {
+    const char *path;
+    yaml_document_t *doc;
+    struct mcf_err *e;
+};
+
+/* Every error of a YAML input: MCF_EINPUT with "path:line:col: message"
+ * (1-based like compilers; the end of a very long path; control bytes of the
+ * file shown as '?', never sent to the terminal raw). */
+int mcf_yaml_at_mark(const struct mcf_yaml_ctx *c, yaml_mark_t mark, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int mcf_yaml_at(const struct mcf_yaml_ctx *c, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A scalar node's text, or NULL (n NULL or not a scalar). */
+const char *mcf_yaml_scalar(const yaml_node_t *n);
+/* "a scalar", "a list", "a mapping", "nothing": for messages. */
+const char *mcf_yaml_node_kind(const yaml_node_t *n);
+
 #endif
