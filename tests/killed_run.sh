@@ -85,7 +85,7 @@ for c in $(pgrep -P $pid); do
 done
 [ -n "$rank0" ] && [ -n "$rank1" ] || { kill -9 $pid; fail "apart: the ranks' processes not found under mpirun"; }
 kill -TERM "$rank0"
-sleep 6   # within rank 0's 10 s wait at the boundary after its own stop (src/watchdog.c)
+sleep 6   # within rank 0's 10 s wait at the boundary after its own stop (src/run/watchdog.c)
 kill -TERM "$rank1"
 finish "SIGTERM to the ranks apart"
 [ -e "$work/a.h5" ] || { cat "$work/out"; fail "apart: no results file"; }

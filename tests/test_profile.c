@@ -1,4 +1,4 @@
-/* SKU profiles (src/profile.c): the shipped ones load, match the devices they
+/* SKU profiles (src/report/profile.c): the shipped ones load, match the devices they
  * are for and no others, and cite a source for every figure; malformed ones
  * are refused with file:line:col. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* The verdict's rules on arrays (src/verdict.c): the failures issue 10 found
+/* The verdict's rules on arrays (src/report/verdict.c): the failures issue 10 found
  * in the old MAD rule, each as a case that the new rules must get right. */
 #include <math.h>
 #include <setjmp.h>

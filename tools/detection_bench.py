@@ -18,7 +18,7 @@ A degraded GPU is slower on every kept test (--tests) by its level; its other
 noise is fleetsim's (real H200 repetitions, a log-normal between-GPU factor).
 
 The verdict is always the binary's (one implementation of the rules: a copy
-here would drift from src/verdict.c).
+here would drift from src/report/verdict.c).
 
 Output: a table on stdout and a CSV (--csv). Exit codes: 0 done; 2 a bad
 option; 3 fleetsim or mcfleet report failed (its message printed).

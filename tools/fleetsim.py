@@ -81,7 +81,7 @@ HGX_BUS = ["18", "2A", "3A", "5D", "9A", "AB", "BA", "DB"]
 RATE_METRICS = ("gflops", "bandwidth_gbs", "peak_fraction")
 COST_METRICS = ("latency_ns", "time_s", "serial_s", "wall_s", "energy_j")
 BOOK = ("verified", "status", "message", "start_skew_us", "warmup_runs")
-HEALTH_BASELINE = {   # a healthy H100/H200 SXM board, read before and after (names: src/health.c)
+HEALTH_BASELINE = {   # a healthy H100/H200 SXM board, read before and after (names: src/power/health.c)
     "ecc_corrected_volatile": 0, "ecc_uncorrected_volatile": 0,
     "ecc_corrected_aggregate": 0, "ecc_uncorrected_aggregate": 0,
     "remapped_rows_corrected": 0, "remapped_rows_uncorrected": 0, "remap_pending": 0, "remap_failed": 0,
@@ -782,7 +782,7 @@ def _write_test(res, test, i, a, rng, perf, clock_out, status_inj, msg_inj, unsu
                     rowmed = medrow[tr]
                     data = ref * (src[tr, tk] / rowmed) * (f_gpu * jitter) ** dirn
                 data = np.where(ok[:, None], data, np.nan)
-            # 'better' is the runner's (the verdict's one table, src/verdict.c):
+            # 'better' is the runner's (the verdict's one table, src/report/verdict.c):
             # copied from the template where it has it, never made up here
             if not a.write_better:
                 attrs.pop("better", None)

@@ -63,7 +63,7 @@ fail:
 void gpu_fill(const struct gpu_state *s, int warps_per_sm, int default_warps, int *blocks, int *threads);
 
 /* Checks a copy / triad / fma output buffer of n elements on the device
- * against src/reference.h's formulas (the memory and streams families). */
+ * against src/run/reference.h's formulas (the memory and streams families). */
 int gpu_check_output(enum mcf_memop op, enum mcf_dtype dtype, int intensity, const void *dev, size_t n,
                      int inject_fault, struct mcf_err *e);
 

@@ -1,5 +1,5 @@
 /* Pointer-chase latency, single-source: one thread follows a random cycle of
- * working_set / stride nodes (src/reference.c's Sattolo order). The time is
+ * working_set / stride nodes (src/run/reference.c's Sattolo order). The time is
  * taken by events, the cycles by clock64 inside the kernel. The reference is
  * the order itself: after T loads the chase stands at order[T mod nodes]. */
 #include <stdlib.h>

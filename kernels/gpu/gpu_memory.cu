@@ -7,7 +7,7 @@
  *   l1:  every block sweeps the same small window: each SM keeps it in L1;
  *   lds: each block fills shared memory and sweeps it.
  * Ops as on the host: read (a sum), copy, triad, and fma (the intensity
- * sweep). Inputs are the formulas of src/reference.h; outputs are checked
+ * sweep). Inputs are the formulas of src/run/reference.h; outputs are checked
  * against them on the host. */
 #include <float.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* Concurrency on a GPU: N streams, each with its own triad arrays or matrix
  * work (the vendor's mma kernel), each kernel's span taken on the device (the earliest block start and the latest
  * block end on %globaltimer). A repetition runs each stream's kernel alone,
- * then all at once; src/concurrency.c derives speedup, overlap and fairness
+ * then all at once; src/run/concurrency.c derives speedup, overlap and fairness
  * exactly as for every other backend. Stream 0 carries `imbalance` times the
  * work. A kernel uses at most one block per SM of 256 threads, so N of them
  * can share the device; what they actually do is what is measured. */

@@ -1,6 +1,6 @@
 /* Vector FMA peak, single-source: each thread runs 8 independent chains of
  * x = a*x + b (a = -1, b = 0.5 passed at run time). Every step is exact, so
- * the output is checked bit for bit against src/reference.h's closed form.
+ * the output is checked bit for bit against src/run/reference.h's closed form.
  * fp16x2 runs the chains in packed halves (__hfma2): 2 FMAs per instruction;
  * fp32x2 in packed floats (v_pk_fma_f32, AMD CDNA2 and later only). */
 #include <stdlib.h>

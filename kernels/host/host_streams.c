@@ -1,7 +1,7 @@
 /* Concurrency on the host: each "stream" is a thread running its own matrix
  * tiles or triad arrays (the same jobs as the matrix and memory families).
  * One repetition runs every stream alone, then all together; the shared code
- * in src/concurrency.c turns the intervals into speedup, overlap and fairness. */
+ * in src/run/concurrency.c turns the intervals into speedup, overlap and fairness. */
 #include <stdlib.h>
 
 #include "host.h"

@@ -17,7 +17,7 @@
 
 static void *volatile keep;   /* defeats the optimiser, not the leak checker */
 
-/* an hwloc topology as src/locality.c uses one */
+/* an hwloc topology as src/run/locality.c uses one */
 static int topology(void)
 {
 #ifdef MCF_HAVE_HWLOC

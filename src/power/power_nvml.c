@@ -1,4 +1,4 @@
-/* The NVML power source (the library is loaded by src/vendor_nvml.c). Reads
+/* The NVML power source (the library is loaded by src/power/vendor_nvml.c). Reads
  * the averaged power (nvmlDeviceGetPowerUsage), the instantaneous power field
  * NVML_FI_DEV_POWER_INSTANT where the GPU has it, the total-energy counter
  * (mJ), temperature, SM and memory clocks and the clock-event reasons, and

@@ -42,12 +42,12 @@ struct mcf_rsmi {
     rsmi_status_t (*status_string)(rsmi_status_t, const char **);
     rsmi_status_t (*count)(uint32_t *);
     rsmi_status_t (*pci)(uint32_t, uint64_t *);
-    /* power (src/power_rsmi.c) */
+    /* power (src/power/power_rsmi.c) */
     rsmi_status_t (*power_ave)(uint32_t, uint32_t, uint64_t *);
     rsmi_status_t (*socket_power)(uint32_t, uint64_t *);     /* newer ROCm only */
     rsmi_status_t (*energy)(uint32_t, uint64_t *, float *, uint64_t *);
     rsmi_status_t (*temp)(uint32_t, uint32_t, int, int64_t *);
-    /* health (src/health_rsmi.c) */
+    /* health (src/power/health_rsmi.c) */
     rsmi_status_t (*ecc_enabled)(uint32_t, uint64_t *);
     rsmi_status_t (*ecc_count)(uint32_t, uint64_t, rsmi_error_count_t *);
     rsmi_status_t (*reserved_pages)(uint32_t, uint32_t *, rsmi_retired_page_record_t *);

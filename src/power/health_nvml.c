@@ -1,4 +1,4 @@
-/* Health counters through NVML (the library is loaded by src/vendor_nvml.c):
+/* Health counters through NVML (the library is loaded by src/power/vendor_nvml.c):
  * ECC totals (volatile and aggregate, corrected and uncorrected), remapped
  * rows (Ampere on) or, where the GPU does not remap rows, retired pages;
  * the PCIe link now and its maximum; the board serial. A missing entry point

@@ -1,5 +1,5 @@
 /* Health counters through rocm-smi (the library is loaded by
- * src/vendor_rsmi.c). ECC: correctable and uncorrectable errors summed over
+ * src/power/vendor_rsmi.c). ECC: correctable and uncorrectable errors summed over
  * the blocks with ECC enabled; amdgpu counts them since the driver loaded,
  * so they are the volatile pair and the aggregate pair is -1. Memory repair:
  * AMD retires pages (rsmi_dev_memory_reserved_pages_get): reserved pages are

@@ -1,4 +1,4 @@
-/* The rocm-smi power source (the library is loaded by src/vendor_rsmi.c).
+/* The rocm-smi power source (the library is loaded by src/power/vendor_rsmi.c).
  * Power: the socket power where this ROCm has
  * rsmi_dev_current_socket_power_get, else rsmi_dev_power_ave_get (µW); energy:
  * the counter times its reported resolution (µJ), with the counter's own

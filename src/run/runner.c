@@ -181,7 +181,7 @@ fail:
     return e->rc;
 }
 
-/* --acceptance: rank 0's device picks the deck (src/acceptance.c). Collective. */
+/* --acceptance: rank 0's device picks the deck (src/deck/acceptance.c). Collective. */
 static int choose_acceptance_deck(struct run *r, struct mcf_err *e)
 {
     if (r->topo.rank == 0)
@@ -293,7 +293,7 @@ fail:
 
 static int inject_here(const struct run *r, const char *test)
 {
-    return mcf_inject_here(r->topo.rank, r->topo.size, test);   /* src/inject.c */
+    return mcf_inject_here(r->topo.rank, r->topo.size, test);   /* src/run/inject.c */
 }
 
 /* The test in hand: set up before the boundary that starts it, so that a

@@ -47,14 +47,14 @@ struct mcf_nvml {
     nvmlReturn_t (*shutdown)(void);
     const char *(*error_string)(nvmlReturn_t);
     nvmlReturn_t (*by_bus)(const char *, nvmlDevice_t *);
-    /* power (src/power_nvml.c) */
+    /* power (src/power/power_nvml.c) */
     nvmlReturn_t (*power)(nvmlDevice_t, unsigned int *);
     nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long *);
     nvmlReturn_t (*temp)(nvmlDevice_t, int, unsigned int *);
     nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned int *);
     nvmlReturn_t (*reasons)(nvmlDevice_t, unsigned long long *);
     nvmlReturn_t (*fields)(nvmlDevice_t, int, nvmlFieldValue_t *);
-    /* health (src/health_nvml.c) */
+    /* health (src/power/health_nvml.c) */
     nvmlReturn_t (*ecc_total)(nvmlDevice_t, int, int, unsigned long long *);
     nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned int *, unsigned int *, unsigned int *, unsigned int *);
     nvmlReturn_t (*retired_pages)(nvmlDevice_t, int, unsigned int *, unsigned long long *);
