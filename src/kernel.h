@@ -20,6 +20,7 @@ enum mcf_family {
     MCF_FAMILY_MEMORY,   /* bandwidth at a level of the hierarchy, and the intensity sweep */
     MCF_FAMILY_LATENCY,  /* pointer chase */
     MCF_FAMILY_STREAMS,  /* multi-stream concurrency */
+    MCF_FAMILY_GEMM,     /* the vendor's BLAS library (cuBLASLt, hipBLASLt; CBLAS on the host) */
     MCF_FAMILY_COUNT
 };
 
@@ -32,7 +33,10 @@ enum mcf_level { MCF_LEVEL_HBM, MCF_LEVEL_L2, MCF_LEVEL_L1, MCF_LEVEL_LDS, MCF_L
 enum mcf_memop { MCF_OP_READ, MCF_OP_COPY, MCF_OP_TRIAD, MCF_OP_FMA, MCF_OP_COUNT };
 enum mcf_mode { MCF_MODE_THROUGHPUT, MCF_MODE_LATENCY, MCF_MODE_COUNT };
 enum mcf_work { MCF_WORK_MATRIX, MCF_WORK_MEMORY, MCF_WORK_COUNT };
-enum mcf_inputs { MCF_INPUTS_RANDOM, MCF_INPUTS_ZERO, MCF_INPUTS_COUNT };
+/* Operand values: random is full entropy (seeded, every mantissa bit drawn,
+ * checked within a tolerance); exact is values j/8 whose every partial sum is
+ * exact (checked bit for bit); zero is all zeros. */
+enum mcf_inputs { MCF_INPUTS_RANDOM, MCF_INPUTS_ZERO, MCF_INPUTS_EXACT, MCF_INPUTS_COUNT };
 /* Which matrix instructions: warp-level mma.sync, Hopper's warpgroup wgmma
  * with A from shared memory (ss) or registers (rs), AMD's MFMA; auto picks by
  * shape (m = 64: wgmma-ss where the GPU has it). */
@@ -48,6 +52,7 @@ struct mcf_kernel {
     enum mcf_dtype dtype_b;   /* matrix: B's FP8 format where it differs from A's (AMD's
                                  fp8 x bf8 pairings); MCF_DTYPE_COUNT: B is dtype too */
     int shape[3];             /* matrix: m, n, k of one tile / instruction */
+    uint64_t size;            /* gemm: m = n = k of the library call */
     enum mcf_mode mode;       /* matrix: throughput or dependent-chain latency */
     enum mcf_path path;       /* matrix: which instructions */
     int occupancy;            /* concurrent workers: host threads, GPU warps or waves */

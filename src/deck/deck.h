@@ -18,6 +18,8 @@ struct mcf_deck_test {
     struct mcf_kernel kernel;        /* parameters; the swept one holds the first point */
     int repetitions, warmup;
     int time_limit;                  /* seconds a rank may spend in the test (0: derived, see watchdog.h) */
+    int duration;                    /* sustained: seconds of back-to-back repetitions (0: a
+                                        fixed number of repetitions) */
     char sweep_key[32];              /* "" when the test has no list-valued key */
     int nsweep;
     uint64_t sweep[MCF_MAX_SWEEP];
@@ -50,6 +52,7 @@ struct mcf_instance {
     struct mcf_kernel kernel;
     int repetitions, warmup;
     int time_limit;                  /* seconds (0: derived from the test's own time) */
+    int duration;                    /* sustained: seconds (0: repetitions) */
     uint64_t sweep_value;
 };
 
