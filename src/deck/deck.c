@@ -18,7 +18,7 @@
 #define DEFAULT_WARMUP 2
 #define DEFAULT_POWER_PERIOD_MS 20
 
-enum vtype { V_INT, V_SIZE, V_ENUM, V_STRING, V_SHAPE };
+enum vtype { V_INT, V_SIZE, V_ENUM, V_STRING, V_SHAPE, V_SECONDS };
 
 #define FAM(x) (1u << MCF_FAMILY_##x)
 #define ALL_FAMILIES ((1u << MCF_FAMILY_COUNT) - 1)
@@ -44,6 +44,7 @@ static const struct keydef test_keys[] = {
     { "repetitions", V_INT, ALL_FAMILIES, 0, NULL, 0, 1, 1e6 },
     { "warmup", V_INT, ALL_FAMILIES, 0, NULL, 0, 0, 1e6 },
     { "time_limit", V_INT, ALL_FAMILIES, 0, NULL, 0, 1, 1e6 },
+    { "duration", V_SECONDS, ALL_FAMILIES, 0, NULL, 0, 1, 86400 },
     { "seed", V_INT, ALL_FAMILIES, 0, NULL, 0, 0, 9007199254740992.0 },
     { "dtype", V_ENUM, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY) | FAM(STREAMS), 0,
       mcf_dtype_names, MCF_DTYPE_COUNT, 0, 0 },
@@ -198,6 +199,23 @@ static int scalar_value(struct mcf_yaml_ctx *c, const struct keydef *kd, const c
             v = UINT64_MAX;          /* above the range: the message below */
         break;
     }
+    case V_SECONDS: {
+        /* "60", "60s" or "5min" */
+        char num[24];
+        size_t digits = strspn(s, "0123456789");
+        const char *unit = s + digits;
+        uint64_t mult = !*unit || !strcmp(unit, "s") ? 1 : !strcmp(unit, "min") ? 60 : 0;
+        int rc = MCF_NUM_MALFORMED;
+        if (digits && digits < sizeof num && mult) {
+            memcpy(num, s, digits);
+            num[digits] = '\0';
+            rc = mcf_parse_uint(num, (uint64_t)kd->max, &v);
+        }
+        if (rc == MCF_NUM_MALFORMED)
+            return mcf_yaml_at(c, n, "'%s' in %s must be a time such as 60, 60s or 5min, got '%s'", kd->key, owner, s);
+        v = rc == MCF_NUM_RANGE || v > (uint64_t)kd->max / mult ? UINT64_MAX : v * mult;
+        break;
+    }
     case V_SIZE:
         if (strcmp(kd->key, "bytes") == 0 && strcmp(s, "auto") == 0) {
             *out = 0;
@@ -224,6 +242,7 @@ static void set_field(struct mcf_deck_test *t, const char *key, uint64_t v)
     if (!strcmp(key, "repetitions")) t->repetitions = (int)v;
     else if (!strcmp(key, "warmup")) t->warmup = (int)v;
     else if (!strcmp(key, "time_limit")) t->time_limit = (int)v;
+    else if (!strcmp(key, "duration")) t->duration = (int)v;
     else if (!strcmp(key, "seed")) k->seed = v;
     else if (!strcmp(key, "dtype")) k->dtype = (enum mcf_dtype)v;
     else if (!strcmp(key, "dtype_b")) k->dtype_b = (enum mcf_dtype)v;
@@ -899,6 +918,7 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
             in->repetitions = t->repetitions;
             in->warmup = t->warmup;
             in->time_limit = t->time_limit;
+            in->duration = t->duration;
             int len;
             if (t->nsweep) {
                 set_field(&tmp, t->sweep_key, t->sweep[p]);
