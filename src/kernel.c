@@ -42,6 +42,8 @@ double mcf_kernel_flops_per_unit(const struct mcf_kernel *k)
     switch (k->family) {
     case MCF_FAMILY_MATRIX:
         return 2.0 * k->shape[0] * k->shape[1] * k->shape[2];
+    case MCF_FAMILY_GEMM:
+        return 2.0 * (double)k->size * (double)k->size * (double)k->size;
     case MCF_FAMILY_VALU:
         /* an FMA is two FLOPs, per lane; packed ones do two */
         return k->dtype == MCF_FP16X2 || k->dtype == MCF_FP32X2 ? 4.0 : 2.0;
@@ -185,6 +187,11 @@ int mcf_kernel_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_met
     case MCF_FAMILY_LATENCY:
         n = add(out, n, max, "latency_ns", "ns", m_latency, 0, SUMMARY);
         break;
+    case MCF_FAMILY_GEMM:
+        n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
+        if (caps & MCF_CAP_CLOCK)
+            n = add(out, n, max, "peak_fraction", "1", m_peak_fraction, 0, OPTIONAL);
+        break;
     case MCF_FAMILY_STREAMS:
         n = add(out, n, max, "speedup", "1", m_speedup, 0, SUMMARY);
         n = add(out, n, max, "overlap_efficiency", "1", m_overlap, 0, SUMMARY);
@@ -250,6 +257,10 @@ void mcf_kernel_label(struct mcf_kernel *k)
     case MCF_FAMILY_LATENCY:
         snprintf(k->label, sizeof k->label, "pointer chase %llu B stride %u",
                  (unsigned long long)k->working_set, k->stride);
+        break;
+    case MCF_FAMILY_GEMM:
+        snprintf(k->label, sizeof k->label, "gemm %s %llu^3 x%llu", mcf_dtype_names[k->dtype],
+                 (unsigned long long)k->size, (unsigned long long)k->iterations);
         break;
     case MCF_FAMILY_STREAMS:
         snprintf(k->label, sizeof k->label, "streams %d x %s imbalance %d:1",

@@ -46,16 +46,16 @@ static const struct keydef test_keys[] = {
     { "time_limit", V_INT, ALL_FAMILIES, 0, NULL, 0, 1, 1e6 },
     { "duration", V_SECONDS, ALL_FAMILIES, 0, NULL, 0, 1, 86400 },
     { "seed", V_INT, ALL_FAMILIES, 0, NULL, 0, 0, 9007199254740992.0 },
-    { "dtype", V_ENUM, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY) | FAM(STREAMS), 0,
+    { "dtype", V_ENUM, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY) | FAM(STREAMS) | FAM(GEMM), 0,
       mcf_dtype_names, MCF_DTYPE_COUNT, 0, 0 },
     { "dtype_b", V_ENUM, FAM(MATRIX), 0, mcf_dtype_names, MCF_DTYPE_COUNT, 0, 0 },
     { "shape", V_SHAPE, FAM(MATRIX) | FAM(STREAMS), 0, NULL, 0, 1, 1024 },
     { "mode", V_ENUM, FAM(MATRIX), 0, mcf_mode_names, MCF_MODE_COUNT, 0, 0 },
     { "path", V_ENUM, FAM(MATRIX), 0, mcf_path_names, MCF_PATH_COUNT, 0, 0 },
     { "occupancy", V_INT, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY), 1, NULL, 0, 1, 1 << 20 },
-    { "iterations", V_INT, FAM(MATRIX) | FAM(VALU) | FAM(LATENCY) | FAM(STREAMS), 1,
+    { "iterations", V_INT, FAM(MATRIX) | FAM(VALU) | FAM(LATENCY) | FAM(STREAMS) | FAM(GEMM), 1,
       NULL, 0, 1, 1e12 },
-    { "inputs", V_ENUM, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY) | FAM(STREAMS), 0,
+    { "inputs", V_ENUM, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY) | FAM(STREAMS) | FAM(GEMM), 0,
       mcf_inputs_names, MCF_INPUTS_COUNT, 0, 0 },
     { "level", V_ENUM, FAM(MEMORY), 0, mcf_level_names, MCF_LEVEL_COUNT, 0, 0 },
     { "op", V_ENUM, FAM(MEMORY), 0, mcf_memop_names, MCF_OP_COUNT, 0, 0 },
@@ -66,6 +66,7 @@ static const struct keydef test_keys[] = {
     { "stride", V_SIZE, FAM(LATENCY), 0, NULL, 0, 8, 65536 },
     { "streams", V_INT, FAM(STREAMS), 1, NULL, 0, 1, MCF_MAX_STREAMS },
     { "imbalance", V_INT, FAM(STREAMS), 1, NULL, 0, 1, 16 },
+    { "size", V_INT, FAM(GEMM), 1, NULL, 0, 16, 65536 },
     { "work", V_ENUM, FAM(STREAMS), 0, mcf_work_names, MCF_WORK_COUNT, 0, 0 },
 };
 #define NKEYS (sizeof test_keys / sizeof test_keys[0])
@@ -261,6 +262,7 @@ static void set_field(struct mcf_deck_test *t, const char *key, uint64_t v)
     else if (!strcmp(key, "streams")) k->streams = (int)v;
     else if (!strcmp(key, "imbalance")) k->imbalance = (int)v;
     else if (!strcmp(key, "work")) k->work = (enum mcf_work)v;
+    else if (!strcmp(key, "size")) k->size = v;
 }
 
 static const struct keydef *find_key(const char *key)
@@ -404,7 +406,7 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const str
     snprintf(in_owner, sizeof in_owner, "in %s", owner);
     MCF_TRY(unique_keys(c, node, in_owner));
     if (!kernel_node)
-        return mcf_yaml_at(c, node, "%s has no 'kernel' (one of matrix, valu, memory, latency, streams)", owner);
+        return mcf_yaml_at(c, node, "%s has no 'kernel' (one of matrix, valu, memory, latency, streams, gemm)", owner);
     uint64_t fam;
     MCF_TRY(scalar_value(c, find_key("kernel"), owner, kernel_node, &fam));
     k->family = (enum mcf_family)fam;
@@ -508,6 +510,12 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const str
             return mcf_yaml_at(c, node, "%s: 'work: matrix' needs 'shape: [m, n, k]'", owner);
         if (!k->iterations) k->iterations = 4096;
         if (!k->bytes) k->bytes = 8u << 20;
+        break;
+    case MCF_FAMILY_GEMM:
+        if (k->dtype == MCF_DTYPE_COUNT)
+            return mcf_yaml_at(c, node, "%s (gemm) needs 'dtype'", owner);
+        if (!k->size) k->size = 4096;
+        if (!k->iterations) k->iterations = 8;
         break;
     default:
         break;

@@ -172,6 +172,12 @@ static int record_params(struct mcf_h5 *h, const char *g, const struct mcf_insta
         MCF_TRY(mcf_h5_attr_long(h, g, "stride", k->stride, e));
         MCF_TRY(mcf_h5_attr_long(h, g, "iterations", (long long)k->iterations, e));
         break;
+    case MCF_FAMILY_GEMM:
+        MCF_TRY(mcf_h5_attr_str(h, g, "dtype", mcf_dtype_names[k->dtype], e));
+        MCF_TRY(mcf_h5_attr_long(h, g, "size", (long long)k->size, e));
+        MCF_TRY(mcf_h5_attr_long(h, g, "iterations", (long long)k->iterations, e));
+        MCF_TRY(mcf_h5_attr_str(h, g, "inputs", mcf_inputs_names[k->inputs], e));
+        break;
     case MCF_FAMILY_STREAMS:
         MCF_TRY(mcf_h5_attr_long(h, g, "streams", k->streams, e));
         MCF_TRY(mcf_h5_attr_long(h, g, "imbalance", k->imbalance, e));
