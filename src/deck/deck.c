@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "family.h"
 #include "numparse.h"
 #include "yamlinput.h"
 
@@ -18,58 +19,41 @@
 #define DEFAULT_WARMUP 2
 #define DEFAULT_POWER_PERIOD_MS 20
 
-enum vtype { V_INT, V_SIZE, V_ENUM, V_STRING, V_SHAPE, V_SECONDS };
-
-#define FAM(x) (1u << MCF_FAMILY_##x)
-#define ALL_FAMILIES ((1u << MCF_FAMILY_COUNT) - 1)
-
-/* Every key a test may have: its type, the families it applies to, whether it
- * may be a list (a sweep), and its range. Validation is driven by this table. */
-struct keydef {
-    const char *key;
-    enum vtype type;
-    unsigned families;
-    int sweepable;
-    const char *const *names;
-    int nnames;
-    double min, max;
-};
-
 static const char *const power_source_names[] = { "nvml", "rsmi", "craypm" };
 
-static const struct keydef test_keys[] = {
-    { "name", V_STRING, ALL_FAMILIES, 0, NULL, 0, 0, 0 },
-    { "kernel", V_ENUM, ALL_FAMILIES, 0, mcf_family_names, MCF_FAMILY_COUNT, 0, 0 },
-    { "description", V_STRING, ALL_FAMILIES, 0, NULL, 0, 0, 0 },
-    { "repetitions", V_INT, ALL_FAMILIES, 0, NULL, 0, 1, 1e6 },
-    { "warmup", V_INT, ALL_FAMILIES, 0, NULL, 0, 0, 1e6 },
-    { "time_limit", V_INT, ALL_FAMILIES, 0, NULL, 0, 1, 1e6 },
-    { "duration", V_SECONDS, ALL_FAMILIES, 0, NULL, 0, 1, 86400 },
-    { "seed", V_INT, ALL_FAMILIES, 0, NULL, 0, 0, 9007199254740992.0 },
-    { "dtype", V_ENUM, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY) | FAM(STREAMS) | FAM(GEMM), 0,
-      mcf_dtype_names, MCF_DTYPE_COUNT, 0, 0 },
-    { "dtype_b", V_ENUM, FAM(MATRIX), 0, mcf_dtype_names, MCF_DTYPE_COUNT, 0, 0 },
-    { "shape", V_SHAPE, FAM(MATRIX) | FAM(STREAMS), 0, NULL, 0, 1, 1024 },
-    { "mode", V_ENUM, FAM(MATRIX), 0, mcf_mode_names, MCF_MODE_COUNT, 0, 0 },
-    { "path", V_ENUM, FAM(MATRIX), 0, mcf_path_names, MCF_PATH_COUNT, 0, 0 },
-    { "occupancy", V_INT, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY), 1, NULL, 0, 1, 1 << 20 },
-    { "iterations", V_INT, FAM(MATRIX) | FAM(VALU) | FAM(LATENCY) | FAM(STREAMS) | FAM(GEMM), 1,
-      NULL, 0, 1, 1e12 },
-    { "inputs", V_ENUM, FAM(MATRIX) | FAM(VALU) | FAM(MEMORY) | FAM(STREAMS) | FAM(GEMM), 0,
-      mcf_inputs_names, MCF_INPUTS_COUNT, 0, 0 },
-    { "level", V_ENUM, FAM(MEMORY), 0, mcf_level_names, MCF_LEVEL_COUNT, 0, 0 },
-    { "op", V_ENUM, FAM(MEMORY), 0, mcf_memop_names, MCF_OP_COUNT, 0, 0 },
-    { "bytes", V_SIZE, FAM(MEMORY) | FAM(STREAMS), 1, NULL, 0, 1024, 17592186044416.0 },
-    { "intensity", V_INT, FAM(MEMORY), 1, NULL, 0, 1, 1024 },
-    { "sweeps", V_INT, FAM(MEMORY), 1, NULL, 0, 1, 1e6 },
-    { "working_set", V_SIZE, FAM(LATENCY), 1, NULL, 0, 256, 1099511627776.0 },
-    { "stride", V_SIZE, FAM(LATENCY), 0, NULL, 0, 8, 65536 },
-    { "streams", V_INT, FAM(STREAMS), 1, NULL, 0, 1, MCF_MAX_STREAMS },
-    { "imbalance", V_INT, FAM(STREAMS), 1, NULL, 0, 1, 16 },
-    { "size", V_INT, FAM(GEMM), 1, NULL, 0, 16, 65536 },
-    { "work", V_ENUM, FAM(STREAMS), 0, mcf_work_names, MCF_WORK_COUNT, 0, 0 },
+/* The keys of a test that are not the kernel's (those are in family.c):
+ * offsets into struct mcf_deck_test. name, kernel and description are read
+ * apart (first pass); they are here for their names and types. */
+#define TFIELD(f) .offset = offsetof(struct mcf_deck_test, f), .width = sizeof(((struct mcf_deck_test *)0)->f)
+static const struct mcf_key test_keys[] = {
+    { .name = "name", .type = MCF_V_STRING },
+    { .name = "kernel", .type = MCF_V_ENUM, .names = mcf_family_names, .nnames = MCF_FAMILY_COUNT },
+    { .name = "description", .type = MCF_V_STRING },
+    { .name = "repetitions", .type = MCF_V_INT, TFIELD(repetitions), .min = 1, .max = 1e6 },
+    { .name = "warmup", .type = MCF_V_INT, TFIELD(warmup), .min = 0, .max = 1e6 },
+    { .name = "time_limit", .type = MCF_V_INT, TFIELD(time_limit), .min = 1, .max = 1e6 },
+    { .name = "duration", .type = MCF_V_SECONDS, TFIELD(duration), .min = 1, .max = 86400 },
+    { .name = NULL }
 };
-#define NKEYS (sizeof test_keys / sizeof test_keys[0])
+
+static const struct mcf_key *find_test_key(const char *key)
+{
+    for (const struct mcf_key *k = test_keys; k->name; k++)
+        if (!strcmp(k->name, key))
+            return k;
+    return NULL;
+}
+
+/* A key of the test or of its kernel, with the struct its offset is into. */
+static const struct mcf_key *find_key(struct mcf_deck_test *t, const char *key, void **base)
+{
+    const struct mcf_key *kd = find_test_key(key);
+    *base = t;
+    if (kd)
+        return kd;
+    *base = &t->kernel;
+    return mcf_kernel_key(key);
+}
 
 
 
@@ -169,16 +153,16 @@ int mcf_parse_size(const char *s, uint64_t *out)
 }
 
 /* One scalar value of a key, checked against its type and range. */
-static int scalar_value(struct mcf_yaml_ctx *c, const struct keydef *kd, const char *owner,
+static int scalar_value(struct mcf_yaml_ctx *c, const struct mcf_key *kd, const char *owner,
                         const yaml_node_t *n, uint64_t *out)
 {
     const char *s = mcf_yaml_scalar(n);
     uint64_t v = 0;
     const char *why = "";
     if (!s)
-        return mcf_yaml_at(c, n, "'%s' in %s must be a scalar, got %s", kd->key, owner, mcf_yaml_node_kind(n));
+        return mcf_yaml_at(c, n, "'%s' in %s must be a scalar, got %s", kd->name, owner, mcf_yaml_node_kind(n));
     switch (kd->type) {
-    case V_ENUM: {
+    case MCF_V_ENUM: {
         int idx = mcf_name_index(kd->names, kd->nnames, s);
         if (idx < 0) {
             char list[256] = "";
@@ -186,21 +170,21 @@ static int scalar_value(struct mcf_yaml_ctx *c, const struct keydef *kd, const c
                 strncat(list, kd->names[i], sizeof list - strlen(list) - 3);
                 if (i + 1 < kd->nnames) strncat(list, ", ", sizeof list - strlen(list) - 1);
             }
-            return mcf_yaml_at(c, n, "'%s' in %s must be one of %s, got '%s'", kd->key, owner, list, s);
+            return mcf_yaml_at(c, n, "'%s' in %s must be one of %s, got '%s'", kd->name, owner, list, s);
         }
         *out = (uint64_t)idx;
         return MCF_OK;
     }
-    case V_INT: {
+    case MCF_V_INT: {
         int rc = mcf_parse_uint(s, (uint64_t)kd->max, &v);
         if (rc == MCF_NUM_MALFORMED)
-            return mcf_yaml_at(c, n, "'%s' in %s must be an integer, got '%s' (%s)", kd->key, owner, s,
+            return mcf_yaml_at(c, n, "'%s' in %s must be an integer, got '%s' (%s)", kd->name, owner, s,
                       mcf_uint_problem(s));
         if (rc == MCF_NUM_RANGE)
             v = UINT64_MAX;          /* above the range: the message below */
         break;
     }
-    case V_SECONDS: {
+    case MCF_V_SECONDS: {
         /* "60", "60s" or "5min" */
         char num[24];
         size_t digits = strspn(s, "0123456789");
@@ -213,64 +197,37 @@ static int scalar_value(struct mcf_yaml_ctx *c, const struct keydef *kd, const c
             rc = mcf_parse_uint(num, (uint64_t)kd->max, &v);
         }
         if (rc == MCF_NUM_MALFORMED)
-            return mcf_yaml_at(c, n, "'%s' in %s must be a time such as 60, 60s or 5min, got '%s'", kd->key, owner, s);
+            return mcf_yaml_at(c, n, "'%s' in %s must be a time such as 60, 60s or 5min, got '%s'", kd->name, owner, s);
         v = rc == MCF_NUM_RANGE || v > (uint64_t)kd->max / mult ? UINT64_MAX : v * mult;
         break;
     }
-    case V_SIZE:
-        if (strcmp(kd->key, "bytes") == 0 && strcmp(s, "auto") == 0) {
+    case MCF_V_SIZE:
+        if (kd->allow_auto && strcmp(s, "auto") == 0) {
             *out = 0;
             return MCF_OK;
         }
         if (parse_size(s, &v, &why) != 0)
             return mcf_yaml_at(c, n, "'%s' in %s must be a size such as 4096, 64KiB or 2GiB, got '%s' (%s)",
-                      kd->key, owner, s, why);
+                      kd->name, owner, s, why);
         break;
     default:
         return mcf_yaml_at(c, n, "internal: bad key type");
     }
     /* compared as integers: every bound in the table is exact in a double */
     if (v < (uint64_t)kd->min || v > (uint64_t)kd->max)
-        return mcf_yaml_at(c, n, "'%s' in %s must be between %.0f and %.0f, got %s", kd->key, owner,
+        return mcf_yaml_at(c, n, "'%s' in %s must be between %.0f and %.0f, got %s", kd->name, owner,
                   kd->min, kd->max, s);
     *out = v;
     return MCF_OK;
 }
 
-static void set_field(struct mcf_deck_test *t, const char *key, uint64_t v)
+/* Sets a key of the test or its kernel by name (a sweep point). */
+static void set_key(struct mcf_deck_test *t, const char *key, uint64_t v)
 {
-    struct mcf_kernel *k = &t->kernel;
-    if (!strcmp(key, "repetitions")) t->repetitions = (int)v;
-    else if (!strcmp(key, "warmup")) t->warmup = (int)v;
-    else if (!strcmp(key, "time_limit")) t->time_limit = (int)v;
-    else if (!strcmp(key, "duration")) t->duration = (int)v;
-    else if (!strcmp(key, "seed")) k->seed = v;
-    else if (!strcmp(key, "dtype")) k->dtype = (enum mcf_dtype)v;
-    else if (!strcmp(key, "dtype_b")) k->dtype_b = (enum mcf_dtype)v;
-    else if (!strcmp(key, "mode")) k->mode = (enum mcf_mode)v;
-    else if (!strcmp(key, "path")) k->path = (enum mcf_path)v;
-    else if (!strcmp(key, "occupancy")) k->occupancy = (int)v;
-    else if (!strcmp(key, "iterations")) k->iterations = v;
-    else if (!strcmp(key, "inputs")) k->inputs = (enum mcf_inputs)v;
-    else if (!strcmp(key, "level")) k->level = (enum mcf_level)v;
-    else if (!strcmp(key, "op")) k->op = (enum mcf_memop)v;
-    else if (!strcmp(key, "bytes")) k->bytes = v;
-    else if (!strcmp(key, "intensity")) k->intensity = (int)v;
-    else if (!strcmp(key, "sweeps")) k->sweeps = v;
-    else if (!strcmp(key, "working_set")) k->working_set = v;
-    else if (!strcmp(key, "stride")) k->stride = (uint32_t)v;
-    else if (!strcmp(key, "streams")) k->streams = (int)v;
-    else if (!strcmp(key, "imbalance")) k->imbalance = (int)v;
-    else if (!strcmp(key, "work")) k->work = (enum mcf_work)v;
-    else if (!strcmp(key, "size")) k->size = v;
-}
-
-static const struct keydef *find_key(const char *key)
-{
-    for (size_t i = 0; i < NKEYS; i++)
-        if (strcmp(test_keys[i].key, key) == 0)
-            return &test_keys[i];
-    return NULL;
+    void *base;
+    const struct mcf_key *kd = find_key(t, key, &base);
+    if (kd && kd->width)
+        mcf_key_set(kd, base, v);
 }
 
 /* Test names become HDF5 group names under /results. HDF5 refuses "." and
@@ -374,15 +331,7 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const str
     t->time_limit = deck->time_limit;
     struct mcf_kernel *k = &t->kernel;
     k->family = MCF_FAMILY_COUNT;
-    k->dtype = MCF_DTYPE_COUNT;
-    k->dtype_b = MCF_DTYPE_COUNT;
-    k->occupancy = 0;          /* auto: fill the device */
-    k->level = MCF_LEVEL_HBM;
-    k->op = MCF_OP_TRIAD;
-    k->stride = 64;
-    k->imbalance = 1;
-    k->work = MCF_WORK_MEMORY;
-    k->seed = 20261122;
+    unsigned given = 0;          /* bit i: the family's key i came from the deck */
 
     /* First pass: the name and the kernel family, so later messages can name them. */
     snprintf(owner, sizeof owner, "test %d", index + 1);
@@ -405,11 +354,22 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const str
     char in_owner[sizeof owner + 4];
     snprintf(in_owner, sizeof in_owner, "in %s", owner);
     MCF_TRY(unique_keys(c, node, in_owner));
-    if (!kernel_node)
-        return mcf_yaml_at(c, node, "%s has no 'kernel' (one of matrix, valu, memory, latency, streams, gemm)", owner);
+    if (!kernel_node) {
+        char list[128] = "";
+        for (int i = 0; i < MCF_FAMILY_COUNT; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", mcf_family_names[i]);
+        return mcf_yaml_at(c, node, "%s has no 'kernel' (one of %s)", owner, list);
+    }
     uint64_t fam;
-    MCF_TRY(scalar_value(c, find_key("kernel"), owner, kernel_node, &fam));
+    MCF_TRY(scalar_value(c, find_test_key("kernel"), owner, kernel_node, &fam));
     k->family = (enum mcf_family)fam;
+    const struct mcf_family_row *f = &mcf_families[k->family];
+    /* the family's defaults, then what the deck says */
+    for (const struct mcf_key_use *u = mcf_common_kernel_keys; u->key; u++)
+        mcf_key_set(mcf_kernel_key(u->key), k, u->def);
+    for (const struct mcf_key_use *u = f->keys; u->key; u++)
+        if (u->def != MCF_KEY_REQUIRED)
+            mcf_key_set(mcf_kernel_key(u->key), k, u->def);
 
     /* Second pass: every other key. */
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
@@ -418,15 +378,18 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const str
         const char *key = mcf_yaml_scalar(kn);
         if (!key)
             return mcf_yaml_at(c, kn, "keys must be plain names in %s", owner);
-        const struct keydef *kd = find_key(key);
+        void *base;
+        const struct mcf_key *kd = find_key(t, key, &base);
         if (!kd)
             return mcf_yaml_at(c, kn, "unknown key '%s' in %s", key, owner);
-        if (!(kd->families & (1u << k->family)))
+        if (base == k && !mcf_family_key(k->family, key))
             return mcf_yaml_at(c, kn, "key '%s' does not apply to kernel '%s' in %s", key,
                       mcf_family_names[k->family], owner);
-        if (!strcmp(key, "name") || !strcmp(key, "kernel") || !strcmp(key, "description"))
-            continue;
-        if (kd->type == V_SHAPE) {
+        if (!kd->width)
+            continue;            /* name, kernel, description: read above */
+        if (base == k && mcf_family_key_index(k->family, key) >= 0)
+            given |= 1u << mcf_family_key_index(k->family, key);
+        if (kd->type == MCF_V_SHAPE) {
             if (vn->type != YAML_SEQUENCE_NODE ||
                 vn->data.sequence.items.top - vn->data.sequence.items.start != 3)
                 return mcf_yaml_at(c, vn, "'shape' in %s must be a list of three integers [m, n, k]", owner);
@@ -458,67 +421,26 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const str
                     if (t->sweep[j] == t->sweep[i])
                         return mcf_yaml_at(c, item, "'%s' in %s lists %s twice", key, owner, mcf_yaml_scalar(item));
             }
-            set_field(t, key, t->sweep[0]);
+            mcf_key_set(kd, base, t->sweep[0]);
             continue;
         }
         uint64_t v;
         MCF_TRY(scalar_value(c, kd, owner, vn, &v));
-        set_field(t, key, v);
+        mcf_key_set(kd, base, v);
     }
 
-    /* Family requirements and cross-key rules. */
-    switch (k->family) {
-    case MCF_FAMILY_MATRIX:
-        if (k->dtype == MCF_DTYPE_COUNT)
-            return mcf_yaml_at(c, node, "%s (matrix) needs 'dtype'", owner);
-        if (!k->shape[0])
-            return mcf_yaml_at(c, node, "%s (matrix) needs 'shape: [m, n, k]'", owner);
-        if (k->dtype_b != MCF_DTYPE_COUNT) {
-            int fp8a = k->dtype == MCF_FP8_E4M3 || k->dtype == MCF_FP8_E5M2;
-            int fp8b = k->dtype_b == MCF_FP8_E4M3 || k->dtype_b == MCF_FP8_E5M2;
-            if (!fp8a || !fp8b)
-                return mcf_yaml_at(c, node, "%s: 'dtype_b' pairs FP8 formats: 'dtype' and 'dtype_b' must each be "
-                          "fp8-e4m3 or fp8-e5m2", owner);
-            if (k->dtype_b == k->dtype)
-                k->dtype_b = MCF_DTYPE_COUNT;   /* the same format: not a pairing */
+    /* The family's required keys and cross-key rules. */
+    for (int i = 0; f->keys[i].key; i++)
+        if (f->keys[i].def == MCF_KEY_REQUIRED && !(given >> i & 1u)) {
+            const struct mcf_key *kd = mcf_kernel_key(f->keys[i].key);
+            return mcf_yaml_at(c, node, "%s (%s) needs '%s'", owner, mcf_family_names[k->family],
+                               kd->hint ? kd->hint : kd->name);
         }
-        if (!k->iterations) k->iterations = 4096;
-        break;
-    case MCF_FAMILY_VALU:
-        if (k->dtype == MCF_DTYPE_COUNT)
-            return mcf_yaml_at(c, node, "%s (valu) needs 'dtype'", owner);
-        if (!k->iterations) k->iterations = 1 << 16;
-        break;
-    case MCF_FAMILY_MEMORY:
-        if (k->dtype == MCF_DTYPE_COUNT) k->dtype = MCF_FP64;
-        if (k->dtype != MCF_FP64 && k->dtype != MCF_FP32)
-            return mcf_yaml_at(c, node, "%s (memory) 'dtype' must be fp64 or fp32", owner);
-        if (k->intensity && k->op != MCF_OP_FMA)
-            return mcf_yaml_at(c, node, "%s: 'intensity' needs 'op: fma'", owner);
-        if (!k->intensity) k->intensity = 1;
-        if (!k->sweeps) k->sweeps = 1;
-        break;
-    case MCF_FAMILY_LATENCY:
-        if (!k->working_set)
-            return mcf_yaml_at(c, node, "%s (latency) needs 'working_set'", owner);
-        break;
-    case MCF_FAMILY_STREAMS:
-        if (!k->streams)
-            return mcf_yaml_at(c, node, "%s (streams) needs 'streams'", owner);
-        if (k->dtype == MCF_DTYPE_COUNT) k->dtype = MCF_FP64;
-        if (k->work == MCF_WORK_MATRIX && !k->shape[0])
-            return mcf_yaml_at(c, node, "%s: 'work: matrix' needs 'shape: [m, n, k]'", owner);
-        if (!k->iterations) k->iterations = 4096;
-        if (!k->bytes) k->bytes = 8u << 20;
-        break;
-    case MCF_FAMILY_GEMM:
-        if (k->dtype == MCF_DTYPE_COUNT)
-            return mcf_yaml_at(c, node, "%s (gemm) needs 'dtype'", owner);
-        if (!k->size) k->size = 4096;
-        if (!k->iterations) k->iterations = 8;
-        break;
-    default:
-        break;
+    if (f->check) {
+        char why[256];
+        const char *wrong = f->check(k, given, why, sizeof why);
+        if (wrong)
+            return mcf_yaml_at(c, node, "%s%s", owner, wrong);
     }
     return MCF_OK;
 fail:
@@ -578,7 +500,7 @@ static int parse_defaults(struct mcf_yaml_ctx *c, const yaml_node_t *node, struc
         uint64_t v;
         if (!key || (strcmp(key, "repetitions") && strcmp(key, "warmup") && strcmp(key, "time_limit")))
             return mcf_yaml_at(c, kn, "unknown key '%s' in 'defaults' (repetitions, warmup, time_limit)", key ? key : "?");
-        MCF_TRY(scalar_value(c, find_key(key), "'defaults'", vn, &v));
+        MCF_TRY(scalar_value(c, find_test_key(key), "'defaults'", vn, &v));
         if (!strcmp(key, "repetitions")) deck->repetitions = (int)v;
         else if (!strcmp(key, "time_limit")) deck->time_limit = (int)v;
         else deck->warmup = (int)v;
@@ -847,12 +769,11 @@ void mcf_deck_free(struct mcf_deck *deck)
     deck->ntests = 0;
 }
 
-#define QUICK_MAX_BYTES (16ull << 20)
-#define QUICK_MAX_ITER 1024ull
-#define QUICK_MAX_SWEEPS 4ull
 
 static uint64_t cap(uint64_t v, uint64_t limit) { return v > limit ? limit : v; }
 
+/* --quick: each key's own cap (family.c), on its value and its sweep points;
+ * sweep points that become equal are kept once. */
 void mcf_deck_quick(struct mcf_deck *deck)
 {
     deck->quick = 1;
@@ -861,20 +782,17 @@ void mcf_deck_quick(struct mcf_deck *deck)
         struct mcf_kernel *k = &t->kernel;
         t->repetitions = t->repetitions < 3 ? t->repetitions : 3;
         t->warmup = t->warmup < 1 ? t->warmup : 1;
-        k->iterations = cap(k->iterations, QUICK_MAX_ITER);
-        k->sweeps = cap(k->sweeps, QUICK_MAX_SWEEPS);
-        if (k->bytes) k->bytes = cap(k->bytes, QUICK_MAX_BYTES);
-        k->working_set = cap(k->working_set, QUICK_MAX_BYTES);
-        /* cap the sweep points too, dropping those that become duplicates */
+        for (const struct mcf_key_use *u = mcf_families[k->family].keys; u->key; u++) {
+            const struct mcf_key *kd = mcf_kernel_key(u->key);
+            if (kd->quick_max)
+                mcf_key_set(kd, k, cap(mcf_key_get(kd, k), kd->quick_max));
+        }
+        const struct mcf_key *swept = t->nsweep ? mcf_kernel_key(t->sweep_key) : NULL;
+        if (!swept || !swept->quick_max)
+            continue;
         int kept = 0;
         for (int s = 0; s < t->nsweep; s++) {
-            uint64_t v = t->sweep[s];
-            if (!strcmp(t->sweep_key, "bytes") || !strcmp(t->sweep_key, "working_set"))
-                v = v ? cap(v, QUICK_MAX_BYTES) : 0;
-            else if (!strcmp(t->sweep_key, "iterations"))
-                v = cap(v, QUICK_MAX_ITER);
-            else if (!strcmp(t->sweep_key, "sweeps"))
-                v = cap(v, QUICK_MAX_SWEEPS);
+            uint64_t v = cap(t->sweep[s], swept->quick_max);
             int dup = 0;
             for (int j = 0; j < kept; j++)
                 dup |= t->sweep[j] == v;
@@ -929,7 +847,7 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
             in->duration = t->duration;
             int len;
             if (t->nsweep) {
-                set_field(&tmp, t->sweep_key, t->sweep[p]);
+                set_key(&tmp, t->sweep_key, t->sweep[p]);
                 in->sweep_value = t->sweep[p];
                 len = snprintf(in->name, sizeof in->name, "%s:%s=%llu", t->name, t->sweep_key,
                                (unsigned long long)t->sweep[p]);
@@ -945,7 +863,7 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
             if (in->kernel.family == MCF_FAMILY_MEMORY && in->kernel.bytes == 0) {
                 in->kernel.bytes = auto_bytes(&in->kernel, dev);
                 if (deck->quick)
-                    in->kernel.bytes = cap(in->kernel.bytes, QUICK_MAX_BYTES);
+                    in->kernel.bytes = cap(in->kernel.bytes, mcf_kernel_key("bytes")->quick_max);
             }
             mcf_kernel_label(&in->kernel);
         }

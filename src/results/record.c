@@ -1,5 +1,7 @@
 #include "record.h"
 
+#include "family.h"
+
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,64 +132,31 @@ fail:
     return e->rc;
 }
 
-/* The test's parameters, as attributes of its group: only those of its family. */
+/* The test's parameters, as attributes of its group: the keys of its family
+ * (family.c), each as a name, a number, or its own text. */
 static int record_params(struct mcf_h5 *h, const char *g, const struct mcf_instance *in,
                          struct mcf_err *e)
 {
     const struct mcf_kernel *k = &in->kernel;
-    char shape[64];
     MCF_TRY(mcf_h5_attr_str(h, g, "test", in->test->name, e));
     MCF_TRY(mcf_h5_attr_str(h, g, "kernel", mcf_family_names[k->family], e));
     MCF_TRY(mcf_h5_attr_str(h, g, "label", k->label, e));
     MCF_TRY(mcf_h5_attr_long(h, g, "repetitions", in->repetitions, e));
     MCF_TRY(mcf_h5_attr_long(h, g, "warmup", in->warmup, e));
+    MCF_TRY(mcf_h5_attr_long(h, g, "duration", in->duration, e));
     MCF_TRY(mcf_h5_attr_long(h, g, "seed", (long long)k->seed, e));
     MCF_TRY(mcf_h5_attr_str(h, g, "sweep_key", in->test->sweep_key, e));
     MCF_TRY(mcf_h5_attr_long(h, g, "sweep_value", (long long)in->sweep_value, e));
-    switch (k->family) {
-    case MCF_FAMILY_MATRIX:
-        snprintf(shape, sizeof shape, "%dx%dx%d", k->shape[0], k->shape[1], k->shape[2]);
-        MCF_TRY(mcf_h5_attr_str(h, g, "shape", shape, e));
-        MCF_TRY(mcf_h5_attr_str(h, g, "mode", mcf_mode_names[k->mode], e));
-        MCF_TRY(mcf_h5_attr_str(h, g, "path", mcf_path_names[k->path], e));
-        MCF_TRY(mcf_h5_attr_str(h, g, "dtype_b", mcf_dtype_names[k->dtype_b == MCF_DTYPE_COUNT ? k->dtype : k->dtype_b], e));
-        __attribute__((fallthrough));   /* and dtype, occupancy, iterations, inputs */
-    case MCF_FAMILY_VALU:
-        MCF_TRY(mcf_h5_attr_str(h, g, "dtype", mcf_dtype_names[k->dtype], e));
-        MCF_TRY(mcf_h5_attr_long(h, g, "occupancy", k->occupancy, e));
-        MCF_TRY(mcf_h5_attr_long(h, g, "iterations", (long long)k->iterations, e));
-        MCF_TRY(mcf_h5_attr_str(h, g, "inputs", mcf_inputs_names[k->inputs], e));
-        break;
-    case MCF_FAMILY_MEMORY:
-        MCF_TRY(mcf_h5_attr_str(h, g, "dtype", mcf_dtype_names[k->dtype], e));
-        MCF_TRY(mcf_h5_attr_str(h, g, "level", mcf_level_names[k->level], e));
-        MCF_TRY(mcf_h5_attr_str(h, g, "op", mcf_memop_names[k->op], e));
-        MCF_TRY(mcf_h5_attr_long(h, g, "bytes", (long long)k->bytes, e));
-        MCF_TRY(mcf_h5_attr_long(h, g, "intensity", k->intensity, e));
-        MCF_TRY(mcf_h5_attr_long(h, g, "sweeps", (long long)(k->sweeps ? k->sweeps : 1), e));
-        MCF_TRY(mcf_h5_attr_long(h, g, "occupancy", k->occupancy, e));
-        break;
-    case MCF_FAMILY_LATENCY:
-        MCF_TRY(mcf_h5_attr_long(h, g, "working_set", (long long)k->working_set, e));
-        MCF_TRY(mcf_h5_attr_long(h, g, "stride", k->stride, e));
-        MCF_TRY(mcf_h5_attr_long(h, g, "iterations", (long long)k->iterations, e));
-        break;
-    case MCF_FAMILY_GEMM:
-        MCF_TRY(mcf_h5_attr_str(h, g, "dtype", mcf_dtype_names[k->dtype], e));
-        MCF_TRY(mcf_h5_attr_long(h, g, "size", (long long)k->size, e));
-        MCF_TRY(mcf_h5_attr_long(h, g, "iterations", (long long)k->iterations, e));
-        MCF_TRY(mcf_h5_attr_str(h, g, "inputs", mcf_inputs_names[k->inputs], e));
-        break;
-    case MCF_FAMILY_STREAMS:
-        MCF_TRY(mcf_h5_attr_long(h, g, "streams", k->streams, e));
-        MCF_TRY(mcf_h5_attr_long(h, g, "imbalance", k->imbalance, e));
-        MCF_TRY(mcf_h5_attr_str(h, g, "work", mcf_work_names[k->work], e));
-        MCF_TRY(mcf_h5_attr_str(h, g, "dtype", mcf_dtype_names[k->dtype], e));
-        MCF_TRY(mcf_h5_attr_long(h, g, "bytes", (long long)k->bytes, e));
-        MCF_TRY(mcf_h5_attr_long(h, g, "iterations", (long long)k->iterations, e));
-        break;
-    default:
-        break;
+    for (const struct mcf_key_use *u = mcf_families[k->family].keys; u->key; u++) {
+        const struct mcf_key *kd = mcf_kernel_key(u->key);
+        uint64_t v = mcf_key_get(kd, k);
+        char buf[64];
+        if (kd->text)
+            MCF_TRY(mcf_h5_attr_str(h, g, kd->name, kd->text(k, buf, sizeof buf), e));
+        else if (kd->type == MCF_V_ENUM)
+            MCF_TRY(mcf_h5_attr_str(h, g, kd->name, v < (uint64_t)kd->nnames ? kd->names[v] : "", e));
+        else
+            MCF_TRY(mcf_h5_attr_long(h, g, kd->name, (long long)v, e));
     }
     return MCF_OK;
 fail:

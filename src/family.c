@@ -1,0 +1,457 @@
+#include "family.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+#include "concurrency.h"
+#include "stats.h"
+
+#define FIELD(f) .offset = offsetof(struct mcf_kernel, f), .width = sizeof(((struct mcf_kernel *)0)->f)
+#define QUICK_BYTES (16ull << 20)
+
+static const char *shape_text(const struct mcf_kernel *k, char *buf, size_t len)
+{
+    snprintf(buf, len, "%dx%dx%d", k->shape[0], k->shape[1], k->shape[2]);
+    return buf;
+}
+
+/* B's format is A's unless a test pairs two FP8 formats */
+static const char *dtype_b_text(const struct mcf_kernel *k, char *buf, size_t len)
+{
+    (void)buf; (void)len;
+    return mcf_dtype_names[k->dtype_b == MCF_DTYPE_COUNT ? k->dtype : k->dtype_b];
+}
+
+#define ENUM(n) .names = n##_names, .nnames = (int)(sizeof n##_names / sizeof n##_names[0])
+#define RANGE(lo, hi) .min = (lo), .max = (hi)
+const struct mcf_key mcf_kernel_keys[] = {
+    { .name = "seed", .type = MCF_V_INT, FIELD(seed), RANGE(0, 9007199254740992.0) },
+    { .name = "dtype", .type = MCF_V_ENUM, FIELD(dtype), ENUM(mcf_dtype) },
+    { .name = "dtype_b", .type = MCF_V_ENUM, FIELD(dtype_b), ENUM(mcf_dtype), .text = dtype_b_text },
+    { .name = "shape", .type = MCF_V_SHAPE, FIELD(shape), RANGE(1, 1024), .hint = "shape: [m, n, k]",
+      .text = shape_text },
+    { .name = "mode", .type = MCF_V_ENUM, FIELD(mode), ENUM(mcf_mode) },
+    { .name = "path", .type = MCF_V_ENUM, FIELD(path), ENUM(mcf_path) },
+    { .name = "occupancy", .type = MCF_V_INT, FIELD(occupancy), .sweepable = 1, RANGE(1, 1 << 20) },
+    { .name = "iterations", .type = MCF_V_INT, FIELD(iterations), .sweepable = 1, RANGE(1, 1e12), .quick_max = 1024 },
+    { .name = "inputs", .type = MCF_V_ENUM, FIELD(inputs), ENUM(mcf_inputs) },
+    { .name = "level", .type = MCF_V_ENUM, FIELD(level), ENUM(mcf_level) },
+    { .name = "op", .type = MCF_V_ENUM, FIELD(op), ENUM(mcf_memop) },
+    { .name = "bytes", .type = MCF_V_SIZE, FIELD(bytes), .sweepable = 1, RANGE(1024, 17592186044416.0),
+      .quick_max = QUICK_BYTES, .allow_auto = 1 },
+    { .name = "intensity", .type = MCF_V_INT, FIELD(intensity), .sweepable = 1, RANGE(1, 1024) },
+    { .name = "sweeps", .type = MCF_V_INT, FIELD(sweeps), .sweepable = 1, RANGE(1, 1e6), .quick_max = 4 },
+    { .name = "working_set", .type = MCF_V_SIZE, FIELD(working_set), .sweepable = 1, RANGE(256, 1099511627776.0),
+      .quick_max = QUICK_BYTES },
+    { .name = "stride", .type = MCF_V_SIZE, FIELD(stride), RANGE(8, 65536) },
+    { .name = "streams", .type = MCF_V_INT, FIELD(streams), .sweepable = 1, RANGE(1, MCF_MAX_STREAMS) },
+    { .name = "imbalance", .type = MCF_V_INT, FIELD(imbalance), .sweepable = 1, RANGE(1, 16) },
+    { .name = "work", .type = MCF_V_ENUM, FIELD(work), ENUM(mcf_work) },
+    { .name = "size", .type = MCF_V_INT, FIELD(size), .sweepable = 1, RANGE(16, 65536) },
+    { .name = NULL }
+};
+
+#define DEFAULT_SEED 20261122
+const struct mcf_key_use mcf_common_kernel_keys[] = { { "seed", DEFAULT_SEED }, { NULL } };
+
+/* ---- work per unit ---- */
+
+static double no_work(const struct mcf_kernel *k) { (void)k; return 0.0; }
+
+static double matrix_flops(const struct mcf_kernel *k)
+{ return 2.0 * k->shape[0] * k->shape[1] * k->shape[2]; }
+
+/* an FMA is two FLOPs, per lane; packed ones do two */
+static double valu_flops(const struct mcf_kernel *k)
+{ return k->dtype == MCF_FP16X2 || k->dtype == MCF_FP32X2 ? 4.0 : 2.0; }
+
+static double memory_flops(const struct mcf_kernel *k)
+{
+    switch (k->op) {
+    case MCF_OP_READ: return 1.0;                   /* the reduction's add */
+    case MCF_OP_TRIAD: return 2.0;
+    case MCF_OP_FMA: return 2.0 * k->intensity;
+    default: return 0.0;
+    }
+}
+
+static double memory_bytes(const struct mcf_kernel *k)
+{
+    double es = mcf_dtype_size(k->dtype);
+    switch (k->op) {
+    case MCF_OP_READ: return es;          /* read a */
+    case MCF_OP_COPY: return 2 * es;      /* read a, write c */
+    case MCF_OP_TRIAD: return 3 * es;     /* read b and c, write a */
+    case MCF_OP_FMA: return 2 * es;       /* read a, write b */
+    default: return 0.0;
+    }
+}
+
+static double gemm_flops(const struct mcf_kernel *k)
+{ return 2.0 * (double)k->size * (double)k->size * (double)k->size; }
+
+/* ---- metric value functions ---- */
+
+static double m_time(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ (void)k; (void)i; return s->seconds; }
+
+static double m_gflops(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ (void)i; return s->units * mcf_kernel_flops_per_unit(k) / s->seconds * 1e-9; }
+
+static double m_bandwidth(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ (void)i; return s->units * mcf_kernel_bytes_per_unit(k) / s->seconds * 1e-9; }
+
+static double m_latency(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ (void)k; (void)i; return s->seconds / s->units * 1e9; }
+
+static double m_clock(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ (void)k; (void)i; return s->clock_mhz; }
+
+static double m_cycles(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ (void)k; (void)i; return s->cycles; }
+
+static double m_peak_fraction(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ return s->peak_gflops > 0 ? m_gflops(k, s, i) / s->peak_gflops : NAN; }
+
+static void durations(const struct mcf_sample *s, double *d)
+{
+    for (int i = 0; i < s->nstreams; i++)
+        d[i] = s->stream_end[i] - s->stream_start[i];
+}
+
+static double m_wall(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ (void)k; (void)i; return mcf_wall_time(s->stream_start, s->stream_end, s->nstreams); }
+
+static double m_serial(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{
+    (void)k; (void)i;
+    double sum = 0.0;
+    for (int j = 0; j < s->nstreams; j++)
+        sum += s->stream_alone[j];
+    return sum;
+}
+
+static double m_speedup(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ return m_serial(k, s, i) / m_wall(k, s, i); }
+
+static double m_overlap(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ (void)k; (void)i; return mcf_overlap_efficiency(s->stream_start, s->stream_end, s->nstreams); }
+
+static double m_fairness(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{
+    (void)k; (void)i;
+    double d[MCF_MAX_STREAMS];
+    durations(s, d);
+    return mcf_fairness(d, s->nstreams);
+}
+
+static double m_cv(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{
+    (void)k; (void)i;
+    double d[MCF_MAX_STREAMS];
+    durations(s, d);
+    return mcf_cv(d, (size_t)s->nstreams);
+}
+
+static double m_stream_time(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ (void)k; return s->stream_end[i] - s->stream_start[i]; }
+
+static double m_stream_speedup(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ (void)k; return s->stream_alone[i] / (s->stream_end[i] - s->stream_start[i]); }
+
+/* How a metric is shown and checked: the rates, latencies and concurrency
+ * figures are the summary; raw times and per-stream figures are DETAIL (kept
+ * in the file, not printed); an OPTIONAL figure may be NaN (a device the
+ * table of peaks does not know). */
+enum { SUMMARY = 0, DETAIL = 1, OPTIONAL = 2 };
+
+typedef double (*metric_fn)(const struct mcf_kernel *, const struct mcf_sample *, int);
+
+static int add(struct mcf_metric *out, int n, int max, const char *name, const char *unit, metric_fn fn,
+               int index, int flags)
+{
+    if (n >= max)
+        return n;
+    out[n].detail = (flags & DETAIL) != 0;
+    out[n].optional = (flags & OPTIONAL) != 0;
+    snprintf(out[n].name, sizeof out[n].name, "%s", name);
+    out[n].unit = unit;
+    out[n].value = fn;
+    out[n].index = index;
+    return n + 1;
+}
+
+/* The in-kernel clock where the backend stamps one, and the raw time. */
+static int clock_and_time(unsigned caps, struct mcf_metric *out, int n, int max)
+{
+    if (caps & MCF_CAP_CLOCK)
+        n = add(out, n, max, "clock_mhz", "MHz", m_clock, 0, SUMMARY);
+    return add(out, n, max, "time_s", "s", m_time, 0, DETAIL);
+}
+
+static int matrix_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
+{
+    int n = 0;
+    if (k->mode == MCF_MODE_LATENCY) {
+        n = add(out, n, max, "latency_ns", "ns", m_latency, 0, SUMMARY);
+        if (caps & MCF_CAP_CLOCK)
+            n = add(out, n, max, "latency_cycles", "cycles", m_cycles, 0, SUMMARY);
+    } else {
+        n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
+        if (caps & MCF_CAP_CLOCK)
+            n = add(out, n, max, "peak_fraction", "1", m_peak_fraction, 0, OPTIONAL);
+    }
+    return clock_and_time(caps, out, n, max);
+}
+
+static int valu_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
+{
+    (void)k;
+    return clock_and_time(caps, out, add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY), max);
+}
+
+/* memory kernels do not stamp the clock: they have no clock_mhz */
+static int memory_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
+{
+    (void)caps;
+    int n = add(out, 0, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0, SUMMARY);
+    if (k->op == MCF_OP_FMA)
+        n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
+    return add(out, n, max, "time_s", "s", m_time, 0, DETAIL);
+}
+
+static int latency_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
+{
+    (void)k;
+    return clock_and_time(caps, out, add(out, 0, max, "latency_ns", "ns", m_latency, 0, SUMMARY), max);
+}
+
+static int streams_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
+{
+    (void)caps;
+    int n = 0;
+    n = add(out, n, max, "speedup", "1", m_speedup, 0, SUMMARY);
+    n = add(out, n, max, "overlap_efficiency", "1", m_overlap, 0, SUMMARY);
+    n = add(out, n, max, "fairness", "1", m_fairness, 0, SUMMARY);
+    n = add(out, n, max, "cross_stream_cv", "1", m_cv, 0, SUMMARY);
+    n = add(out, n, max, "serial_s", "s", m_serial, 0, DETAIL);
+    n = add(out, n, max, "wall_s", "s", m_wall, 0, DETAIL);
+    for (int i = 0; i < k->streams && i < MCF_MAX_STREAMS; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "stream%d_time_s", i);
+        n = add(out, n, max, name, "s", m_stream_time, i, DETAIL);
+        snprintf(name, sizeof name, "stream%d_speedup", i);
+        n = add(out, n, max, name, "1", m_stream_speedup, i, DETAIL);
+    }
+    return n;
+}
+
+static int gemm_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
+{
+    (void)k;
+    int n = add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
+    if (caps & MCF_CAP_CLOCK)
+        n = add(out, n, max, "peak_fraction", "1", m_peak_fraction, 0, OPTIONAL);
+    return clock_and_time(caps, out, n, max);
+}
+
+/* ---- labels ---- */
+
+static const char *occupancy(const struct mcf_kernel *k, char *buf, size_t len)
+{
+    if (k->occupancy <= 0)
+        return "auto";
+    snprintf(buf, len, "%d", k->occupancy);
+    return buf;
+}
+
+static void matrix_label(const struct mcf_kernel *k, char *out, size_t len)
+{
+    char buf[16];
+    int pair = k->dtype_b != MCF_DTYPE_COUNT;
+    snprintf(out, len, "matrix %s%s%s %dx%dx%d%s%s %s x%s", mcf_dtype_names[k->dtype], pair ? " x " : "",
+             pair ? mcf_dtype_names[k->dtype_b] : "", k->shape[0], k->shape[1], k->shape[2],
+             k->path ? " " : "", k->path ? mcf_path_names[k->path] : "", mcf_mode_names[k->mode],
+             k->mode == MCF_MODE_LATENCY ? "1" : occupancy(k, buf, sizeof buf));
+}
+
+static void valu_label(const struct mcf_kernel *k, char *out, size_t len)
+{
+    char buf[16];
+    snprintf(out, len, "valu %s fma x%s", mcf_dtype_names[k->dtype], occupancy(k, buf, sizeof buf));
+}
+
+static void memory_label(const struct mcf_kernel *k, char *out, size_t len)
+{
+    char intensity[32] = "", sweeps[32] = "";
+    if (k->op == MCF_OP_FMA)
+        snprintf(intensity, sizeof intensity, " intensity %d", k->intensity);
+    if (k->sweeps > 1)
+        snprintf(sweeps, sizeof sweeps, " x%llu sweeps", (unsigned long long)k->sweeps);
+    snprintf(out, len, "memory %s %s %s %llu B%s%s", mcf_level_names[k->level], mcf_memop_names[k->op],
+             mcf_dtype_names[k->dtype], (unsigned long long)k->bytes, intensity, sweeps);
+}
+
+static void latency_label(const struct mcf_kernel *k, char *out, size_t len)
+{
+    snprintf(out, len, "pointer chase %llu B stride %u", (unsigned long long)k->working_set, k->stride);
+}
+
+static void streams_label(const struct mcf_kernel *k, char *out, size_t len)
+{
+    snprintf(out, len, "streams %d x %s imbalance %d:1", k->streams, mcf_work_names[k->work], k->imbalance);
+}
+
+static void gemm_label(const struct mcf_kernel *k, char *out, size_t len)
+{
+    snprintf(out, len, "gemm %s %llu^3 x%llu", mcf_dtype_names[k->dtype], (unsigned long long)k->size,
+             (unsigned long long)k->iterations);
+}
+
+/* ---- cross-key rules ---- */
+
+static int is_fp8(enum mcf_dtype t) { return t == MCF_FP8_E4M3 || t == MCF_FP8_E5M2; }
+
+static const char *matrix_check(struct mcf_kernel *k, unsigned given, char *why, size_t len)
+{
+    (void)given;
+    if (k->dtype_b != MCF_DTYPE_COUNT) {
+        if (!is_fp8(k->dtype) || !is_fp8(k->dtype_b))
+            return snprintf(why, len, ": 'dtype_b' pairs FP8 formats: 'dtype' and 'dtype_b' must each be "
+                            "fp8-e4m3 or fp8-e5m2"), why;
+        if (k->dtype_b == k->dtype)
+            k->dtype_b = MCF_DTYPE_COUNT;   /* the same format: not a pairing */
+    }
+    return NULL;
+}
+
+static const char *memory_check(struct mcf_kernel *k, unsigned given, char *why, size_t len)
+{
+    if (k->dtype != MCF_FP64 && k->dtype != MCF_FP32)
+        return snprintf(why, len, " (memory) 'dtype' must be fp64 or fp32"), why;
+    if ((given >> mcf_family_key_index(MCF_FAMILY_MEMORY, "intensity") & 1u) && k->op != MCF_OP_FMA)
+        return snprintf(why, len, ": 'intensity' needs 'op: fma'"), why;
+    return NULL;
+}
+
+static const char *streams_check(struct mcf_kernel *k, unsigned given, char *why, size_t len)
+{
+    (void)given;
+    if (!k->bytes)
+        k->bytes = mcf_family_key(MCF_FAMILY_STREAMS, "bytes")->def;   /* auto: the default */
+    if (k->work == MCF_WORK_MATRIX && !k->shape[0])
+        return snprintf(why, len, ": 'work: matrix' needs 'shape: [m, n, k]'"), why;
+    return NULL;
+}
+
+/* the types a BLAS library multiplies */
+static const char *gemm_check(struct mcf_kernel *k, unsigned given, char *why, size_t len)
+{
+    (void)given;
+    switch (k->dtype) {
+    case MCF_FP64: case MCF_FP32: case MCF_TF32: case MCF_FP16: case MCF_BF16: case MCF_FP8_E4M3: case MCF_INT8:
+        return NULL;
+    default:
+        return snprintf(why, len, " (gemm) 'dtype' must be one of fp64, fp32, tf32, fp16, bf16, fp8-e4m3, int8"), why;
+    }
+}
+
+/* ---- the rows ---- */
+
+static const struct mcf_key_use matrix_keys[] = {
+    { "dtype", MCF_KEY_REQUIRED }, { "dtype_b", MCF_DTYPE_COUNT }, { "shape", MCF_KEY_REQUIRED },
+    { "mode", MCF_MODE_THROUGHPUT }, { "path", MCF_PATH_AUTO }, { "occupancy", 0 }, { "iterations", 4096 },
+    { "inputs", MCF_INPUTS_RANDOM }, { NULL } };
+static const struct mcf_key_use valu_keys[] = {
+    { "dtype", MCF_KEY_REQUIRED }, { "occupancy", 0 }, { "iterations", 1 << 16 }, { "inputs", MCF_INPUTS_RANDOM },
+    { NULL } };
+static const struct mcf_key_use memory_keys[] = {
+    { "dtype", MCF_FP64 }, { "level", MCF_LEVEL_HBM }, { "op", MCF_OP_TRIAD }, { "bytes", 0 }, { "intensity", 1 },
+    { "sweeps", 1 }, { "occupancy", 0 }, { "inputs", MCF_INPUTS_RANDOM }, { NULL } };
+static const struct mcf_key_use latency_keys[] = {
+    { "working_set", MCF_KEY_REQUIRED }, { "stride", 64 }, { "iterations", 0 }, { NULL } };
+static const struct mcf_key_use streams_keys[] = {
+    { "streams", MCF_KEY_REQUIRED }, { "imbalance", 1 }, { "work", MCF_WORK_MEMORY }, { "dtype", MCF_FP64 },
+    { "bytes", 8u << 20 }, { "iterations", 4096 }, { "shape", 0 }, { "inputs", MCF_INPUTS_RANDOM }, { NULL } };
+static const struct mcf_key_use gemm_keys[] = {
+    { "dtype", MCF_KEY_REQUIRED }, { "size", 4096 }, { "iterations", 8 }, { "inputs", MCF_INPUTS_RANDOM },
+    { NULL } };
+
+const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT] = {
+    [MCF_FAMILY_MATRIX] = { .keys = matrix_keys, .check = matrix_check,
+                            .flops_per_unit = matrix_flops, .bytes_per_unit = no_work,
+                            .metrics = matrix_metrics, .label = matrix_label },
+    [MCF_FAMILY_VALU] = { .keys = valu_keys, .flops_per_unit = valu_flops,
+                          .bytes_per_unit = no_work, .metrics = valu_metrics, .label = valu_label },
+    [MCF_FAMILY_MEMORY] = { .keys = memory_keys, .check = memory_check,
+                            .flops_per_unit = memory_flops, .bytes_per_unit = memory_bytes,
+                            .metrics = memory_metrics, .label = memory_label },
+    [MCF_FAMILY_LATENCY] = { .keys = latency_keys, .flops_per_unit = no_work,
+                             .bytes_per_unit = no_work, .metrics = latency_metrics, .label = latency_label },
+    [MCF_FAMILY_STREAMS] = { .keys = streams_keys, .check = streams_check,
+                             .flops_per_unit = no_work, .bytes_per_unit = no_work,
+                             .metrics = streams_metrics, .label = streams_label },
+    [MCF_FAMILY_GEMM] = { .keys = gemm_keys, .check = gemm_check, .flops_per_unit = gemm_flops,
+                          .bytes_per_unit = no_work, .metrics = gemm_metrics, .label = gemm_label },
+};
+
+/* ---- lookups ---- */
+
+const struct mcf_key *mcf_kernel_key(const char *name)
+{
+    for (const struct mcf_key *k = mcf_kernel_keys; k->name; k++)
+        if (!strcmp(k->name, name))
+            return k;
+    return NULL;
+}
+
+int mcf_family_key_index(enum mcf_family f, const char *name)
+{
+    if ((unsigned)f >= MCF_FAMILY_COUNT)
+        return -1;
+    for (int i = 0; mcf_families[f].keys[i].key; i++)
+        if (!strcmp(mcf_families[f].keys[i].key, name))
+            return i;
+    return -1;
+}
+
+const struct mcf_key_use *mcf_family_key(enum mcf_family f, const char *name)
+{
+    int i = mcf_family_key_index(f, name);
+    if (i >= 0)
+        return &mcf_families[f].keys[i];
+    for (const struct mcf_key_use *u = mcf_common_kernel_keys; u->key; u++)
+        if (!strcmp(u->key, name))
+            return u;
+    return NULL;
+}
+
+uint64_t mcf_key_get(const struct mcf_key *key, const void *base)
+{
+    const char *p = (const char *)base + key->offset;
+    if (key->width == sizeof(uint64_t)) {
+        uint64_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    uint32_t v;   /* int, uint32_t, an enum, or a shape's first part */
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+void mcf_key_set(const struct mcf_key *key, void *base, uint64_t v)
+{
+    char *p = (char *)base + key->offset;
+    if (key->type == MCF_V_SHAPE) {        /* only a default: all parts alike */
+        int part = (int)v;
+        for (size_t i = 0; i < key->width / sizeof part; i++)
+            memcpy(p + i * sizeof part, &part, sizeof part);
+    } else if (key->width == sizeof(uint64_t)) {
+        memcpy(p, &v, sizeof v);
+    } else {
+        uint32_t w = (uint32_t)v;
+        memcpy(p, &w, sizeof w);
+    }
+}

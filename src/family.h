@@ -1,0 +1,89 @@
+/* Kernel families as data, after BabelStream's benchmark.h: a family is one
+ * row of mcf_families[], holding the deck keys it takes (each with its
+ * default, or required), its cross-key rules, the work one unit does, the
+ * metrics it records and its label. The deck parser, the --quick caps and the
+ * recorder are loops over the same rows, so a new family is one row plus its
+ * kernels. The keys themselves (type, range, where the value lives) are the
+ * rows of mcf_kernel_keys[]. */
+#ifndef MCF_FAMILY_H
+#define MCF_FAMILY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum mcf_vtype {
+    MCF_V_INT,       /* a decimal integer */
+    MCF_V_SIZE,      /* bytes: 4096, 64KiB, 1.5GiB, 2GB */
+    MCF_V_ENUM,      /* one of names[] */
+    MCF_V_STRING,    /* text, not stored by the key table */
+    MCF_V_SHAPE,     /* [m, n, k] */
+    MCF_V_SECONDS    /* 60, 60s, 5min */
+};
+
+/* A deck key: where its value lives (offset and width in the struct it
+ * belongs to: struct mcf_kernel for the rows of mcf_kernel_keys[]), its type
+ * and range, whether it may be a list (a sweep), and what --quick caps it to. */
+struct mcf_key {
+    const char *name;
+    enum mcf_vtype type;
+    size_t offset, width;
+    int sweepable;
+    const char *const *names;   /* MCF_V_ENUM */
+    int nnames;
+    double min, max;            /* MCF_V_INT, MCF_V_SIZE, MCF_V_SECONDS; each part of a shape */
+    uint64_t quick_max;         /* --quick caps the value to this (0: not capped) */
+    int allow_auto;             /* MCF_V_SIZE: "auto" is 0, resolved from the device */
+    const char *hint;           /* how to write it, for "needs '...'" messages (NULL: the name) */
+    /* the value as recorded in the results file, where it is not the plain
+     * number or name (a shape, or a default that means "the same as dtype") */
+    const char *(*text)(const struct mcf_kernel *k, char *buf, size_t len);
+};
+
+/* A family's use of a key: its default, or that the deck must give it. */
+#define MCF_KEY_REQUIRED UINT64_MAX
+struct mcf_key_use {
+    const char *key;
+    uint64_t def;
+};
+
+#define MCF_MAX_FAMILY_KEYS 16
+
+/* The row of family f is mcf_families[f]; its name is mcf_family_names[f]. */
+struct mcf_family_row {
+    const struct mcf_key_use *keys;      /* ended by { NULL } */
+    /* Cross-key rules, after every key is set (given: bit i set when keys[i]
+     * came from the deck). Returns NULL, or what is wrong, written to follow
+     * the test's name ("%s: 'intensity' needs 'op: fma'"); may normalize k. */
+    const char *(*check)(struct mcf_kernel *k, unsigned given, char *why, size_t len);
+    double (*flops_per_unit)(const struct mcf_kernel *k);
+    double (*bytes_per_unit)(const struct mcf_kernel *k);
+    int (*metrics)(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max);
+    void (*label)(const struct mcf_kernel *k, char *buf, size_t len);
+};
+
+extern const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT];
+extern const struct mcf_key mcf_kernel_keys[];   /* ended by { NULL } */
+/* Keys every family takes (the random inputs' seed). */
+extern const struct mcf_key_use mcf_common_kernel_keys[];
+
+const struct mcf_key *mcf_kernel_key(const char *name);
+/* The family's use of a key (a common key included); NULL where it does not take it. */
+const struct mcf_key_use *mcf_family_key(enum mcf_family f, const char *name);
+/* Index of the key in the family's list (the bit of `given`); -1 if absent. */
+int mcf_family_key_index(enum mcf_family f, const char *name);
+
+/* A key's value in a struct (base: the struct its offset is into). */
+uint64_t mcf_key_get(const struct mcf_key *key, const void *base);
+void mcf_key_set(const struct mcf_key *key, void *base, uint64_t v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
