@@ -46,6 +46,15 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "mcfleet_version", PACKAGE_VERSION, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "start_time", start_time, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "end_time", end_time, e));
+    {   /* the times in this file are rank 0's CLOCK_MONOTONIC; adding this gives
+           Unix time, to line them up with an outside sampler (nvidia-smi, DCGM) */
+        struct timespec rt, mt;
+        double origin = 0.0;
+        if (t->rank == 0 && clock_gettime(CLOCK_REALTIME, &rt) == 0 && clock_gettime(CLOCK_MONOTONIC, &mt) == 0)
+            origin = (double)(rt.tv_sec - mt.tv_sec) + (rt.tv_nsec - mt.tv_nsec) * 1e-9;
+        MPI_Bcast(&origin, 1, MPI_DOUBLE, 0, t->world);
+        MCF_TRY(mcf_h5_attr_double(h, "/meta", "clock_origin_unix_s", origin, e));
+    }
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "command_line", o->command_line, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "backend", be->name, e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "nranks", t->size, e));
