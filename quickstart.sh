@@ -36,6 +36,7 @@ packages=(build-essential                     # gcc, make
           libopenmpi-dev openmpi-bin          # mpicc, mpirun, ompi_info
           libhdf5-openmpi-dev hdf5-tools      # parallel HDF5; h5dump
           libyaml-dev libcmocka-dev libhwloc-dev
+          libopenblas0-pthread                # CBLAS for the gemm family on the host (dlopen)
           python3-h5py python3-matplotlib     # python3: schema checks, analysis/, tests/*.py
           procps                              # pkill: tests/killed_run.sh
           slurm-wlm munge)                    # srun, sbatch, slurmd, munged: tests/slurm_launch.sh

@@ -54,6 +54,6 @@ void host_arrays_destroy(struct host_arrays *a);
 uint64_t host_arrays_elements(const struct host_arrays *a);
 
 extern const struct mcf_kernel_ops host_matrix_ops, host_valu_ops, host_memory_ops,
-    host_latency_ops, host_streams_ops;
+    host_latency_ops, host_streams_ops, host_gemm_ops;
 
 #endif

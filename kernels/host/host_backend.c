@@ -130,5 +130,6 @@ const struct mcf_backend mcf_backend_host = {
         [MCF_FAMILY_MEMORY] = &host_memory_ops,
         [MCF_FAMILY_LATENCY] = &host_latency_ops,
         [MCF_FAMILY_STREAMS] = &host_streams_ops,
+        [MCF_FAMILY_GEMM] = &host_gemm_ops,
     },
 };
