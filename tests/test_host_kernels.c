@@ -76,6 +76,41 @@ static void matrix(void **state)
     check_family(k);
 }
 
+/* Every input kind at each host type, in both modes and as streams' work:
+ * verified (random within its bound, exact and zero bit for bit), and a
+ * corrupted element caught. */
+static void matrix_inputs(void **state)
+{
+    (void)state;
+    for (int in = 0; in < MCF_INPUTS_COUNT; in++)
+        for (int t = 0; t < 2; t++)
+            for (int latency = 0; latency < 2; latency++) {
+                struct mcf_kernel k = { .family = MCF_FAMILY_MATRIX, .dtype = t ? MCF_FP32 : MCF_FP64,
+                                        .shape = { 16, 8, 32 }, .occupancy = 3, .iterations = 1000, .seed = 9,
+                                        .mode = latency ? MCF_MODE_LATENCY : MCF_MODE_THROUGHPUT,
+                                        .inputs = (enum mcf_inputs)in };
+                check_family(k);
+            }
+    struct mcf_kernel s = { .family = MCF_FAMILY_STREAMS, .streams = 3, .imbalance = 2, .work = MCF_WORK_MATRIX,
+                            .dtype = MCF_FP32, .shape = { 8, 8, 16 }, .iterations = 300,
+                            .inputs = MCF_INPUTS_RANDOM, .seed = 3 };
+    check_family(s);
+}
+
+/* The units are the chain's steps: 2 * (iterations / 2) + 1 per worker. */
+static void matrix_units_are_steps(void **state)
+{
+    (void)state;
+    struct mcf_sample s;
+    struct mcf_kernel k = { .family = MCF_FAMILY_MATRIX, .dtype = MCF_FP64, .shape = { 8, 8, 4 },
+                            .mode = MCF_MODE_LATENCY, .iterations = 100, .seed = 1 };
+    assert_int_equal(run(k, &s), MCF_OK);
+    assert_true(s.units == 101);
+    k.iterations = 101;
+    assert_int_equal(run(k, &s), MCF_OK);
+    assert_true(s.units == 101);
+}
+
 static void valu(void **state)
 {
     (void)state;
@@ -133,6 +168,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(matrix),
+        cmocka_unit_test(matrix_inputs),
+        cmocka_unit_test(matrix_units_are_steps),
         cmocka_unit_test(valu),
         cmocka_unit_test(memory),
         cmocka_unit_test(latency),

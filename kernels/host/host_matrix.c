@@ -1,10 +1,12 @@
-/* Host matrix tiles: each worker owns A (m x k), B (k x n) and C (m x n), all
- * cache-resident, and runs C += A * B `iterations` times from C = 0. Each
- * iteration reads the C the previous one wrote, so one worker is a dependency
- * chain (the latency mode) and many workers give throughput. FP64 and FP32
- * only: the CPU has no matrix unit for the other types. */
-#include <float.h>
+/* Host matrix tiles: each worker owns copies of A (m x k), B and -B (k x n)
+ * and C (m x n), all cache-resident, and runs the chain of every matrix
+ * kernel: C += A*B, C += A*(-B), ..., C += A*B (an odd number of steps) from
+ * C = 0, so C ends near A*B whatever the count (reference.h). Each step reads
+ * the C the previous one wrote, so one worker is a dependency chain (the
+ * latency mode) and many workers give throughput. FP64 and FP32 only: the CPU
+ * has no matrix unit for the other types. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,32 +16,49 @@
 struct host_tiles {
     enum mcf_dtype dtype;
     int m, n, k, workers;
-    uint64_t *iterations;     /* per worker */
-    void **a, **b, **c;       /* per worker, 64-byte aligned */
-    double *ref;              /* A*B in double, per worker, m x n */
+    int exact;                /* exact or zero inputs: the result must be A*B bit for bit */
+    uint64_t *steps;          /* per worker: 2 * (iterations / 2) + 1 */
+    void **a, **b, **nb, **c; /* per worker (the same values), 64-byte aligned */
+    double *ref, *abs_sum;    /* A*B and sum_k |a_ik b_kj| in long double, m x n */
     const struct mcf_cut *cut;
     volatile int was_cut;     /* a worker stopped early: the output is partial */
 };
 
-#define TILE_LOOP(T)                                                            \
-    static void tile_##T(const T *restrict a, const T *restrict b, T *restrict c, \
-                         int m, int n, int k, uint64_t iterations)              \
-    {                                                                           \
-        for (uint64_t it = 0; it < iterations; it++)                            \
-            for (int i = 0; i < m; i++)                                         \
-                for (int p = 0; p < k; p++) {                                   \
-                    const T aip = a[i * k + p];                                 \
-                    for (int j = 0; j < n; j++)                                 \
-                        c[i * n + j] += aip * b[p * n + j];                     \
-                }                                                               \
+/* Steps first .. first+count-1 of the chain: even steps add A*B, odd A*(-B). */
+#define TILE_LOOP(T)                                                                    \
+    static void tile_##T(const T *restrict a, const T *restrict b, const T *restrict nb, \
+                         T *restrict c, int m, int n, int k, uint64_t first, uint64_t count) \
+    {                                                                                   \
+        for (uint64_t it = first; it < first + count; it++) {                           \
+            const T *restrict bb = it % 2 ? nb : b;                                     \
+            for (int i = 0; i < m; i++)                                                 \
+                for (int p = 0; p < k; p++) {                                           \
+                    const T aip = a[i * k + p];                                         \
+                    for (int j = 0; j < n; j++)                                         \
+                        c[i * n + j] += aip * bb[p * n + j];                            \
+                }                                                                       \
+        }                                                                               \
     }
 TILE_LOOP(double)
 TILE_LOOP(float)
 
+static uint64_t host_tiles_steps(uint64_t iterations)
+{
+    return 2 * (iterations / 2) + 1;
+}
+
+static void tile_steps(const struct host_tiles *t, int w, void *c, uint64_t first, uint64_t count)
+{
+    if (t->dtype == MCF_FP64)
+        tile_double(t->a[w], t->b[w], t->nb[w], c, t->m, t->n, t->k, first, count);
+    else
+        tile_float(t->a[w], t->b[w], t->nb[w], c, t->m, t->n, t->k, first, count);
+}
+
 void host_tiles_work(void *arg, int w, int nworkers)
 {
     struct host_tiles *t = arg;
-    const uint64_t chunk = host_chunk((uint64_t)t->m * t->n * t->k), total = t->iterations[w];
+    const uint64_t chunk = host_chunk((uint64_t)t->m * t->n * t->k), total = t->steps[w];
     (void)nworkers;
     memset(t->c[w], 0, (size_t)mcf_dtype_size(t->dtype) * t->m * t->n);
     for (uint64_t done = 0; done < total; done += chunk) {
@@ -48,10 +67,7 @@ void host_tiles_work(void *arg, int w, int nworkers)
             t->was_cut = 1;
             return;
         }
-        if (t->dtype == MCF_FP64)
-            tile_double(t->a[w], t->b[w], t->c[w], t->m, t->n, t->k, n);
-        else
-            tile_float(t->a[w], t->b[w], t->c[w], t->m, t->n, t->k, n);
+        tile_steps(t, w, t->c[w], done, n);
     }
 }
 
@@ -69,10 +85,29 @@ static void *aligned(size_t bytes)
     return p;
 }
 
+/* One operand value: full entropy (normal, rounded to the type), j/8 for j in
+ * -8..8 (every partial sum exact), or zero. */
+static double input_value(enum mcf_inputs in, enum mcf_dtype t, uint64_t *rng)
+{
+    if (in == MCF_INPUTS_ZERO)
+        return 0.0;
+    if (in == MCF_INPUTS_EXACT)
+        return mcf_rng_eighths(rng) / 8.0;
+    double v = mcf_rng_normal(rng);
+    return t == MCF_FP64 ? v : (double)(float)v;
+}
+
+static void store(enum mcf_dtype t, void *p, int i, double v)
+{
+    if (t == MCF_FP64) ((double *)p)[i] = v;
+    else ((float *)p)[i] = (float)v;
+}
+
 int host_tiles_create(const struct mcf_kernel *k, int workers, const uint64_t *iterations,
                       struct host_tiles **out, struct mcf_err *e)
 {
     struct host_tiles *t = NULL;
+    double *A = NULL, *B = NULL;
     if (k->dtype != MCF_FP64 && k->dtype != MCF_FP32)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "the host backend has no %s matrix unit (fp64 and fp32 only)",
@@ -88,85 +123,112 @@ int host_tiles_create(const struct mcf_kernel *k, int workers, const uint64_t *i
     t->dtype = k->dtype;
     t->m = k->shape[0]; t->n = k->shape[1]; t->k = k->shape[2];
     t->workers = workers;
+    t->exact = k->inputs != MCF_INPUTS_RANDOM;
     t->cut = k->cut;
     size_t es = (size_t)mcf_dtype_size(k->dtype);
-    size_t mn = (size_t)t->m * t->n;
-    MCF_ALLOC(e, t->iterations, workers);
+    size_t mn = (size_t)t->m * t->n, mk = (size_t)t->m * t->k, kn = (size_t)t->k * t->n;
+    MCF_ALLOC(e, t->steps, workers);
     MCF_ALLOC(e, t->a, workers);
     MCF_ALLOC(e, t->b, workers);
+    MCF_ALLOC(e, t->nb, workers);
     MCF_ALLOC(e, t->c, workers);
-    MCF_ALLOC(e, t->ref, mn * workers);
+    MCF_ALLOC(e, t->ref, mn);
+    MCF_ALLOC(e, t->abs_sum, mn);
+    MCF_ALLOC(e, A, mk);
+    MCF_ALLOC(e, B, kn);
     uint64_t rng = k->seed;
+    for (size_t i = 0; i < mk; i++) A[i] = input_value(k->inputs, t->dtype, &rng);
+    for (size_t i = 0; i < kn; i++) B[i] = input_value(k->inputs, t->dtype, &rng);
     for (int w = 0; w < workers; w++) {
-        t->iterations[w] = iterations[w];
-        t->a[w] = aligned(es * t->m * t->k);
-        t->b[w] = aligned(es * t->k * t->n);
+        t->steps[w] = host_tiles_steps(iterations[w]);
+        t->a[w] = aligned(es * mk);
+        t->b[w] = aligned(es * kn);
+        t->nb[w] = aligned(es * kn);
         t->c[w] = aligned(es * mn);
-        if (!t->a[w] || !t->b[w] || !t->c[w])
+        if (!t->a[w] || !t->b[w] || !t->nb[w] || !t->c[w])
             MCF_FAIL(e, MCF_ERUNTIME, "out of memory for matrix tiles");
-        double *A = malloc(sizeof(double) * t->m * t->k), *B = malloc(sizeof(double) * t->k * t->n);
-        if (!A || !B) {
-            free(A); free(B);
-            MCF_FAIL(e, MCF_ERUNTIME, "out of memory for matrix tiles");
+        for (size_t i = 0; i < mk; i++) store(t->dtype, t->a[w], (int)i, A[i]);
+        for (size_t i = 0; i < kn; i++) {
+            store(t->dtype, t->b[w], (int)i, B[i]);
+            store(t->dtype, t->nb[w], (int)i, -B[i]);
         }
-        for (int i = 0; i < t->m * t->k; i++)
-            A[i] = k->inputs == MCF_INPUTS_ZERO ? 0.0 : mcf_rng_unit(&rng);
-        for (int i = 0; i < t->k * t->n; i++)
-            B[i] = k->inputs == MCF_INPUTS_ZERO ? 0.0 : mcf_rng_unit(&rng);
-        /* FP32 inputs are rounded first, so the reference multiplies the same values */
-        for (int i = 0; i < t->m * t->k; i++) {
-            if (t->dtype == MCF_FP64) ((double *)t->a[w])[i] = A[i];
-            else A[i] = ((float *)t->a[w])[i] = (float)A[i];
-        }
-        for (int i = 0; i < t->k * t->n; i++) {
-            if (t->dtype == MCF_FP64) ((double *)t->b[w])[i] = B[i];
-            else B[i] = ((float *)t->b[w])[i] = (float)B[i];
-        }
-        /* Reference: iterations * (A*B), in long double, by a different loop order. */
-        double *ref = t->ref + mn * w;
-        for (int i = 0; i < t->m; i++)
-            for (int j = 0; j < t->n; j++) {
-                long double s = 0;
-                for (int p = 0; p < t->k; p++)
-                    s += (long double)A[i * t->k + p] * B[p * t->n + j];
-                ref[i * t->n + j] = (double)(s * (long double)iterations[w]);
-            }
-        free(A);
-        free(B);
     }
+    /* Reference: A*B of the values as stored, in long double, by a different loop order. */
+    for (int i = 0; i < t->m; i++)
+        for (int j = 0; j < t->n; j++) {
+            long double s = 0, sa = 0;
+            for (int p = 0; p < t->k; p++) {
+                long double prod = (long double)A[i * t->k + p] * B[p * t->n + j];
+                s += prod;
+                sa += fabsl(prod);
+            }
+            t->ref[i * t->n + j] = (double)s;
+            t->abs_sum[i * t->n + j] = (double)sa;
+        }
+    free(A);
+    free(B);
     *out = t;
     return MCF_OK;
 fail:
+    free(A);
+    free(B);
     host_tiles_destroy(t);
     return e->rc;
+}
+
+/* Worker w's (or any) C as doubles. */
+static void c_values(const struct host_tiles *t, const void *c, double *out)
+{
+    for (size_t i = 0; i < (size_t)t->m * t->n; i++)
+        out[i] = t->dtype == MCF_FP64 ? ((const double *)c)[i] : ((const float *)c)[i];
+}
+
+static struct mcf_chain host_chain(const struct host_tiles *t, uint64_t steps)
+{
+    struct mcf_chain c = { steps, t->k, t->exact ? 0.0 : t->dtype == MCF_FP64 ? MCF_UNIT_FP64 : MCF_UNIT_FP32, 0.0 };
+    return c;
 }
 
 int host_tiles_check(struct host_tiles *t, int inject_fault, struct mcf_err *e)
 {
     size_t mn = (size_t)t->m * t->n;
-    double *out = malloc(sizeof(double) * mn);
-    if (!out)
-        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory");
-    if (inject_fault) {   /* testing the verification path: one wrong element */
-        if (t->dtype == MCF_FP64) ((double *)t->c[0])[0] += 1.0;
-        else ((float *)t->c[0])[0] += 1.0f;
+    char what[96];
+    double *out = NULL;
+    void *scratch = NULL;
+    snprintf(what, sizeof what, "matrix %s %dx%dx%d", mcf_dtype_names[t->dtype], t->m, t->n, t->k);
+    MCF_ALLOC(e, out, 2 * mn);
+    /* each worker's C within the bound of its chain, and equal bit for bit to
+     * the first worker's that ran as many steps (streams: stream 0 runs more) */
+    for (int w = 0; w < t->workers; w++) {
+        int first = 0;
+        while (t->steps[first] != t->steps[w]) first++;
+        struct mcf_chain chain = host_chain(t, t->steps[w]);
+        size_t count = first == w ? 1 : 2;
+        c_values(t, t->c[first], out);
+        c_values(t, t->c[w], out + mn);
+        char who[160];
+        if (count == 1) snprintf(who, sizeof who, "%s worker %d", what, w);
+        else snprintf(who, sizeof who, "%s (tile 0: worker %d, tile 1: worker %d)", what, first, w);
+        MCF_TRY(mcf_check_tiles(out, count, t->m, t->n, t->ref, t->abs_sum, &chain, inject_fault && w == 0, who, e));
     }
-    double eps = t->dtype == MCF_FP64 ? DBL_EPSILON : FLT_EPSILON;
-    int rc = MCF_OK;
-    for (int w = 0; w < t->workers && rc == MCF_OK; w++) {
-        for (size_t i = 0; i < mn; i++)
-            out[i] = t->dtype == MCF_FP64 ? ((double *)t->c[w])[i] : ((float *)t->c[w])[i];
-        /* Accumulating `iterations` products of k terms: error grows at most
-         * linearly in both, so the bound is a few ulps of that. */
-        double tol = 4.0 * eps * (double)(t->k + t->iterations[w]);
-        double err = host_relerr(out, t->ref + mn * w, mn);
-        if (!(err <= tol))
-            rc = mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
-                             "matrix %s %dx%dx%d worker %d: relative error %.3g exceeds %.3g",
-                             mcf_dtype_names[t->dtype], t->m, t->n, t->k, w, err, tol);
+    /* full entropy: also a chain of 3 steps, whose bound is tight */
+    if (!t->exact) {
+        struct mcf_chain chain = host_chain(t, 3);
+        scratch = aligned((size_t)mcf_dtype_size(t->dtype) * mn);
+        if (!scratch)
+            MCF_FAIL(e, MCF_ERUNTIME, "out of memory for matrix tiles");
+        tile_steps(t, 0, scratch, 0, 3);
+        c_values(t, scratch, out);
+        snprintf(what + strlen(what), sizeof what - strlen(what), " (3-step chain)");
+        MCF_TRY(mcf_check_tiles(out, 1, t->m, t->n, t->ref, t->abs_sum, &chain, inject_fault, what, e));
     }
     free(out);
-    return rc;
+    free(scratch);
+    return MCF_OK;
+fail:
+    free(out);
+    free(scratch);
+    return e->rc;
 }
 
 void host_tiles_destroy(struct host_tiles *t)
@@ -176,11 +238,13 @@ void host_tiles_destroy(struct host_tiles *t)
     for (int w = 0; w < t->workers; w++) {
         if (t->a) free(t->a[w]);
         if (t->b) free(t->b[w]);
+        if (t->nb) free(t->nb[w]);
         if (t->c) free(t->c[w]);
     }
-    free(t->a); free(t->b); free(t->c);
-    free(t->iterations);
+    free(t->a); free(t->b); free(t->nb); free(t->c);
+    free(t->steps);
     free(t->ref);
+    free(t->abs_sum);
     free(t);
 }
 
@@ -224,7 +288,7 @@ static int matrix_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
     if (host_tiles_was_cut(r->tiles))
         MCF_FAIL(e, MCF_ECUT, "cut before %llu iterations", (unsigned long long)r->k.iterations);
     s->seconds = mcf_wall_time(r->start, r->end, r->workers);
-    s->units = (double)r->k.iterations * r->workers;
+    s->units = (double)host_tiles_steps(r->k.iterations) * r->workers;
     return MCF_OK;
 fail:
     return e->rc;
