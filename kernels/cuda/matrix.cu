@@ -2,7 +2,8 @@
  * on Hopper (wgmma.cu); the host side of the mma.sync path is shared with AMD
  * (kernels/gpu/gpu_mrun.cu). Throughput: every warp keeps 4 independent
  * accumulators and issues `iterations` MMAs into each, alternating B and -B,
- * so each accumulator ends at exactly A*B (an odd count). Latency: one warp,
+ * so each accumulator ends near A*B (an odd count; exactly A*B with exact
+ * inputs, within the chain's bound with full entropy: reference.h). Latency: one warp,
  * one accumulator, the chain timed with clock64. */
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * setup, timing, verification and the streams family's matrix work. Each
  * warp (wavefront) keeps `acc` independent accumulators and issues `half`
  * pairs of instructions into each, with B then -B, plus one more: every
- * accumulator ends at exactly A*B. Latency: one warp, one accumulator, the
+ * accumulator ends near A*B (exactly, with exact inputs). Latency: one warp, one accumulator, the
  * chain timed in-kernel. The vendor supplies gpu_mrun_bind(): which
  * instruction, and the kernel that issues it. */
 #ifndef MCF_GPU_MRUN_H

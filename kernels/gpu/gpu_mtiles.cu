@@ -18,7 +18,8 @@ int mcf_operand_bits(enum mcf_dtype t)
 }
 
 /* v in a binary format of ebits exponent bits, mbits mantissa bits and the
- * given bias, rounded to nearest even; no infinities (the inputs are small). */
+ * given bias, rounded to nearest even; no infinities (normal inputs stay below
+ * 10, far from every format's largest value). */
 static uint64_t minifloat(double v, int ebits, int mbits, int bias, int fnuz)
 {
     uint64_t sign = v < 0 || (v == 0 && signbit(v) && !fnuz) ? 1 : 0;
@@ -40,13 +41,28 @@ static uint64_t minifloat(double v, int ebits, int mbits, int bias, int fnuz)
     return sign << (ebits + mbits) | (uint64_t)exp << mbits | mant;
 }
 
+/* The value of a minifloat's bits (the formats above; fnuz: 0x80.. is NaN). */
+static double minifloat_value(uint64_t bits, int ebits, int mbits, int bias, int fnuz)
+{
+    int sign = (int)(bits >> (ebits + mbits)) & 1, exp = (int)(bits >> mbits) & ((1 << ebits) - 1);
+    uint64_t mant = bits & ((1ull << mbits) - 1);
+    if (fnuz && sign && exp == 0 && mant == 0)
+        return NAN;
+    double v = exp == 0 ? ldexp((double)mant, 1 - bias - mbits)
+                        : ldexp((double)(mant | 1ull << mbits), exp - bias - mbits);
+    return sign ? -v : v;
+}
+
 extern "C" uint64_t mcf_encode(enum mcf_dtype t, double v, enum mcf_fp8_kind fp8)
 {
     int fnuz = fp8 == MCF_FP8_FNUZ;
     uint64_t bits = 0;
     switch (t) {
     case MCF_FP64: memcpy(&bits, &v, 8); break;
-    case MCF_TF32: case MCF_FP32: { float f = (float)v; uint32_t u; memcpy(&u, &f, 4); bits = u; break; }
+    case MCF_FP32: { float f = (float)v; uint32_t u; memcpy(&u, &f, 4); bits = u; break; }
+    /* tf32: fp32's sign and exponent, 10 significand bits; the tensor cores
+     * ignore the low 13 bits of the word, so they are zero here */
+    case MCF_TF32: bits = minifloat(v, 8, 10, 127, 0) << 13; break;
     case MCF_FP16: case MCF_FP16_ACC16: bits = minifloat(v, 5, 10, 15, 0); break;
     case MCF_BF16: bits = minifloat(v, 8, 7, 127, 0); break;
     case MCF_FP8_E4M3: bits = minifloat(v, 4, 3, fnuz ? 8 : 7, fnuz); break;
@@ -55,6 +71,47 @@ extern "C" uint64_t mcf_encode(enum mcf_dtype t, double v, enum mcf_fp8_kind fp8
     default: break;
     }
     return bits;
+}
+
+extern "C" double mcf_decode(enum mcf_dtype t, uint64_t bits, enum mcf_fp8_kind fp8)
+{
+    int fnuz = fp8 == MCF_FP8_FNUZ;
+    switch (t) {
+    case MCF_FP64: { double d; memcpy(&d, &bits, 8); return d; }
+    case MCF_TF32: case MCF_FP32: { uint32_t u = (uint32_t)bits; float f; memcpy(&f, &u, 4); return f; }
+    case MCF_FP16: case MCF_FP16_ACC16: return minifloat_value(bits, 5, 10, 15, 0);
+    case MCF_BF16: return minifloat_value(bits, 8, 7, 127, 0);
+    case MCF_FP8_E4M3: return minifloat_value(bits, 4, 3, fnuz ? 8 : 7, fnuz);
+    case MCF_FP8_E5M2: return minifloat_value(bits, 5, 2, fnuz ? 16 : 15, fnuz);
+    case MCF_INT8: return (int8_t)(uint8_t)bits / 8.0;
+    default: return NAN;
+    }
+}
+
+extern "C" double mcf_operand_value(enum mcf_dtype t, enum mcf_inputs in, enum mcf_fp8_kind fp8, uint64_t *rng)
+{
+    if (in == MCF_INPUTS_ZERO)
+        return 0.0;
+    if (in == MCF_INPUTS_EXACT)
+        return mcf_rng_eighths(rng) / 8.0;   /* every partial sum exact in every type */
+    if (t == MCF_INT8)
+        return ((int)(mcf_rng(rng) % 255) - 127) / 8.0;
+    return mcf_decode(t, mcf_encode(t, mcf_rng_normal(rng), fp8), fp8);
+}
+
+/* One rounding of the type's accumulator (reference.h): fp32 accumulators
+ * may truncate after aligning (NVIDIA's tensor cores); Hopper's FP8
+ * accumulation keeps about 14 bits (DeepSeek-V3 report, 2024: 2^-12 allows
+ * twice that); fp16 accumulators truncate at 11 bits; int32 never rounds. */
+static double accumulator_unit(enum mcf_dtype t)
+{
+    switch (t) {
+    case MCF_FP64: return MCF_UNIT_FP64;
+    case MCF_FP16_ACC16: return MCF_UNIT_FP16_TC;
+    case MCF_FP8_E4M3: case MCF_FP8_E5M2: return MCF_UNIT_FP8_TC;
+    case MCF_INT8: return 0.0;
+    default: return MCF_UNIT_FP32_TC;
+    }
 }
 
 int mtile_encode(enum mcf_dtype t, const double *v, int count, int negate, enum mcf_fp8_kind fp8, uint8_t **out,
@@ -73,24 +130,32 @@ fail:
     return e->rc;
 }
 
-int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *kern, struct mcf_err *e)
+int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *kern, enum mcf_fp8_kind fp8,
+                struct mcf_err *e)
 {
     uint64_t rng = kern->seed;
-    int zero = kern->inputs == MCF_INPUTS_ZERO;
+    enum mcf_dtype ta = kern->dtype, tb = kern->dtype_b == MCF_DTYPE_COUNT ? kern->dtype : kern->dtype_b;
+    /* int8 multiplies j, not j/8: the same product scaled by 64 */
+    long double scale = kern->dtype == MCF_INT8 ? 64.0L : 1.0L;
     memset(t, 0, sizeof *t);
     t->m = m; t->n = n; t->k = k;
+    t->unit = kern->inputs == MCF_INPUTS_RANDOM ? accumulator_unit(kern->dtype) : 0.0;
     MCF_ALLOC(e, t->a, m * k);
     MCF_ALLOC(e, t->b, k * n);
     MCF_ALLOC(e, t->ref, m * n);
-    for (int i = 0; i < m * k; i++) t->a[i] = zero ? 0.0 : mcf_rng_eighths(&rng) / 8.0;
-    for (int i = 0; i < k * n; i++) t->b[i] = zero ? 0.0 : mcf_rng_eighths(&rng) / 8.0;
+    MCF_ALLOC(e, t->abs_sum, m * n);
+    for (int i = 0; i < m * k; i++) t->a[i] = mcf_operand_value(ta, kern->inputs, fp8, &rng);
+    for (int i = 0; i < k * n; i++) t->b[i] = mcf_operand_value(tb, kern->inputs, fp8, &rng);
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++) {
-            double s = 0;
-            for (int p = 0; p < k; p++)
-                s += t->a[i * k + p] * t->b[p * n + j];
-            /* int8 multiplies j, not j/8: the same product scaled by 64 */
-            t->ref[i * n + j] = kern->dtype == MCF_INT8 ? s * 64.0 : s;
+            long double s = 0, sa = 0;
+            for (int p = 0; p < k; p++) {
+                long double q = (long double)t->a[i * k + p] * t->b[p * n + j];
+                s += q;
+                sa += fabsl(q);
+            }
+            t->ref[i * n + j] = (double)(s * scale);
+            t->abs_sum[i * n + j] = (double)(sa * scale);
         }
     return MCF_OK;
 fail:
@@ -100,23 +165,15 @@ fail:
 
 void mtiles_free(struct mtiles *t)
 {
-    free(t->a); free(t->b); free(t->ref);
-    t->a = t->b = t->ref = NULL;
+    free(t->a); free(t->b); free(t->ref); free(t->abs_sum);
+    t->a = t->b = t->ref = t->abs_sum = NULL;
 }
 
-int mcheck_tiles(const double *out, size_t count, const struct mtiles *t, const char *what, int inject_fault,
-                 struct mcf_err *e)
+int mcheck_tiles(const double *out, size_t count, const struct mtiles *t, uint64_t steps, const char *what,
+                 int inject_fault, struct mcf_err *e)
 {
-    size_t mn = (size_t)t->m * t->n;
-    for (size_t i = 0; i < count; i++)
-        for (size_t j = 0; j < mn; j++) {
-            double got = out[i * mn + j] + (inject_fault && i == 0 && j == 0 ? 1.0 : 0.0);
-            if (got != t->ref[j])
-                return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
-                                   "%s: tile %zu element (%zu, %zu) is %.9g, expected %.9g", what, i,
-                                   j / t->n, j % t->n, got, t->ref[j]);
-        }
-    return MCF_OK;
+    struct mcf_chain chain = { steps, t->k, t->unit, 0.0 };
+    return mcf_check_tiles(out, count, t->m, t->n, t->ref, t->abs_sum, &chain, inject_fault, what, e);
 }
 
 int mtile_upload(enum mcf_dtype t, const double *v, int count, int negate, enum mcf_fp8_kind fp8, uint8_t **dev,
@@ -139,7 +196,7 @@ int mbuffers_make(struct mbuffers *b, int m, int n, int k, const struct mcf_kern
 {
     enum mcf_dtype ta = kern->dtype, tb = kern->dtype_b == MCF_DTYPE_COUNT ? kern->dtype : kern->dtype_b;
     memset(b, 0, sizeof *b);
-    MCF_TRY(mtiles_make(&b->tiles, m, n, k, kern, e));
+    MCF_TRY(mtiles_make(&b->tiles, m, n, k, kern, fp8, e));
     MCF_TRY(mtile_upload(ta, b->tiles.a, m * k, 0, fp8, &b->dA, e));
     MCF_TRY(mtile_upload(tb, b->tiles.b, k * n, 0, fp8, &b->dB, e));
     MCF_TRY(mtile_upload(tb, b->tiles.b, k * n, 1, fp8, &b->dNB, e));
@@ -172,7 +229,7 @@ void msample_fill(struct mcf_sample *smp, const struct gpu_state *s, enum mcf_dt
 }
 
 int mverify_device(const void *dev, size_t count, int out_bytes, double (*decode)(const void *, size_t),
-                   const struct mtiles *t, const char *what, int inject_fault, struct mcf_err *e)
+                   const struct mtiles *t, uint64_t steps, const char *what, int inject_fault, struct mcf_err *e)
 {
     size_t n = count * t->m * t->n;
     void *raw = malloc(n * out_bytes);
@@ -182,7 +239,7 @@ int mverify_device(const void *dev, size_t count, int out_bytes, double (*decode
     GPU_TRY(e, gpuMemcpy(raw, dev, n * out_bytes, gpuMemcpyDeviceToHost));
     for (size_t i = 0; i < n; i++)
         out[i] = decode(raw, i);
-    MCF_TRY(mcheck_tiles(out, count, t, what, inject_fault, e));
+    MCF_TRY(mcheck_tiles(out, count, t, steps, what, inject_fault, e));
     free(raw);
     free(out);
     return MCF_OK;

@@ -9,22 +9,31 @@
 
 #include "gpu.h"
 
-/* A (m x k, row-major) and B (k x n, row-major) as values j/8, and R = A*B. */
-struct mtiles {
-    int m, n, k;
-    double *a, *b, *ref;
-};
-int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *kern, struct mcf_err *e);
-void mtiles_free(struct mtiles *t);
-
 /* FP8 comes in two encodings: OCP's (NVIDIA, exponent bias 7 / 15) and the
  * "fnuz" one of AMD CDNA3 (bias 8 / 16, no negative zero: 0x80 is NaN). */
 enum mcf_fp8_kind { MCF_FP8_OCP, MCF_FP8_FNUZ };
 
-/* The bits of v in an operand type (fp64, tf32, fp16, bf16, fp8, int8 as j*8),
- * rounded to nearest even; computed here in plain arithmetic, not by the
- * vendor's conversion intrinsics, so the reference is independent of them. */
+/* A (m x k, row-major) and B (k x n, row-major) as the values their operand
+ * types hold (inputs random: normal values rounded to the type, int8 j/8 for
+ * j in -127..127; exact: j/8 for j in -8..8; zero), R = A*B and
+ * S = sum_k |a_ik b_kj| in long double, and how the chain rounds. */
+struct mtiles {
+    int m, n, k;
+    double *a, *b, *ref, *abs_sum;
+    double unit;              /* the accumulator's rounding (reference.h); 0: exact inputs, integers */
+};
+int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *kern, enum mcf_fp8_kind fp8,
+                struct mcf_err *e);
+void mtiles_free(struct mtiles *t);
+
+/* The bits of v in an operand type (fp64, fp32, tf32 in an fp32 word, fp16,
+ * bf16, fp8, int8 as j*8), rounded to nearest even, and back; computed here
+ * in plain arithmetic, not by the vendor's conversion intrinsics, so the
+ * reference is independent of them. */
 extern "C" uint64_t mcf_encode(enum mcf_dtype t, double v, enum mcf_fp8_kind fp8);
+extern "C" double mcf_decode(enum mcf_dtype t, uint64_t bits, enum mcf_fp8_kind fp8);
+/* One operand value of a type for an input kind, from the generator. */
+extern "C" double mcf_operand_value(enum mcf_dtype t, enum mcf_inputs in, enum mcf_fp8_kind fp8, uint64_t *rng);
 int mcf_operand_bits(enum mcf_dtype t);
 /* Encodes a rows x cols matrix (row-major values) into a device-ready byte array. */
 int mtile_encode(enum mcf_dtype t, const double *v, int count, int negate, enum mcf_fp8_kind fp8, uint8_t **out,
@@ -57,18 +66,23 @@ void msample_fill(struct mcf_sample *smp, const struct gpu_state *s, enum mcf_dt
 double gpu_matrix_peak(const struct gpu_state *s, enum mcf_dtype t);
 
 /* Copies count tiles of m x n results (elements of out_bytes, decoded by
- * decode) from the device and checks each against ref (mcheck_tiles). */
+ * decode) from the device and checks them as a chain of `steps` (mcheck_tiles). */
 int mverify_device(const void *dev, size_t count, int out_bytes, double (*decode)(const void *, size_t),
-                   const struct mtiles *t, const char *what, int inject_fault, struct mcf_err *e);
+                   const struct mtiles *t, uint64_t steps, const char *what, int inject_fault, struct mcf_err *e);
 double mdecode_f64(const void *p, size_t i);
 double mdecode_f32(const void *p, size_t i);
 double mdecode_s32(const void *p, size_t i);
 double mdecode_f16(const void *p, size_t i);
 
-/* Every tile in out (count tiles of m x n, as doubles) must equal ref exactly:
- * the kernels apply B and -B alternately an odd number of times, and every
- * partial sum of these inputs is exact in the accumulator. */
-int mcheck_tiles(const double *out, size_t count, const struct mtiles *t, const char *what, int inject_fault,
-                 struct mcf_err *e);
+/* The tiles in out (count tiles of m x n, as doubles) after the kernels'
+ * chain of `steps` (B and -B alternately, an odd number): exact inputs must
+ * give ref exactly; full entropy within mcf_chain_bound of ref, every tile
+ * equal to the first (mcf_check_tiles). */
+int mcheck_tiles(const double *out, size_t count, const struct mtiles *t, uint64_t steps, const char *what,
+                 int inject_fault, struct mcf_err *e);
+/* Full-entropy inputs: the kernels run again with one pair and the final
+ * step (3 steps), whose bound is tight, and check that too. */
+#define MCHECK_SHORT_STEPS 3
+static inline int mtiles_need_short_chain(const struct mtiles *t) { return t->unit != 0; }
 
 #endif
