@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "kernel.h"
@@ -85,6 +86,13 @@ static void exact_and_zero_inputs(void **state)
             assert_true(v == mcf_rng_eighths(&ref) / 8.0);
             assert_true(mcf_decode(types[ti], mcf_encode(types[ti], v, MCF_FP8_OCP), MCF_FP8_OCP) == v);
             assert_true(mcf_operand_value(types[ti], MCF_INPUTS_ZERO, MCF_FP8_OCP, &rng) == 0.0);
+            if (types[ti] == MCF_TF32) {   /* the same words as before tf32 was rounded: fp32's */
+                float f = (float)v;
+                uint32_t u;
+                memcpy(&u, &f, 4);
+                assert_true(mcf_encode(MCF_TF32, v, MCF_FP8_OCP) == u);
+                assert_true(mcf_encode(MCF_TF32, -v, MCF_FP8_OCP) == (u ^ 0x80000000u));
+            }
         }
     }
 }
