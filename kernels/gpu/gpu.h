@@ -80,7 +80,7 @@ void gpu_mwork_launch(void *work);
 int gpu_mwork_check(void *work, int inject_fault, struct mcf_err *e);
 void gpu_mwork_free(void *work);
 
-extern const struct mcf_kernel_ops gpu_valu_ops, gpu_memory_ops, gpu_latency_ops, gpu_streams_ops;
+extern const struct mcf_kernel_ops gpu_valu_ops, gpu_memory_ops, gpu_latency_ops, gpu_streams_ops, gpu_gemm_ops;
 /* the vendor's matrix-core family */
 extern const struct mcf_kernel_ops gpu_matrix_ops;
 

@@ -207,5 +207,6 @@ extern "C" const struct mcf_backend MCF_GPU_BACKEND_TABLE = {
     gpu_device_count,
     gpu_open_device,
     gpu_device_info,
-    { &gpu_matrix_ops, &gpu_valu_ops, &gpu_memory_ops, &gpu_latency_ops, &gpu_streams_ops },
+    /* in enum mcf_family's order (C++ has no array designators) */
+    { &gpu_matrix_ops, &gpu_valu_ops, &gpu_memory_ops, &gpu_latency_ops, &gpu_streams_ops, &gpu_gemm_ops },
 };

@@ -12,14 +12,14 @@
 
 #include <stdint.h>
 
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#define MCF_HD __host__ __device__ __forceinline__
+#if defined(__CUDACC__) || defined(__HIPCC__)   /* as src/run/reference.h */
+#define MCF_HD __host__ __device__
 #else
-#define MCF_HD static inline
+#define MCF_HD
 #endif
 
 /* splitmix64's output function: a bijection that mixes every input bit */
-MCF_HD uint64_t mcf_mix64(uint64_t z)
+static inline MCF_HD uint64_t mcf_mix64(uint64_t z)
 {
     z += 0x9e3779b97f4a7c15ull;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -28,13 +28,13 @@ MCF_HD uint64_t mcf_mix64(uint64_t z)
 }
 
 /* The j-th 64 random bits of element i of stream s. */
-MCF_HD uint64_t mcf_counter_bits(uint64_t seed, uint64_t s, uint64_t i, uint64_t j)
+static inline MCF_HD uint64_t mcf_counter_bits(uint64_t seed, uint64_t s, uint64_t i, uint64_t j)
 {
     return mcf_mix64(mcf_mix64(seed ^ mcf_mix64(s * 0x100000001b3ull + 1)) + i * 16 + j);
 }
 
 /* N(0, 1) by Irwin-Hall: bit-identical on host and device. */
-MCF_HD double mcf_counter_normal(uint64_t seed, uint64_t s, uint64_t i)
+static inline MCF_HD double mcf_counter_normal(uint64_t seed, uint64_t s, uint64_t i)
 {
     double sum = 0.0;
     for (uint64_t j = 0; j < 12; j++)
@@ -43,7 +43,7 @@ MCF_HD double mcf_counter_normal(uint64_t seed, uint64_t s, uint64_t i)
 }
 
 /* A uniform integer in [-m, m]. */
-MCF_HD int mcf_counter_int(uint64_t seed, uint64_t s, uint64_t i, int m)
+static inline MCF_HD int mcf_counter_int(uint64_t seed, uint64_t s, uint64_t i, int m)
 {
     return (int)(mcf_counter_bits(seed, s, i, 0) % (uint64_t)(2 * m + 1)) - m;
 }

@@ -2,19 +2,6 @@
 
 #include <math.h>
 
-#include "counter_rng.h"
-
-double mcf_gemm_value(enum mcf_dtype t, enum mcf_inputs in, uint64_t seed, uint64_t s, uint64_t idx)
-{
-    switch (in) {
-    case MCF_INPUTS_ZERO:
-        return 0.0;
-    case MCF_INPUTS_EXACT:   /* j/8, j in -8..8: every partial sum exact (int8: j itself) */
-        return t == MCF_INT8 ? mcf_counter_int(seed, s, idx, 8) : mcf_counter_int(seed, s, idx, 8) / 8.0;
-    default:
-        return t == MCF_INT8 ? mcf_counter_int(seed, s, idx, 127) : mcf_counter_normal(seed, s, idx);
-    }
-}
 
 void mcf_gemm_probes(uint64_t seed, uint64_t n, uint64_t *i, uint64_t *j)
 {

@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "counter_rng.h"
 #include "error.h"
 #include "kernel.h"
 
@@ -23,8 +24,16 @@ extern "C" {
 #define MCF_GEMM_PROBES 64   /* output elements checked per verification */
 
 /* Operand value (before rounding to the operand type) of element idx of
- * stream s, for the input kind: N(0,1), exact j/8 (int8: j) or zero. */
-double mcf_gemm_value(enum mcf_dtype t, enum mcf_inputs in, uint64_t seed, uint64_t s, uint64_t idx);
+ * stream s, for the input kind: N(0,1) (int8: uniform over -127..127), exact
+ * j/8 with j in -8..8 (int8: j) or zero. The same on host and GPU. */
+static inline MCF_HD double mcf_gemm_value(enum mcf_dtype t, enum mcf_inputs in, uint64_t seed, uint64_t s, uint64_t idx)
+{
+    if (in == MCF_INPUTS_ZERO)
+        return 0.0;
+    if (in == MCF_INPUTS_EXACT)
+        return t == MCF_INT8 ? mcf_counter_int(seed, s, idx, 8) : mcf_counter_int(seed, s, idx, 8) / 8.0;
+    return t == MCF_INT8 ? mcf_counter_int(seed, s, idx, 127) : mcf_counter_normal(seed, s, idx);
+}
 
 /* The output elements a verification checks: MCF_GEMM_PROBES (i, j) pairs
  * drawn from the seed, the corners always among them. */
