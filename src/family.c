@@ -250,9 +250,9 @@ static int streams_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf
 
 static int gemm_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
-    (void)k;
     int n = add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
-    if (caps & MCF_CAP_CLOCK)
+    /* fp32 GEMMs run on the vector units: no matrix-core peak to compare with */
+    if ((caps & MCF_CAP_CLOCK) && k->dtype != MCF_FP32)
         n = add(out, n, max, "peak_fraction", "1", m_peak_fraction, 0, OPTIONAL);
     return clock_and_time(caps, out, n, max);
 }

@@ -284,7 +284,8 @@ static int gemm_run_rep(void *ks, struct mcf_sample *smp, struct mcf_err *e)
     GPU_TRY(e, gpuEventRecord(s->ev1, s->stream));
     k_clock_probe<<<s->sms, 32, 0, s->stream>>>(g->clk);
     GPU_LAUNCHED(e, "clock probe");
-    GPU_TRY(e, gpuEventSynchronize(s->ev1));
+    /* the stream is non-blocking: a plain copy would not wait for the probe */
+    GPU_TRY(e, gpuStreamSynchronize(s->stream));
     GPU_TRY(e, gpuEventElapsedTime(&ms, s->ev0, s->ev1));
     GPU_TRY(e, gpuMemcpy(&clk, g->clk, sizeof clk, gpuMemcpyDeviceToHost));
     smp->seconds = ms * 1e-3;

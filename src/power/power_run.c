@@ -393,15 +393,17 @@ int mcf_power_record(struct mcf_h5 *h, const struct mcf_power_run *p, const stru
     }
     /* The power model per data type and input kind over its matrix
      * throughput tests: P = a * TFLOP/s + b (shared/seeds/000_*, Eq. 3).
-     * Random and zero inputs are fitted apart: power depends on the data. */
+     * Each input kind (random, zero, exact) is fitted apart: power depends on
+     * the data. Library GEMMs count with the matrix tests of their type. */
     for (int d = 0; d < MCF_DTYPE_COUNT; d++)
         for (int in = 0; in < MCF_INPUTS_COUNT; in++) {
             double x[256], y[256], a, b, r2;
             size_t m = 0;
             for (int i = 0; i < n && m < 256; i++) {
                 const struct mcf_kernel *k = &res[i].inst->kernel;
-                if (k->family != MCF_FAMILY_MATRIX || k->mode != MCF_MODE_THROUGHPUT || (int)k->dtype != d ||
-                    (int)k->inputs != in)
+                int matrix = (k->family == MCF_FAMILY_MATRIX && k->mode == MCF_MODE_THROUGHPUT) ||
+                             k->family == MCF_FAMILY_GEMM;
+                if (!matrix || (int)k->dtype != d || (int)k->inputs != in)
                     continue;
                 x[m] = tf[i];
                 y[m] = w[i];
@@ -412,8 +414,8 @@ int mcf_power_record(struct mcf_h5 *h, const struct mcf_power_run *p, const stru
             mcf_linfit(x, y, m, &a, &b, &r2);
             char g[96], path[160];
             double pts = (double)m;
-            snprintf(g, sizeof g, "/power_model/%s%s", mcf_dtype_names[d],
-                     in == MCF_INPUTS_RANDOM ? "" : "-zero");
+            snprintf(g, sizeof g, "/power_model/%s%s%s", mcf_dtype_names[d], in == MCF_INPUTS_RANDOM ? "" : "-",
+                     in == MCF_INPUTS_RANDOM ? "" : mcf_inputs_names[in]);
             MCF_TRY(mcf_h5_group(h, g, e));
             MCF_TRY(mcf_h5_attr_str(h, g, "inputs", mcf_inputs_names[in], e));
             snprintf(path, sizeof path, "%s/slope", g);
