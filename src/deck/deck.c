@@ -13,13 +13,12 @@
 
 #include "family.h"
 #include "numparse.h"
+#include "power.h"
 #include "yamlinput.h"
 
 #define DEFAULT_REPETITIONS 10
 #define DEFAULT_WARMUP 2
 #define DEFAULT_POWER_PERIOD_MS 20
-
-static const char *const power_source_names[] = { "nvml", "rsmi", "craypm" };
 
 /* The keys of a test that are not the kernel's (those are in family.c):
  * offsets into struct mcf_deck_test. name, kernel and description are read
@@ -449,6 +448,9 @@ fail:
 
 static int parse_power(struct mcf_yaml_ctx *c, const yaml_node_t *node, struct mcf_deck *deck)
 {
+    char kinds[64] = "";          /* the names a deck may give, from power.h */
+    for (int k = 0; k < MCF_POWER_KINDS; k++)
+        snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", k ? ", " : "", mcf_power_kind_name(k));
     if (node->type != YAML_MAPPING_NODE)
         return mcf_yaml_at(c, node, "'power' must be a mapping (period_ms:, sources:, series:)");
     if (unique_keys(c, node, "in 'power'") != MCF_OK)
@@ -464,14 +466,18 @@ static int parse_power(struct mcf_yaml_ctx *c, const yaml_node_t *node, struct m
             deck->power_period_ms = (int)v;
         } else if (key && !strcmp(key, "sources")) {
             if (vn->type != YAML_SEQUENCE_NODE)
-                return mcf_yaml_at(c, vn, "'sources' in 'power' must be a list of nvml, rsmi, craypm");
+                return mcf_yaml_at(c, vn, "'sources' in 'power' must be a list of %s", kinds);
             deck->power_sources = 0;
             for (yaml_node_item_t *i = vn->data.sequence.items.start; i < vn->data.sequence.items.top; i++) {
                 const yaml_node_t *item = yaml_document_get_node(c->doc, *i);
                 const char *s = mcf_yaml_scalar(item);
-                if (!s || mcf_name_index(power_source_names, 3, s) < 0)
-                    return mcf_yaml_at(c, item, "unknown power source '%s' (nvml, rsmi, craypm)", s ? s : "?");
-                deck->power_sources |= 1u << mcf_name_index(power_source_names, 3, s);
+                int kind = -1;
+                for (int k = 0; s && k < MCF_POWER_KINDS; k++)
+                    if (!strcmp(s, mcf_power_kind_name(k)))
+                        kind = k;
+                if (kind < 0)
+                    return mcf_yaml_at(c, item, "unknown power source '%s' (%s)", s ? s : "?", kinds);
+                deck->power_sources |= 1u << kind;
             }
         } else if (key && !strcmp(key, "series")) {
             const char *s = mcf_yaml_scalar(vn);

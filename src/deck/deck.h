@@ -34,7 +34,7 @@ struct mcf_deck {
     int time_limit;                  /* default time limit of a test, seconds (0: derived) */
     int power_period_ms;             /* sampling period (power issue) */
     int quick;                       /* --quick applied */
-    unsigned power_sources;          /* bit i: mcf_power_sources[i] may be used (default all) */
+    unsigned power_sources;          /* bit k: sources of kind k (power.h) may be used (default all) */
     int power_series;                /* keep every sample in the file (default 1); 0: only the
                                         per-test and per-repetition figures (fleet-scale runs) */
     int allow_shared_devices;        /* several ranks may use one GPU */

@@ -48,8 +48,18 @@ static inline void mcf_preading_blank(struct mcf_preading *r)
     r->pcie_gen = r->pcie_width = -1;
 }
 
+/* The kinds of source a deck names under `power: sources:` (bit k of its
+ * mask): the one list of those names. craypm covers both Cray counters. */
+enum mcf_power_kind { MCF_POWER_NVML, MCF_POWER_RSMI, MCF_POWER_CRAYPM, MCF_POWER_KINDS };
+static inline const char *mcf_power_kind_name(int k)
+{
+    static const char *const names[MCF_POWER_KINDS] = { "nvml", "rsmi", "craypm" };
+    return k >= 0 && k < MCF_POWER_KINDS ? names[k] : "?";
+}
+
 struct mcf_power_source {
     const char *name;
+    enum mcf_power_kind kind;
     const char *scope;        /* what the reading covers: "device", "package", "node accelerator" */
     int node_level;           /* read by local rank 0 only; never a rank's per-test source */
     /* MCF_OK, or MCF_EUNSUPPORTED / MCF_ERUNTIME with why the source is off */
@@ -59,7 +69,7 @@ struct mcf_power_source {
 };
 
 extern const struct mcf_power_source mcf_power_nvml, mcf_power_rsmi, mcf_power_craypm, mcf_power_craypm_node;
-/* NULL-terminated, in the order they are tried. */
+/* NULL-terminated, in the order they are tried (power_sources.c). */
 extern const struct mcf_power_source *const mcf_power_sources[];
 
 #ifdef __cplusplus

@@ -82,8 +82,10 @@ fail:
 
 static void craypm_close(void *state) { free(state); }
 
-const struct mcf_power_source mcf_power_craypm = { "craypm", "node accelerator", 0, craypm_open, craypm_read_src,
-                                                   craypm_close };
+const struct mcf_power_source mcf_power_craypm = {
+    .name = "craypm", .kind = MCF_POWER_CRAYPM, .scope = "node accelerator", .node_level = 0,
+    .open = craypm_open, .read = craypm_read_src, .close = craypm_close,
+};
 
 /* The node's own counters (node, CPU, memory), read by local rank 0 only. */
 static int node_open(void **state, const struct mcf_power_env *env, struct mcf_err *e)
@@ -120,8 +122,7 @@ fail:
     return e->rc;
 }
 
-const struct mcf_power_source mcf_power_craypm_node = { "craypm_node", "node (read by local rank 0)", 1, node_open,
-                                                        node_read, craypm_close };
-
-const struct mcf_power_source *const mcf_power_sources[] = { &mcf_power_nvml, &mcf_power_rsmi, &mcf_power_craypm,
-                                                             &mcf_power_craypm_node, NULL };
+const struct mcf_power_source mcf_power_craypm_node = {
+    .name = "craypm_node", .kind = MCF_POWER_CRAYPM, .scope = "node (read by local rank 0)", .node_level = 1,
+    .open = node_open, .read = node_read, .close = craypm_close,
+};

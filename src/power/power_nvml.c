@@ -86,6 +86,6 @@ static void nvml_close(void *state)
 }
 
 const struct mcf_power_source mcf_power_nvml = {
-    .name = "nvml", .scope = "device", .node_level = 0,
+    .name = "nvml", .kind = MCF_POWER_NVML, .scope = "device", .node_level = 0,
     .open = nvml_open, .read = nvml_read, .close = nvml_close,
 };

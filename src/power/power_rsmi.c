@@ -81,6 +81,6 @@ static void rsmi_close(void *state)
 }
 
 const struct mcf_power_source mcf_power_rsmi = {
-    .name = "rsmi", .scope = "device; on MI250X the package, read on its primary GCD", .node_level = 0,
+    .name = "rsmi", .kind = MCF_POWER_RSMI, .scope = "device; on MI250X the package, read on its primary GCD", .node_level = 0,
     .open = rsmi_open, .read = rsmi_read, .close = rsmi_close,
 };

@@ -38,16 +38,6 @@ fail:
     return idx;
 }
 
-static unsigned wanted_mask;
-static int wanted(const char *name)
-{
-    static const char *const order[] = { "nvml", "rsmi", "craypm" };   /* the deck's names, in its bit order */
-    for (int i = 0; i < 3; i++)   /* the deck's craypm covers craypm and craypm_node */
-        if (!strncmp(order[i], name, strlen(order[i])))
-            return (wanted_mask >> i) & 1u;
-    return 1;
-}
-
 int mcf_power_begin(struct mcf_power_run *p, const struct mcf_topo *t, const struct mcf_device_info *dev,
                     double period_s, unsigned sources, int off, double clock_offset, double idle_s,
                     struct mcf_err *e)
@@ -64,8 +54,7 @@ int mcf_power_begin(struct mcf_power_run *p, const struct mcf_topo *t, const str
     if (off) {
         p->sampler.nseries = 0;
     } else {
-        wanted_mask = sources;
-        MCF_TRY(mcf_sampler_open(&p->sampler, &env, period_s, clock_offset, wanted, e));
+        MCF_TRY(mcf_sampler_open(&p->sampler, &env, period_s, clock_offset, sources, e));
     }
     mine = mcf_sampler_primary(&p->sampler) != NULL;   /* node-level sources do not count */
     MCF_MPI(e, MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, t->world));

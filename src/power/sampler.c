@@ -10,17 +10,22 @@
 #include "clocksync.h"
 
 int mcf_sampler_open(struct mcf_sampler *s, const struct mcf_power_env *env, double period_s, double offset,
-                     int (*wanted)(const char *name), struct mcf_err *e)
+                     unsigned kinds, struct mcf_err *e)
 {
+    int n = 0;
     memset(s, 0, sizeof *s);
     s->period_s = period_s;
     s->offset = offset;
     pthread_mutex_init(&s->lock, NULL);
-    for (int i = 0; mcf_power_sources[i] && s->nseries < MCF_MAX_SOURCES; i++) {
+    while (mcf_power_sources[n])
+        n++;
+    if (!(s->series = calloc((size_t)n, sizeof *s->series)))
+        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory for the power sources");
+    for (int i = 0; i < n; i++) {
         struct mcf_series *v = &s->series[s->nseries++];
         struct mcf_err why = { 0 };
         v->src = mcf_power_sources[i];
-        if (wanted && !wanted(v->src->name)) {
+        if (!(kinds >> v->src->kind & 1u)) {
             snprintf(v->status, sizeof v->status, "off: not among the deck's power sources");
         } else if (v->src->open(&v->state, env, &why) == MCF_OK) {
             v->on = 1;
@@ -111,6 +116,7 @@ void mcf_sampler_close(struct mcf_sampler *s)
             s->series[i].src->close(s->series[i].state);
         free(s->series[i].r);
     }
+    free(s->series);
     pthread_mutex_destroy(&s->lock);
     memset(s, 0, sizeof *s);
 }

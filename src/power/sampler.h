@@ -10,8 +10,6 @@
 
 #include "power.h"
 
-#define MCF_MAX_SOURCES 4
-
 struct mcf_series {
     const struct mcf_power_source *src;
     void *state;
@@ -23,7 +21,7 @@ struct mcf_series {
 };
 
 struct mcf_sampler {
-    struct mcf_series series[MCF_MAX_SOURCES];
+    struct mcf_series *series; /* one per registered source (mcf_power_sources), on or off */
     int nseries;
     double period_s, offset;   /* offset: this rank's clock minus rank 0's */
     pthread_t thread;
@@ -32,10 +30,12 @@ struct mcf_sampler {
     volatile int stop;
 };
 
-/* Opens every registered source; those that cannot work are kept, off, with
- * their reason. Never fails for a missing source; MCF_ERUNTIME only for memory. */
+/* Opens every registered source whose kind is in `kinds` (bit k: enum
+ * mcf_power_kind k); the others, and those that cannot work, are kept, off,
+ * with their reason. Never fails for a missing source; MCF_ERUNTIME only for
+ * memory. */
 int mcf_sampler_open(struct mcf_sampler *s, const struct mcf_power_env *env, double period_s, double offset,
-                     int (*wanted)(const char *name), struct mcf_err *e);
+                     unsigned kinds, struct mcf_err *e);
 int mcf_sampler_start(struct mcf_sampler *s, struct mcf_err *e);
 void mcf_sampler_stop(struct mcf_sampler *s);
 void mcf_sampler_close(struct mcf_sampler *s);
