@@ -109,6 +109,41 @@ static void evidence_text(const struct fleet *f, size_t r, const char *test, cha
 #undef PUT
 }
 
+/* A sustained test's figures at the limit: the fleet's spread of each is the
+ * variability where GPUs of one SKU differ most. */
+static int is_sustained(const struct fig *g)
+{
+    return !strncmp(g->metric, "sustained_", 10);
+}
+
+static void sustained_spread(const struct fleet *f, const struct fig *g, double *med, double *lo, double *hi,
+                             double *spread)
+{
+    *med = mcf_median(g->med, f->nranks);
+    *lo = mcf_min(g->med, f->nranks);
+    *hi = mcf_max(g->med, f->nranks);
+    *spread = *med != 0 ? (*hi - *lo) / fabs(*med) : NAN;
+}
+
+static void print_sustained(const struct fleet *f, FILE *out)
+{
+    int header = 0;
+    for (size_t k = 0; k < f->nfigs; k++) {
+        const struct fig *g = &f->figs[k];
+        double med, lo, hi, spread;
+        if (!is_sustained(g))
+            continue;
+        if (!header++)
+            fprintf(out, "\nSustained at the limit (the fleet's spread: (max - min) / median):\n%-52s %-9s %9s %11s %11s "
+                         "%11s %8s\n", "test figure (per GPU)", "unit", "GPUs", "median", "min", "max", "spread %");
+        sustained_spread(f, g, &med, &lo, &hi, &spread);
+        char name[200];
+        snprintf(name, sizeof name, "%s %s", g->test, g->metric);
+        fprintf(out, "%-52s %-9.24s %4zu/%-4zu %11.5g %11.5g %11.5g %8.2f\n", name, g->unit,
+                mcf_count_finite(g->med, f->nranks), f->nranks, med, lo, hi, 100 * spread);
+    }
+}
+
 /* ---- text */
 
 static const char *const attr_tag[MCF_ATTR_COUNT] = {
@@ -280,6 +315,7 @@ void mcf_report_print_text(struct fleet *f, const struct world *w, const char *p
     fprintf(out, "\n%-52s %-9s %9s %11s %11s %11s %7s\n", "test metric (per-rank medians)", "unit", "ranks", "median",
             "min", "max", "CV %");
     fprintf(out, "%s", f->table.buf ? f->table.buf : "");
+    print_sustained(f, out);
     int far = 0;
     for (size_t r = 0; f->local && r < f->nranks; r++)
         if (f->local[r] == 0) {
@@ -453,6 +489,27 @@ void mcf_report_print_json(struct fleet *f, const struct world *w, const char *p
             json_num(out, f->figs[k].med[r]);
         }
         fprintf(out, "}}");
+    }
+    fprintf(out, "],\n \"sustained\": [");
+    for (size_t k = 0, n = 0; k < f->nfigs; k++) {
+        const struct fig *g = &f->figs[k];
+        double med, lo, hi, spread;
+        if (!is_sustained(g))
+            continue;
+        sustained_spread(f, g, &med, &lo, &hi, &spread);
+        fprintf(out, "%s{\"test\": ", n++ ? ", " : "");
+        json_str(out, g->test);
+        fprintf(out, ", \"metric\": ");
+        json_str(out, g->metric);
+        fprintf(out, ", \"median\": ");
+        json_num(out, med);
+        fprintf(out, ", \"min\": ");
+        json_num(out, lo);
+        fprintf(out, ", \"max\": ");
+        json_num(out, hi);
+        fprintf(out, ", \"spread\": ");
+        json_num(out, spread);
+        fputc('}', out);
     }
     fprintf(out, "],\n \"hung\": [");
     for (size_t i = 0; i < w->nhung; i++) {

@@ -25,8 +25,12 @@ int mcf_metric_better(const char *m)
     /* rates and latencies; the concurrency shape (overlap_efficiency,
      * fairness, cross_stream_cv, bounded near 0) and peak_fraction (gflops
      * again) are shown, not judged: a relative rule means nothing near 0 */
-    static const char *const higher[] = { "gflops", "bandwidth_gbs", "speedup", "clock_mhz", "test_sm_mhz" };
-    static const char *const lower[] = { "latency_ns", "latency_cycles" };
+    static const char *const higher[] = { "gflops", "bandwidth_gbs", "speedup", "clock_mhz", "test_sm_mhz",
+                                          "sustained_gflops", "sustained_bandwidth_gbs", "sustained_clock_mhz",
+                                          "sustained_sm_mhz" };
+    /* a sustained test's energy per unit of work; its power, time to the
+     * limit and time throttled are shown, not judged */
+    static const char *const lower[] = { "latency_ns", "latency_cycles", "sustained_j_per_gflop", "sustained_j_per_gb" };
     for (size_t i = 0; i < sizeof higher / sizeof higher[0]; i++)
         if (!strcmp(m, higher[i]))
             return 1;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "record_sustained.h"
 #include "verdict.h"
 
 const char *const mcf_test_bookkeeping[] = {
@@ -201,6 +202,7 @@ static int record_test(struct mcf_h5 *h, const struct mcf_result *r, int any_ran
         snprintf(path, sizeof path, "%s/rep_end_s", g);
         MCF_TRY(mcf_h5_rows_double(h, path, r->rep_end, reps, "s since rank 0's clock origin", e));
     }
+    MCF_TRY(mcf_record_sustained(h, g, r, any_ran, e));   /* a test with a duration: its trace and figures */
     MCF_TRY(mcf_h5_attr_str(h, g, "metrics", names, e));
     MCF_TRY(mcf_h5_attr_str(h, g, "summary_metrics", summary, e));
     snprintf(path, sizeof path, "%s/verified", g);
@@ -337,7 +339,8 @@ double mcf_record_bytes(const struct mcf_instance *inst, int n, unsigned backend
         double reps = inst[i].repetitions;
         bytes += per_group + (nm + 2) * (per_dataset + 8.0 * nranks * reps)   /* metrics, rep start and end */
                + 5 * (per_dataset + per_string * nranks)                      /* status, message, ... */
-               + 9 * (per_dataset + 8.0 * nranks * (reps + 1));               /* power and evidence per test */
+               + 9 * (per_dataset + 8.0 * nranks * (reps + 1))                /* power and evidence per test */
+               + mcf_sustained_bytes(&inst[i], nranks);                        /* a sustained test's trace */
     }
     return bytes;
 }

@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "sustained.h"
+
 void mcf_results_free(struct mcf_result *r, int n)
 {
     if (!r)
@@ -10,6 +12,8 @@ void mcf_results_free(struct mcf_result *r, int n)
         free(r[i].values);
         free(r[i].rep_start);
         free(r[i].rep_end);
+        mcf_sustained_free(r[i].sustained);
+        free(r[i].sustained);
     }
     free(r);
 }

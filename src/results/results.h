@@ -6,6 +6,8 @@
 #include "error.h"
 #include "kernel.h"
 
+struct mcf_sustained;
+
 enum mcf_status {
     MCF_STATUS_VERIFIED = 1,      /* ran, and the output matched the reference */
     MCF_STATUS_WRONG = 0,         /* ran, and the output was wrong: no timing is reported */
@@ -33,6 +35,7 @@ struct mcf_result {
                                    * that stopped the run, alike on every rank; a row's status -3 is
                                    * that rank's alone) */
     double elapsed_s;
+    struct mcf_sustained *sustained;  /* a test with a duration: its trace and figures (sustained.h); else NULL */
 };
 
 void mcf_results_free(struct mcf_result *r, int n);

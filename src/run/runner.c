@@ -28,6 +28,7 @@
 #include "results.h"
 #include "stats.h"
 #include "stop.h"
+#include "sustained.h"
 #include "topo.h"
 #include "watchdog.h"
 
@@ -326,6 +327,12 @@ static int init_result(struct run *r, int index, struct mcf_err *e)
         res->values[i] = NAN;
     for (int i = 0; i < reps; i++)
         res->rep_start[i] = res->rep_end[i] = NAN;
+    if (in->duration > 0 && (!(res->sustained = malloc(sizeof *res->sustained)) ||
+                             mcf_sustained_init(res->sustained, reps, res->metrics, res->nmetrics) != 0)) {
+        free(res->sustained);
+        res->sustained = NULL;
+        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory for a sustained test's trace");
+    }
     return MCF_OK;
 }
 
@@ -353,6 +360,56 @@ static void release_instance(struct run *r, struct in_hand *h)
     h->have_ks = 0;
 }
 
+/* A sample's metrics into v[]; a figure that must be finite and is not is
+ * an error (the kernel was too short for the timer). */
+static int sample_values(struct mcf_result *res, const struct mcf_kernel *k, const struct mcf_sample *s, double *v,
+                         struct mcf_err *e)
+{
+    for (int m = 0; m < res->nmetrics; m++) {
+        v[m] = res->metrics[m].value(k, s, res->metrics[m].index);
+        if (!isfinite(v[m]) && !res->metrics[m].optional)
+            return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
+                               "%s is not finite (%g): the kernel ran %.3g s, too short for the timer; "
+                               "raise its size or iterations", res->metrics[m].name, v[m], s->seconds);
+    }
+    return MCF_OK;
+}
+
+/* A sustained test (a deck's duration): repetitions back to back from the
+ * common start until the common deadline `duration` seconds later, both on
+ * rank 0's time base, so that every rank's windows are the same seconds. The
+ * last repetition starts before the deadline and ends past it: the GPU is
+ * busy to the end of the last window. Each repetition goes to the windows it
+ * overlaps (sustained.c); the per-repetition datasets get one column per window. */
+static void time_sustained(struct run *r, struct in_hand *h, int *cut_rep)
+{
+    struct mcf_result *res = &r->res[h->index];
+    const struct mcf_instance *in = &r->inst[h->index];
+    const struct mcf_kernel_ops *ops = r->be.family[in->kernel.family];
+    struct mcf_err *e = &h->e;
+    struct mcf_sustained *sus = res->sustained;
+    double v[MCF_MAX_METRICS], deadline = r->next_start + in->duration * MCF_SUSTAINED_WINDOW_S;
+    mcf_sustained_start(sus, r->next_start);
+    while (e->rc == MCF_OK && !mcf_stop_signal() && mcf_now() - r->cs.offset < deadline && mcf_now() < r->cut.deadline) {
+        struct mcf_sample s;
+        memset(&s, 0, sizeof s);
+        double a = mcf_now() - r->cs.offset;
+        if (ops->run(h->ks, &s, e) != MCF_OK || s.cut) {
+            *cut_rep = (int)sus->reps;   /* s.cut: the output is still checked, the repetition is no figure */
+            break;
+        }
+        double b = mcf_now() - r->cs.offset;
+        if (sample_values(res, &h->k, &s, v, e) != MCF_OK)
+            break;
+        if (mcf_sustained_add(sus, a, b, s.seconds, v) != 0)
+            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory for a sustained test's windows");
+    }
+    int windows = mcf_sustained_close(sus, res->values, res->rep_start, res->rep_end);
+    if (windows < 0)
+        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory closing a sustained test's windows");
+    res->reps_done = windows > 0 ? windows : 0;
+}
+
 /* The one path every kernel of every backend goes through. */
 static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
 {
@@ -370,9 +427,13 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
         r->sync_s += mcf_now() - t_sync;
     }
     r->test_start = mcf_now();
-    r->cut.deadline = in->time_limit > 0 ? r->test_start + in->time_limit : INFINITY;
-    if (h->have_ks) {
+    int limit = mcf_sustained_time_limit(in);   /* a sustained test's covers its duration */
+    r->cut.deadline = limit > 0 ? r->test_start + limit : INFINITY;
+    if (h->have_ks && in->duration > 0) {
+        time_sustained(r, h, &cut_rep);
+    } else if (h->have_ks) {
         struct mcf_sample s;
+        double v[MCF_MAX_METRICS];
         for (int w = 0; w < in->warmup && e->rc == MCF_OK && !mcf_stop_signal() && mcf_now() < r->cut.deadline;
              w++) {
             memset(&s, 0, sizeof s);
@@ -390,20 +451,16 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
             }
             res->rep_end[rep] = mcf_now() - r->cs.offset;
             res->reps_done = rep + 1;
-            for (int m = 0; m < res->nmetrics; m++) {
-                double v = res->metrics[m].value(&h->k, &s, res->metrics[m].index);
-                if (!isfinite(v) && !res->metrics[m].optional) {
-                    mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
-                                "%s is not finite (%g): the kernel ran %.3g s, too short for the timer; "
-                                "raise its size or iterations", res->metrics[m].name, v, s.seconds);
-                    break;
-                }
-                res->values[m * reps + rep] = v;
-            }
+            if (sample_values(res, &h->k, &s, v, e) != MCF_OK)
+                break;
+            for (int m = 0; m < res->nmetrics; m++)
+                res->values[m * reps + rep] = v[m];
         }
+    }
+    if (h->have_ks) {
         if (e->rc == MCF_OK && reps > 0 && res->reps_done == 0 && !mcf_stop_signal())
             mcf_err_set(e, MCF_ECUT, __FILE__, __LINE__, "its time limit of %d s passed after %d warm-up runs, "
-                        "before any repetition was timed", in->time_limit, res->warmup_runs);
+                        "before any repetition was timed", limit, res->warmup_runs);
         else if (e->rc == MCF_OK)
             ops->verify(h->ks, e);
     }
@@ -438,12 +495,19 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
                      1e3 * (mcf_now() - mcf_stop_time()), e->msg);
         else
             snprintf(res->message, sizeof res->message, "cut short by its time limit of %d s in %s: no figure, "
-                     "a cut kernel's output cannot be verified (%.300s)", in->time_limit, where, e->msg);
+                     "a cut kernel's output cannot be verified (%.300s)", limit, where, e->msg);
+    } else if (res->status == MCF_STATUS_VERIFIED && in->duration > 0) {
+        char why[96] = "";
+        if (cut_rep >= 0 || res->reps_done < reps)
+            snprintf(why, sizeof why, "; stopped by %s%s", mcf_stop_signal() ? "a stop signal" : "the time limit",
+                     cut_rep >= 0 ? ", the repetition in hand cut short (not a figure)" : "");
+        snprintf(res->message, sizeof res->message, "sustained: %lld repetitions back to back over %d of %d s%s",
+                 res->sustained->reps, res->reps_done, reps, why);
     } else if (res->status == MCF_STATUS_VERIFIED && cut_rep >= 0) {
         snprintf(res->message, sizeof res->message, "repetition %d cut short by %s: not a figure; %d timed before it",
                  cut_rep + 1, mcf_stop_signal() ? "a stop signal" : "the time limit", res->reps_done);
     } else if (res->status == MCF_STATUS_VERIFIED && res->reps_done < reps && !mcf_stop_signal()) {
-        snprintf(res->message, sizeof res->message, "time limit of %d s: %d of %d repetitions", in->time_limit,
+        snprintf(res->message, sizeof res->message, "time limit of %d s: %d of %d repetitions", limit,
                  res->reps_done, reps);
     } else {
         snprintf(res->message, sizeof res->message, "%s", e->msg);
@@ -586,7 +650,7 @@ fail:
 static double boundary_deadline(const struct run *r, int i, double since)
 {
     double now = mcf_now();
-    int limit = i > 0 ? r->inst[i - 1].time_limit : 0;
+    int limit = i > 0 ? mcf_sustained_time_limit(&r->inst[i - 1]) : 0;   /* a sustained test's covers its duration */
     if (limit > 0) {
         double end = r->test_start + limit;
         return (end > now ? end : now) + fmax(MCF_WATCHDOG_LIMIT_GRACE_S, 0.25 * limit);
@@ -629,6 +693,27 @@ static void mark_not_run(struct run *r, int i, int sig, int reps_before)
         say(r, "stopped by signal %d before test %d of %d: writing what was measured\n", sig, from + 1, r->ninst);
     } else {
         say(r, "stopped by signal %d during the last test: writing what was measured\n", sig);
+    }
+}
+
+/* Once sampling ended: each sustained test's trace from the power source's
+ * readings, and where the rank verified it the figures at the limit. Out of
+ * memory: the source's columns stay NaN, never a rank missing from the
+ * collectives that write them. */
+static void finish_sustained(struct run *r)
+{
+    const struct mcf_series *v = mcf_sampler_primary(&r->power.sampler);
+    for (int i = 0; i < r->ninst; i++) {
+        struct mcf_result *res = &r->res[i];
+        if (!res->sustained)
+            continue;
+        res->sustained->power_on = r->power.all_on;   /* the same on every rank */
+        /* a cut test keeps its kernel's trace (what each second did before the stop); a wrong or failed one not */
+        int kernel = res->status == MCF_STATUS_VERIFIED || res->status == MCF_STATUS_CUT;
+        if (mcf_sustained_finish(res->sustained, v ? v->r : NULL, v ? v->n : 0, res->rep_start, res->rep_end,
+                                 kernel, res->status == MCF_STATUS_VERIFIED) != 0 && r->topo.rank == 0)
+            fprintf(stderr, "mcfleet: out of memory for the power columns of %s's trace: left NaN\n",
+                    res->inst->name);
     }
 }
 
@@ -679,6 +764,7 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     if (o->list) {
         struct mcf_device_info none = { 0 };
         MCF_TRY(mcf_deck_expand(&r.deck, &none, &r.inst, &r.ninst, &e));
+        mcf_sustained_instances(r.inst, r.ninst);
         list_tests(&r);
         code = MCF_EXIT_OK;
         if (mcf_stop_signal()) {
@@ -697,6 +783,7 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     struct mcf_device_info dev0 = r.dev;
     MCF_MPI(&e, MPI_Bcast(&dev0, sizeof dev0, MPI_BYTE, 0, r.topo.world));
     MCF_TRY(mcf_deck_expand(&r.deck, &dev0, &r.inst, &r.ninst, &e));
+    mcf_sustained_instances(r.inst, r.ninst);   /* one repetition per window, no separate warm-up */
     MCF_ALLOC(&e, r.res, r.ninst);
     for (int i = 0; i < r.ninst; i++)
         init_result(&r, i, &e);
@@ -789,6 +876,7 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         MCF_TRY(mcf_h5_rebind(&h5, r.topo.world, &e));
     }
     mcf_power_end(&r.power);
+    finish_sustained(&r);
     /* after a stop the launcher's SIGKILL may be a second away: the counters get little time */
     mcf_health_busy(&r.health, &r.power.sampler, r.res, r.ninst);
     mcf_health_end(&r.health, mcf_stop_signal() ? 0.3 : 5.0);
