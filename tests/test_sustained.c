@@ -160,6 +160,13 @@ static void power_missing(void **state)
     for (int w = 0; w < N; w++)
         rate[w] = power[w] = NAN;
     assert_int_equal(mcf_steady_from(rate, power, N, MCF_STEADY_BAND), -1);
+    fill(&t, N, rate, power);   /* a latency test without a source: no figures, and not "never steady" */
+    t.col[MCF_TRACE_THROTTLE][0] = 0x4;
+    st = mcf_steady_figures(t.p, N);
+    assert_int_equal(st.from, -1);
+    assert_int_equal(st.found, 0);
+    assert_true(isnan(st.rate) && isnan(st.clock_mhz) && isnan(st.start_s));
+    assert_float_equal(st.throttled_fraction, 1.0, 0);   /* what was read is still said */
 }
 
 static void throttled_fraction(void **state)

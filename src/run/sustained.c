@@ -230,6 +230,21 @@ struct mcf_steady mcf_steady_figures(double *const t[MCF_TRACE_COUNT], int n)
     int read = 0, held = 0;
     if (n <= 0)
         return st;
+    for (int w = 0; w < n; w++) {
+        double m = t[MCF_TRACE_THROTTLE][w];
+        if (!isfinite(m) || m < 0)
+            continue;
+        uint64_t limit = (uint64_t)m & MCF_LIMIT_REASONS;
+        read++;
+        held += limit != 0;
+        reasons |= limit;
+    }
+    if (read) {
+        st.throttled_fraction = (double)held / read;
+        st.throttle_reasons = (double)reasons;
+    }
+    if (!mcf_count_finite(t[MCF_TRACE_RATE], (size_t)n) && !mcf_count_finite(t[MCF_TRACE_POWER], (size_t)n))
+        return st;   /* neither a rate nor power (a latency test without a source): nothing to tell steadiness by */
     st.from = mcf_steady_from(t[MCF_TRACE_RATE], t[MCF_TRACE_POWER], n, MCF_STEADY_BAND);
     st.found = st.from >= 0;
     if (!st.found)
@@ -257,19 +272,6 @@ struct mcf_steady mcf_steady_figures(double *const t[MCF_TRACE_COUNT], int n)
         st.power_w = joules / secs;
     if (jwork > 0)
         st.j_per_unit = joules / jwork;
-    for (int w = 0; w < n; w++) {
-        double m = t[MCF_TRACE_THROTTLE][w];
-        if (!isfinite(m) || m < 0)
-            continue;
-        uint64_t limit = (uint64_t)m & MCF_LIMIT_REASONS;
-        read++;
-        held += limit != 0;
-        reasons |= limit;
-    }
-    if (read) {
-        st.throttled_fraction = (double)held / read;
-        st.throttle_reasons = (double)reasons;
-    }
     return st;
 }
 

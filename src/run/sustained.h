@@ -133,8 +133,10 @@ int mcf_acc_close(struct mcf_sustained_acc *a, double *values, double *span);
 int mcf_steady_from(const double *rate, const double *power, int n, double band);
 
 /* The figures over the trace's first n windows (those with work): steady
- * from mcf_steady_from, else the last half (found = 0). trace[] as the
- * fields above; the time to the limit is left NaN (mcf_time_to_level). */
+ * from mcf_steady_from, else the last half (found = 0); from = -1 and NaN
+ * figures (the throttled time aside) where the trace has neither a rate nor
+ * power to tell by. trace[] as the fields above; the time to the limit is
+ * left NaN (mcf_time_to_level). */
 struct mcf_steady mcf_steady_figures(double *const trace[MCF_TRACE_COUNT], int n);
 
 /* The first sample at or after t0 (and not after t1) whose power reads at
