@@ -1,13 +1,13 @@
 /* Power over a run: sources opened and sampled from before the first test
  * (idle power) to after the last; per-repetition energy and power for every
- * test; the power model per data type; the series in the results file
- * (docs/results-format.md, /power and /power_model). */
+ * test and the power model per data type and input kind, computed into
+ * struct mcf_power_figures; src/results/record_power.c writes them and the
+ * series (docs/results-format.md, /power and /power_model). */
 #ifndef MCF_POWER_RUN_H
 #define MCF_POWER_RUN_H
 
 #include "backend.h"
 #include "deck.h"
-#include "h5out.h"
 #include "results.h"
 #include "sampler.h"
 #include "topo.h"
@@ -25,9 +25,6 @@ int mcf_power_begin(struct mcf_power_run *p, const struct mcf_topo *t, const str
                     double period_s, unsigned sources, int off, double clock_offset, double idle_s,
                     struct mcf_err *e);
 void mcf_power_end(struct mcf_power_run *p);
-/* Collective: /power/<source>/..., the tests' power datasets, /power_model. */
-int mcf_power_record(struct mcf_h5 *h, const struct mcf_power_run *p, const struct mcf_result *res, int n,
-                     struct mcf_err *e);
 void mcf_power_free(struct mcf_power_run *p);
 
 /* Evidence for a GPU's figures over a test window [t0, t1] (rank 0's time
@@ -42,5 +39,52 @@ struct mcf_evidence mcf_window_evidence(const struct mcf_preading *r, size_t n, 
 /* A test's whole window: its first repetition's start to its last one's end
  * (a stopped test keeps its first repetitions); 0, or -1 where it has none. */
 int mcf_result_window(const struct mcf_result *r, double *t0, double *t1);
+
+/* ---- the figures, computed from the samples (compute, then write) ---- */
+
+/* A registered source over the run: its series (NULL where the run has
+ * none: power off), the update cadences, the idle power; NaN where unknown. */
+struct mcf_source_figures {
+    const struct mcf_power_source *src;
+    const struct mcf_series *series;
+    double cadence, cadence_power, cadence_energy, idle_w;
+};
+
+enum mcf_rate_kind { MCF_RATE_NONE, MCF_RATE_FLOPS, MCF_RATE_BYTES };
+
+/* One test on this rank: per repetition (arrays of its repetitions), the
+ * whole test, and the GPU's state over it. */
+struct mcf_test_power {
+    double *energy, *power, *mean, *count, *under, *eff;
+    double span_w, span_mean_w, span_e, span_eff;
+    enum mcf_rate_kind rate;   /* what eff and span_eff are per watt of */
+    double tflops_med;         /* the median rate, for the model (NaN without one) */
+    struct mcf_evidence ev;
+};
+
+/* P = slope x TFLOP/s + intercept over the tests of one type and input kind. */
+struct mcf_power_model {
+    enum mcf_dtype dtype;
+    enum mcf_inputs inputs;
+    double slope, intercept, r2;
+    int points;
+};
+
+struct mcf_power_figures {
+    int per_test;              /* every rank had a source: tests[] and models[] exist */
+    int keep_series;
+    double period_s;
+    int nsources;              /* one per registered source, in the registry's order */
+    struct mcf_source_figures *sources;
+    int ntests;
+    struct mcf_test_power *tests;
+    int nmodels;
+    struct mcf_power_model models[MCF_DTYPE_COUNT * MCF_INPUTS_COUNT];
+};
+
+/* Computes every figure from the stopped sampler. MCF_ERUNTIME for memory. */
+int mcf_power_compute(const struct mcf_power_run *p, const struct mcf_result *res, int n,
+                      struct mcf_power_figures *f, struct mcf_err *e);
+void mcf_power_figures_free(struct mcf_power_figures *f);
 
 #endif

@@ -1,4 +1,5 @@
 #include "record.h"
+#include "record_power.h"
 
 #include "family.h"
 
@@ -297,8 +298,15 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
     for (int i = 0; i < n; i++)   /* res[i].any_verified: the same on every rank (a test boundary); the
                                    * status is not (a rank may not have reached the test others ran) */
         MCF_TRY(record_test(h5, &res[i], res[i].any_verified, e));
-    if (power)
-        MCF_TRY(mcf_power_record(h5, power, res, n, e));
+    if (power) {   /* the power layer computes its figures; this layer writes them */
+        struct mcf_power_figures pf;
+        int rc = mcf_power_compute(power, res, n, &pf, e);
+        if (rc == MCF_OK)
+            rc = mcf_record_power(h5, &pf, res, n, e);
+        mcf_power_figures_free(&pf);
+        if (rc != MCF_OK)
+            goto fail;
+    }
     MCF_TRY(record_health(h5, health, e));
     if (wd->nhung)
         MCF_TRY(record_hung(h5, wd, res, n, e));
