@@ -525,8 +525,11 @@ out:
 static void progress(const struct run *r, int i)
 {
     const struct mcf_instance *in = &r->inst[i];
-    say(r, "[%*d/%d %7.1fs] %-32s %s\n", r->ninst >= 100 ? 3 : 2, i + 1, r->ninst,
-        mcf_now() - r->t_start, in->name, in->kernel.label);
+    char sustained[48] = "";
+    if (in->duration > 0)   /* why the test takes that long */
+        snprintf(sustained, sizeof sustained, " (sustained %d s)", in->duration);
+    say(r, "[%*d/%d %7.1fs] %-32s %s%s\n", r->ninst >= 100 ? 3 : 2, i + 1, r->ninst,
+        mcf_now() - r->t_start, in->name, in->kernel.label, sustained);
 }
 
 /* -v: what rank 0 measured, as soon as the test ends. */
