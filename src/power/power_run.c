@@ -261,22 +261,25 @@ fail:
     return e->rc;
 }
 
-/* The power model per data type and input kind over its matrix throughput
+/* The power model per kernel, data type and input kind over its throughput
  * tests: P = a * TFLOP/s + b (shared/seeds/000_*, Eq. 3), the whole test's
  * power against its median rate. Each input kind (random, zero, exact) is
- * fitted apart: power depends on the data. Library GEMMs count with the
- * matrix tests of their type. The same tests on every rank: the deck decides. */
+ * fitted apart: power depends on the data; mcfleet's matrix tiles and the
+ * library's GEMMs apart: they move their data differently (an H100 draws
+ * 700 W for 820 TFLOP/s of wgmma and for 650 of cuBLAS). The same tests on
+ * every rank: the deck decides. */
 static void models(const struct mcf_result *res, int n, struct mcf_power_figures *f)
 {
+    static const enum mcf_family fams[] = { MCF_FAMILY_MATRIX, MCF_FAMILY_GEMM };
+    for (size_t fi = 0; fi < sizeof fams / sizeof fams[0]; fi++)
     for (int d = 0; d < MCF_DTYPE_COUNT; d++)
         for (int in = 0; in < MCF_INPUTS_COUNT; in++) {
             double x[256], y[256];
             size_t m = 0;
             for (int i = 0; i < n && m < 256; i++) {
                 const struct mcf_kernel *k = &res[i].inst->kernel;
-                int matrix = (k->family == MCF_FAMILY_MATRIX && k->mode == MCF_MODE_THROUGHPUT) ||
-                             k->family == MCF_FAMILY_GEMM;
-                if (!matrix || (int)k->dtype != d || (int)k->inputs != in)
+                if (k->family != fams[fi] || (k->family == MCF_FAMILY_MATRIX && k->mode != MCF_MODE_THROUGHPUT) ||
+                    (int)k->dtype != d || (int)k->inputs != in)
                     continue;
                 x[m] = f->tests[i].tflops_med;
                 y[m] = f->tests[i].span_w;
@@ -285,6 +288,7 @@ static void models(const struct mcf_result *res, int n, struct mcf_power_figures
             if (m < 2)
                 continue;
             struct mcf_power_model *pm = &f->models[f->nmodels++];
+            pm->family = fams[fi];
             pm->dtype = (enum mcf_dtype)d;
             pm->inputs = (enum mcf_inputs)in;
             pm->points = (int)m;

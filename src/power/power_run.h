@@ -64,6 +64,7 @@ struct mcf_test_power {
 
 /* P = slope x TFLOP/s + intercept over the tests of one type and input kind. */
 struct mcf_power_model {
+    enum mcf_family family;    /* matrix (the group is the type's name) or gemm ("gemm-" before it) */
     enum mcf_dtype dtype;
     enum mcf_inputs inputs;
     double slope, intercept, r2;
@@ -79,7 +80,7 @@ struct mcf_power_figures {
     int ntests;
     struct mcf_test_power *tests;
     int nmodels;
-    struct mcf_power_model models[MCF_DTYPE_COUNT * MCF_INPUTS_COUNT];
+    struct mcf_power_model models[2 * MCF_DTYPE_COUNT * MCF_INPUTS_COUNT];
 };
 
 /* Computes every figure from the stopped sampler. MCF_ERUNTIME for memory. */

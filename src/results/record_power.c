@@ -121,10 +121,11 @@ static int record_model(struct mcf_h5 *h, const struct mcf_power_model *m, struc
     char g[96];
     double pts = m->points;
     int random = m->inputs == MCF_INPUTS_RANDOM;
-    snprintf(g, sizeof g, "/power_model/%s%s%s", mcf_dtype_names[m->dtype], random ? "" : "-",
-             random ? "" : mcf_inputs_names[m->inputs]);
+    snprintf(g, sizeof g, "/power_model/%s%s%s%s", m->family == MCF_FAMILY_GEMM ? "gemm-" : "",
+             mcf_dtype_names[m->dtype], random ? "" : "-", random ? "" : mcf_inputs_names[m->inputs]);
     MCF_TRY(mcf_h5_group(h, g, e));
     MCF_TRY(mcf_h5_attr_str(h, g, "inputs", mcf_inputs_names[m->inputs], e));
+    MCF_TRY(mcf_h5_attr_str(h, g, "kernel", mcf_family_names[m->family], e));
     MCF_TRY(row(h, g, "slope", &m->slope, 0, "W per TFLOP/s", e));
     MCF_TRY(row(h, g, "intercept", &m->intercept, 0, "W", e));
     MCF_TRY(row(h, g, "r2", &m->r2, 0, "1", e));
