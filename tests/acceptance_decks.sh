@@ -12,7 +12,7 @@ for v in CUDA_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES HIP_VISIBLE_DEVICES SLURM_JOB
 mkdir "$work/dev"
 export MCFLEET_DEV_ROOT="$work/dev"
 
-contract="matrix-fp64 matrix-fp32 matrix-tf32 matrix-fp16 matrix-bf16 matrix-fp8 matrix-int8 valu-fp64 valu-fp32 hbm-triad hbm-read chase-hbm"
+contract="matrix-fp64 matrix-fp32 matrix-tf32 matrix-fp16 matrix-bf16 matrix-fp8 matrix-int8 valu-fp64 valu-fp32 hbm-triad hbm-read chase-hbm sustained-gemm-fp16"
 n=0
 for d in "$srcdir"/input/acceptance/*.yaml; do
     n=$((n + 1))
