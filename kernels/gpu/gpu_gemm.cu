@@ -359,4 +359,4 @@ static void gemm_teardown(void *ks) { (void)ks; }
 
 #endif
 
-const struct mcf_kernel_ops gpu_gemm_ops = { gemm_setup, gemm_run_rep, gemm_verify, gemm_teardown };
+GPU_HOST_OPS(gpu_gemm_ops, gemm_setup, gemm_run_rep, gemm_verify, gemm_teardown);
