@@ -389,7 +389,6 @@ static void time_sustained(struct run *r, struct in_hand *h, int *cut_rep)
     struct mcf_err *e = &h->e;
     struct mcf_sustained *sus = res->sustained;
     double v[MCF_MAX_METRICS], deadline = r->next_start + in->duration * MCF_SUSTAINED_WINDOW_S;
-    mcf_sustained_start(sus, r->next_start);
     while (e->rc == MCF_OK && !mcf_stop_signal() && mcf_now() - r->cs.offset < deadline && mcf_now() < r->cut.deadline) {
         struct mcf_sample s;
         memset(&s, 0, sizeof s);
@@ -429,6 +428,8 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
     r->test_start = mcf_now();
     int limit = mcf_sustained_time_limit(in);   /* a sustained test's covers its duration */
     r->cut.deadline = limit > 0 ? r->test_start + limit : INFINITY;
+    if (res->sustained)   /* its windows' origin, on every rank that came, whatever its setup did */
+        mcf_sustained_start(res->sustained, r->next_start);
     if (h->have_ks && in->duration > 0) {
         time_sustained(r, h, &cut_rep);
     } else if (h->have_ks) {
