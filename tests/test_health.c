@@ -124,6 +124,7 @@ static void a_vendor_error_or_missing_symbol_disables_only_its_counter(void **st
 /* A run's begin and end on a fake sampler: the link read at idle and at work. */
 struct fake_run {
     struct mcf_sampler s;
+    struct mcf_series series[1];   /* the sampler's one series (it points here) */
     struct mcf_preading r[6];
     struct mcf_instance inst;
     struct mcf_result res;
@@ -142,6 +143,7 @@ static void fake_run(struct fake_run *f, int idle, int busy, int width)
         f->r[i].pcie_gen = in ? busy : idle;
         f->r[i].pcie_width = in ? width : 16;
     }
+    f->s.series = f->series;
     f->s.nseries = 1;
     f->s.series[0].on = 1;
     f->s.series[0].r = f->r;
