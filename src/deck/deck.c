@@ -778,6 +778,8 @@ void mcf_deck_free(struct mcf_deck *deck)
 
 static uint64_t cap(uint64_t v, uint64_t limit) { return v > limit ? limit : v; }
 
+#define QUICK_MAX_DURATION 3   /* seconds of a sustained test */
+
 /* --quick: each key's own cap (family.c), on its value and its sweep points;
  * sweep points that become equal are kept once. */
 void mcf_deck_quick(struct mcf_deck *deck)
@@ -788,6 +790,7 @@ void mcf_deck_quick(struct mcf_deck *deck)
         struct mcf_kernel *k = &t->kernel;
         t->repetitions = t->repetitions < 3 ? t->repetitions : 3;
         t->warmup = t->warmup < 1 ? t->warmup : 1;
+        t->duration = t->duration < QUICK_MAX_DURATION ? t->duration : QUICK_MAX_DURATION;
         for (const struct mcf_key_use *u = mcf_families[k->family].keys; u->key; u++) {
             const struct mcf_key *kd = mcf_kernel_key(u->key);
             if (kd->quick_max)
