@@ -599,17 +599,7 @@ static int parse_bool(struct mcf_yaml_ctx *c, const yaml_node_t *node, const cha
  * under these limits, stops such a deck at the token that crosses one. */
 static int prescan(struct mcf_yaml_ctx *c, const char *text)
 {
-    yaml_mark_t mark;
-    switch (mcf_yaml_prescan(text, MAX_FLOW_DEPTH, MAX_ANCHORS, &mark)) {
-    case MCF_YAML_SCAN_DEEP:
-        return mcf_yaml_at_mark(c, mark, "[ ] and { } nested more than %d deep (a deck needs 3 at most)", MAX_FLOW_DEPTH);
-    case MCF_YAML_SCAN_ANCHORS:
-        return mcf_yaml_at_mark(c, mark, "more than %d anchors (&name); a deck needs a few", MAX_ANCHORS);
-    case MCF_YAML_SCAN_NOMEM:
-        return mcf_err_set(c->e, MCF_ERUNTIME, __FILE__, __LINE__, "yaml_parser_initialize failed");
-    default:
-        return MCF_OK;
-    }
+    return mcf_yaml_limits(c, text, MAX_FLOW_DEPTH, MAX_ANCHORS, "a deck needs 3 at most", "; a deck needs a few");
 }
 
 int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, struct mcf_err *e)

@@ -137,3 +137,19 @@ const char *mcf_yaml_node_kind(const yaml_node_t *n)
     default: return "nothing";
     }
 }
+
+int mcf_yaml_limits(struct mcf_yaml_ctx *c, const char *text, int max_depth, int max_anchors,
+                    const char *depth_need, const char *anchors_need)
+{
+    yaml_mark_t mark;
+    switch (mcf_yaml_prescan(text, max_depth, max_anchors, &mark)) {
+    case MCF_YAML_SCAN_DEEP:
+        return mcf_yaml_at_mark(c, mark, "[ ] and { } nested more than %d deep (%s)", max_depth, depth_need);
+    case MCF_YAML_SCAN_ANCHORS:
+        return mcf_yaml_at_mark(c, mark, "more than %d anchors (&name)%s", max_anchors, anchors_need);
+    case MCF_YAML_SCAN_NOMEM:
+        return mcf_err_set(c->e, MCF_ERUNTIME, __FILE__, __LINE__, "yaml_parser_initialize failed");
+    default:
+        return MCF_OK;
+    }
+}

@@ -39,6 +39,11 @@ struct mcf_yaml_ctx {
  * file shown as '?', never sent to the terminal raw). */
 int mcf_yaml_at_mark(const struct mcf_yaml_ctx *c, yaml_mark_t mark, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* mcf_yaml_prescan with its findings as c's error at the token that crossed
+ * a limit; depth_need and anchors_need say what such an input needs ("a deck
+ * needs 3 at most"; "; a deck needs a few" or ""). */
+int mcf_yaml_limits(struct mcf_yaml_ctx *c, const char *text, int max_depth, int max_anchors,
+                    const char *depth_need, const char *anchors_need);
 int mcf_yaml_at(const struct mcf_yaml_ctx *c, const yaml_node_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -383,17 +383,7 @@ fail:
 
 static int prescan(struct mcf_yaml_ctx *c, const char *text)
 {
-    yaml_mark_t mark;
-    switch (mcf_yaml_prescan(text, MAX_FLOW_DEPTH, MAX_ANCHORS, &mark)) {
-    case MCF_YAML_SCAN_DEEP:
-        return mcf_yaml_at_mark(c, mark, "[ ] and { } nested more than %d deep (a profile needs 2)", MAX_FLOW_DEPTH);
-    case MCF_YAML_SCAN_ANCHORS:
-        return mcf_yaml_at_mark(c, mark, "more than %d anchors (&name)", MAX_ANCHORS);
-    case MCF_YAML_SCAN_NOMEM:
-        return mcf_err_set(c->e, MCF_ERUNTIME, __FILE__, __LINE__, "yaml_parser_initialize failed");
-    default:
-        return MCF_OK;
-    }
+    return mcf_yaml_limits(c, text, MAX_FLOW_DEPTH, MAX_ANCHORS, "a profile needs 2", "");
 }
 
 int mcf_profile_load(const char *path, struct mcf_profile *p, struct mcf_err *e)
