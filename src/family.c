@@ -83,6 +83,7 @@ static double memory_bytes(const struct mcf_kernel *k)
     switch (k->op) {
     case MCF_OP_READ: return es;          /* read a */
     case MCF_OP_COPY: return 2 * es;      /* read a, write c */
+    case MCF_OP_WRITE: return es;         /* write c */
     case MCF_OP_TRIAD: return 3 * es;     /* read b and c, write a */
     case MCF_OP_FMA: return 2 * es;       /* read a, write b */
     default: return 0.0;
@@ -212,14 +213,12 @@ static int valu_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_me
     return clock_and_time(caps, out, add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY), max);
 }
 
-/* memory kernels do not stamp the clock: they have no clock_mhz */
 static int memory_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
-    (void)caps;
     int n = add(out, 0, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0, SUMMARY);
     if (k->op == MCF_OP_FMA)
         n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
-    return add(out, n, max, "time_s", "s", m_time, 0, DETAIL);
+    return clock_and_time(caps, out, n, max);
 }
 
 static int latency_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)

@@ -30,7 +30,8 @@ enum mcf_dtype {
 };
 
 enum mcf_level { MCF_LEVEL_HBM, MCF_LEVEL_L2, MCF_LEVEL_L1, MCF_LEVEL_LDS, MCF_LEVEL_COUNT };
-enum mcf_memop { MCF_OP_READ, MCF_OP_COPY, MCF_OP_TRIAD, MCF_OP_FMA, MCF_OP_COUNT };
+/* write (c = mcf_init_w's values, computed: stores only) comes last, so the older ops keep their numbers */
+enum mcf_memop { MCF_OP_READ, MCF_OP_COPY, MCF_OP_TRIAD, MCF_OP_FMA, MCF_OP_WRITE, MCF_OP_COUNT };
 enum mcf_mode { MCF_MODE_THROUGHPUT, MCF_MODE_LATENCY, MCF_MODE_COUNT };
 enum mcf_work { MCF_WORK_MATRIX, MCF_WORK_MEMORY, MCF_WORK_COUNT };
 /* Operand values: random is full entropy (seeded, every mantissa bit drawn,

@@ -31,6 +31,7 @@ typedef hipDeviceProp_t gpuDeviceProp;
 #define gpuMemcpy hipMemcpy
 #define gpuMemcpyAsync hipMemcpyAsync
 #define gpuMemset hipMemset
+#define gpuMemsetAsync hipMemsetAsync
 #define gpuMemcpyHostToDevice hipMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
 #define gpuDeviceSynchronize hipDeviceSynchronize
@@ -62,6 +63,17 @@ __device__ static inline unsigned long long gpu_globaltimer(void)
     return 0;
 #endif
 }
+
+/* 16-byte loads that name the level they are meant to hit (gpu_memory.cu).
+ * AMD: plain loads for the vL1D and LDS, nontemporal ones for the L2; which
+ * level served them is shown by rocprof's counters (docs/amd.md). */
+typedef unsigned int gpu_u32x4 __attribute__((ext_vector_type(4)));
+/* the compute unit a wave runs on (with its SE and XCC bits) */
+__device__ static inline unsigned gpu_smid(void) { return __smid(); }
+__device__ static inline gpu_u32x4 gpu_load_l1(const gpu_u32x4 *p) { return *(const volatile gpu_u32x4 *)p; }
+__device__ static inline gpu_u32x4 gpu_load_l2(const gpu_u32x4 *p) { return __builtin_nontemporal_load(p); }
+__device__ static inline gpu_u32x4 gpu_load_lds(const gpu_u32x4 *p) { return *(const volatile gpu_u32x4 *)p; }
+__device__ static inline void gpu_store_l2(gpu_u32x4 *p, gpu_u32x4 v) { __builtin_nontemporal_store(v, p); }
 #else
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -85,6 +97,7 @@ typedef cudaDeviceProp gpuDeviceProp;
 #define gpuMemcpy cudaMemcpy
 #define gpuMemcpyAsync cudaMemcpyAsync
 #define gpuMemset cudaMemset
+#define gpuMemsetAsync cudaMemsetAsync
 #define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
 #define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define gpuDeviceSynchronize cudaDeviceSynchronize
@@ -109,6 +122,41 @@ __device__ static inline unsigned long long gpu_globaltimer(void)
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
+}
+
+/* 16-byte loads that name the level they are meant to hit (gpu_memory.cu):
+ * .ca caches in the L1, .cg only in the L2 (the L1 is bypassed). Volatile:
+ * a sweep repeated over the same data is never merged or hoisted. The
+ * counters that prove the level are in docs/performance.md (ncu). */
+typedef uint4 gpu_u32x4;
+__device__ static inline unsigned gpu_smid(void)
+{
+    unsigned id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+    return id;
+}
+__device__ static inline gpu_u32x4 gpu_load_l1(const gpu_u32x4 *p)
+{
+    gpu_u32x4 v;
+    asm volatile("ld.global.ca.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+__device__ static inline gpu_u32x4 gpu_load_l2(const gpu_u32x4 *p)
+{
+    gpu_u32x4 v;
+    asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+__device__ static inline gpu_u32x4 gpu_load_lds(const gpu_u32x4 *p)
+{
+    gpu_u32x4 v;
+    unsigned a = (unsigned)__cvta_generic_to_shared(p);
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a));
+    return v;
+}
+__device__ static inline void gpu_store_l2(gpu_u32x4 *p, gpu_u32x4 v)
+{
+    asm volatile("st.global.cg.v4.u32 [%0], {%1,%2,%3,%4};" :: "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
 }
 #endif
 

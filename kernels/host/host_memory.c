@@ -1,4 +1,5 @@
-/* Host memory kernels, after BabelStream: read (a sum), copy (c = a), triad
+/* Host memory kernels, after BabelStream: read (a sum), copy (c = a), write
+ * (c = mcf_init_w, stores only), triad
  * (a = b + s*c) and the arithmetic-intensity kernel fma (b = a after
  * `intensity` steps of y = y*s + t), for the empirical roofline (shared/seeds/
  * 001_*). Inputs follow closed formulas of the element index, so the reference
@@ -55,6 +56,10 @@ struct host_arrays {
     {                                                                               \
         for (uint64_t i = 0; i < n; i++) c[i] = a[i];                               \
     }                                                                               \
+    static void write_##T(T *restrict c, uint64_t n, uint64_t first)                \
+    {                                                                               \
+        for (uint64_t i = 0; i < n; i++) c[i] = (T)mcf_init_w(first + i);            \
+    }                                                                               \
     static void triad_##T(T *restrict a, const T *restrict b, const T *restrict c,  \
                           T s, uint64_t n)                                          \
     {                                                                               \
@@ -90,6 +95,7 @@ MEMORY_KERNELS(float)
         switch ((r)->k.op) {                                                        \
         case MCF_OP_READ: (r)->partial[w] = read_##T(a, n); break;                  \
         case MCF_OP_COPY: copy_##T(a, c, n); break;                                 \
+        case MCF_OP_WRITE: write_##T(c, n, (r)->first[w]); break;                   \
         case MCF_OP_TRIAD: triad_##T(a, b, c, (T)TRIAD_S, n); break;                \
         case MCF_OP_FMA: fma_##T(a, b, (T)FMA_S, (T)FMA_T, (r)->k.intensity, n); break; \
         default: break;                                                             \
@@ -211,9 +217,10 @@ static int check_element(const struct host_arrays *r, int w, uint64_t i, double 
     int fp32 = r->k.dtype == MCF_FP32;
     uint64_t g = r->first[w] + i;
     double got, want, tol;
-    if (r->k.op == MCF_OP_COPY) {
+    if (r->k.op == MCF_OP_COPY || r->k.op == MCF_OP_WRITE) {
+        double v = r->k.op == MCF_OP_WRITE ? mcf_init_w(g) : init_a(g);
         got = element(r, r->c[w], i);
-        want = fp32 ? (float)init_a(g) : init_a(g);
+        want = fp32 ? (float)v : v;
         tol = 0.0;
     } else if (r->k.op == MCF_OP_TRIAD) {
         got = element(r, r->a[w], i);
@@ -244,7 +251,7 @@ int host_arrays_check(struct host_arrays *r, int inject_fault, struct mcf_err *e
     double eps = r->k.dtype == MCF_FP64 ? DBL_EPSILON : FLT_EPSILON;
     int fp32 = r->k.dtype == MCF_FP32;
     if (inject_fault) {
-        void *out = r->k.op == MCF_OP_COPY ? r->c[0] : r->k.op == MCF_OP_TRIAD ? r->a[0] : r->b[0];
+        void *out = r->k.op == MCF_OP_COPY || r->k.op == MCF_OP_WRITE ? r->c[0] : r->k.op == MCF_OP_TRIAD ? r->a[0] : r->b[0];
         if (r->k.op == MCF_OP_READ) r->partial[0] += 1.0;
         else if (r->k.dtype == MCF_FP64) ((double *)out)[0] += 1.0;
         else ((float *)out)[0] += 1.0f;

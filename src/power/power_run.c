@@ -212,6 +212,30 @@ out:
     timed_free(&t);
 }
 
+/* The in-kernel clock beside the source's, repetition by repetition: the
+ * same windows, so a disagreement is the readings', not the timing's. */
+static int clock_figures(const struct mcf_series *series, const struct mcf_result *r, struct mcf_test_power *f,
+                         struct mcf_err *e)
+{
+    int reps = r->inst->repetitions, cm = metric_index(r, "clock_mhz"), m = 0;
+    double *ok = NULL;
+    MCF_ALLOC(e, ok, reps);
+    for (int k = 0; k < reps; k++) {
+        f->sm_mhz[k] = f->clock_ratio[k] = NAN;
+        if (series && isfinite(r->rep_start[k]) && isfinite(r->rep_end[k]))
+            f->sm_mhz[k] = mcf_window_evidence(series->r, series->n, r->rep_start[k], r->rep_end[k]).sm_mhz;
+        double in = cm >= 0 ? r->values[(size_t)cm * reps + k] : NAN;
+        if (in > 0 && f->sm_mhz[k] > 0)
+            ok[m++] = f->clock_ratio[k] = in / f->sm_mhz[k];
+    }
+    if (m)
+        f->clock_ratio_med = mcf_median(ok, (size_t)m);
+    free(ok);
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
 /* Per repetition: energy, average power, readings, the under-sampled flag
  * and the rate per watt; the whole test's figures; the GPU's state during the
  * test, whatever its status (a slow or failing GPU's clock, temperature and
@@ -230,6 +254,9 @@ static int test_figures(const struct timed *v, const struct mcf_series *series, 
     MCF_ALLOC(e, f->count, reps);
     MCF_ALLOC(e, f->under, reps);
     MCF_ALLOC(e, f->eff, reps);
+    MCF_ALLOC(e, f->sm_mhz, reps);
+    MCF_ALLOC(e, f->clock_ratio, reps);
+    f->clock_ratio_med = NAN;
     for (int k = 0; k < reps; k++) {
         struct mcf_window_figures w = { NAN, NAN, NAN, 0, 1 };
         if (v->s && r->status == MCF_STATUS_VERIFIED)
@@ -256,6 +283,7 @@ static int test_figures(const struct timed *v, const struct mcf_series *series, 
         f->tflops_med = mcf_median(r->values + (size_t)gm * reps, (size_t)reps) * 1e-3;
     if (series && mcf_result_window(r, &t0, &t1) == 0)
         f->ev = mcf_window_evidence(series->r, series->n, t0, t1);
+    MCF_TRY(clock_figures(series, r, f, e));
     return MCF_OK;
 fail:
     return e->rc;
@@ -331,6 +359,7 @@ void mcf_power_figures_free(struct mcf_power_figures *f)
     for (int i = 0; f->tests && i < f->ntests; i++) {
         struct mcf_test_power *t = &f->tests[i];
         free(t->energy); free(t->power); free(t->mean); free(t->count); free(t->under); free(t->eff);
+        free(t->sm_mhz); free(t->clock_ratio);
     }
     free(f->tests);
     free(f->sources);

@@ -56,6 +56,10 @@ enum mcf_rate_kind { MCF_RATE_NONE, MCF_RATE_FLOPS, MCF_RATE_BYTES };
  * whole test, and the GPU's state over it. */
 struct mcf_test_power {
     double *energy, *power, *mean, *count, *under, *eff;
+    /* the two clocks: the source's SM clock per repetition (the median of
+     * its readings in the repetition's window), and the in-kernel clock over
+     * it, per repetition and their median (NaN where either is missing) */
+    double *sm_mhz, *clock_ratio, clock_ratio_med;
     double span_w, span_mean_w, span_e, span_eff;
     enum mcf_rate_kind rate;   /* what eff and span_eff are per watt of */
     double tflops_med;         /* the median rate, for the model (NaN without one) */

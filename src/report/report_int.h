@@ -36,7 +36,7 @@ struct fig {
 };
 
 /* Per test, what a technician reads beside a flag (NULL where not in the file). */
-enum { EV_SM_MHZ, EV_TEMP, EV_THROTTLE, EV_POWER, NEV };
+enum { EV_SM_MHZ, EV_TEMP, EV_THROTTLE, EV_POWER, EV_CLOCK_RATIO, NEV };
 extern const char *const mcf_ev_names[NEV];
 struct evidence {
     char test[128];
@@ -75,6 +75,11 @@ struct fleet {
     int exit_code;               /* enum mcf_exit */
     const char *verdict;         /* PASS, WARN, FAIL, INCOMPLETE, MALFORMED */
 };
+
+/* A test's evidence columns and a test's figure by name (NULL: not in the file). */
+const struct evidence *mcf_evidence_of(const struct fleet *f, const char *test);
+const struct fig *mcf_fig_of(const struct fleet *f, const char *test, const char *metric);
+
 
 /* report_judge.c: every rule, into f->causes and f->roll; MCF_EINPUT where a
  * SKU profile is malformed. */

@@ -48,7 +48,7 @@ static const char *throttle_words(uint64_t m, char *buf, size_t len)
     return buf;
 }
 
-static const struct evidence *evidence_of(const struct fleet *f, const char *test)
+const struct evidence *mcf_evidence_of(const struct fleet *f, const char *test)
 {
     for (size_t i = 0; i < f->nev; i++)
         if (!strcmp(f->ev[i].test, test))
@@ -56,7 +56,7 @@ static const struct evidence *evidence_of(const struct fleet *f, const char *tes
     return NULL;
 }
 
-static const struct fig *fig_of(const struct fleet *f, const char *test, const char *metric)
+const struct fig *mcf_fig_of(const struct fleet *f, const char *test, const char *metric)
 {
     for (size_t i = 0; i < f->nfigs; i++)
         if (!strcmp(f->figs[i].test, test) && !strcmp(f->figs[i].metric, metric))
@@ -83,11 +83,11 @@ static void evidence_text(const struct fleet *f, size_t r, const char *test, cha
     buf[0] = '\0';
 #define PUT(...) do { int n_ = snprintf(buf + used, len - used, __VA_ARGS__); \
                       if (n_ > 0 && (size_t)n_ < len - used) used += (size_t)n_; } while (0)
-    const struct fig *clk = fig_of(f, test, "clock_mhz");
+    const struct fig *clk = mcf_fig_of(f, test, "clock_mhz");
     if (clk && isfinite(clk->med[r]))
         PUT("%skernel clock %.0f MHz (fleet median %.0f)", used ? "; " : "", clk->med[r],
             mcf_median(clk->med, f->nranks));
-    const struct evidence *ev = evidence_of(f, test);
+    const struct evidence *ev = mcf_evidence_of(f, test);
     if (ev && ev->col[EV_SM_MHZ] && isfinite(ev->col[EV_SM_MHZ][r]))
         PUT("%sSMI/NVML clock %.0f MHz (fleet median %.0f)", used ? "; " : "", ev->col[EV_SM_MHZ][r],
             mcf_median(ev->col[EV_SM_MHZ], f->nranks));

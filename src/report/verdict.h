@@ -26,6 +26,7 @@ struct mcf_vrules {
     double alpha;                /* expected false flags per metric per fleet under Gaussian noise: 0.01 */
     double k_min;                /* the least spread multiplier: 3.5 */
     double small_n;              /* spreads from n GPUs are widened by 1 + small_n / sqrt(n): 2.5 */
+    double clock_rel;            /* in-kernel against the power source's SM clock: 0.02 */
 };
 void mcf_vrules_default(struct mcf_vrules *r);
 
@@ -86,6 +87,7 @@ enum mcf_rule {
     MCF_RULE_DECK,         /* the acceptance deck does not target this device's architecture */
     MCF_RULE_HEALTH,       /* ECC, row remapping, retired pages, PCIe link */
     MCF_RULE_SUSPECT,      /* a figure above the SKU's datasheet peak: the measurement is suspect */
+    MCF_RULE_CLOCK,        /* the in-kernel clock and the power source's disagree: a fraction of peak is suspect */
     MCF_RULE_COUNT
 };
 extern const char *const mcf_rule_names[MCF_RULE_COUNT];

@@ -35,7 +35,7 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING], hdf5[64], end_time[32];
     int len = 0;
     unsigned maj, min, rel;
-    const char *inject = getenv("MCFLEET_INJECT_FAULT");
+    const char *inject = getenv("MCFLEET_INJECT_FAULT"), *inject_clock = getenv("MCFLEET_INJECT_CLOCK_MHZ");
     time_t now = time(NULL);
     struct tm tm;
     MPI_Get_library_version(mpi, &len);
@@ -73,6 +73,7 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "build", MCF_BUILD_INFO, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "clock", "CLOCK_MONOTONIC, offsets to rank 0 by min-RTT ping-pong", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected", inject ? inject : "", e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected_clock_mhz", inject_clock ? inject_clock : "", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "dev_root", env_or("MCFLEET_DEV_ROOT", ""), e));   /* testing hook */
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "acceptance", deck->acceptance, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "deck_arch", deck->arch, e));

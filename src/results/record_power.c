@@ -109,6 +109,11 @@ static int record_test(struct mcf_h5 *h, const struct mcf_test_power *f, const s
                             f->rate == MCF_RATE_NONE ? "test_avg_power_w"
                             : flops ? "test_avg_power_w,test_gflops_per_w" : "test_avg_power_w,test_gbs_per_w", e));
     MCF_TRY(row(h, g, "test_sm_mhz", &f->ev.sm_mhz, 0, "MHz", e));
+    /* the two clocks, per repetition; the report flags a test whose in-kernel
+     * clock and the source's differ by more than MCF_CLOCK_AGREE */
+    MCF_TRY(row(h, g, "source_sm_mhz", f->sm_mhz, reps, "MHz", e));
+    MCF_TRY(row(h, g, "clock_ratio", f->clock_ratio, reps, "1", e));
+    MCF_TRY(row(h, g, "test_clock_ratio", &f->clock_ratio_med, 0, "1", e));
     MCF_TRY(row(h, g, "test_temp_c_max", &f->ev.temp_c_max, 0, "degC", e));
     MCF_TRY(row(h, g, "test_throttle_reasons", &f->ev.throttle, 0, "NVML clock-event reason bit mask", e));
     return MCF_OK;

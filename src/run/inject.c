@@ -1,5 +1,6 @@
 #include "inject.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,12 +51,30 @@ int mcf_inject_match(const struct mcf_inject *in, int rank, const char *test)
     return fnmatch(in->glob, test, 0) == 0;
 }
 
+int mcf_inject_clock(double *mhz, struct mcf_err *e)
+{
+    const char *s = getenv(MCF_INJECT_CLOCK_ENV);
+    char *end = NULL;
+    *mhz = 0;
+    if (!s || !*s)
+        return MCF_OK;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= 1 && v <= 100000))
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           MCF_INJECT_CLOCK_ENV "='%.64s': expected a clock in MHz from 1 to 100000 (e.g. 2100)", s);
+    *mhz = v;
+    return MCF_OK;
+}
+
 int mcf_inject_check(MPI_Comm comm, struct mcf_err *e)
 {
     struct mcf_inject in;
+    double mhz;
     int size = 0;
     MCF_MPI(e, MPI_Comm_size(comm, &size));
-    mcf_inject_parse(getenv(MCF_INJECT_ENV), size, &in, e);
+    if (mcf_inject_parse(getenv(MCF_INJECT_ENV), size, &in, e) == MCF_OK)
+        mcf_inject_clock(&mhz, e);
     return mcf_agree(comm, e);
 fail:
     return e->rc;

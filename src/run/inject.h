@@ -23,10 +23,19 @@ struct mcf_inject {
  * MCF_EINPUT with a message naming the variable when not. */
 int mcf_inject_parse(const char *spec, int nranks, struct mcf_inject *out, struct mcf_err *e);
 
+/* MCFLEET_INJECT_CLOCK_MHZ=MHZ, for testing the clock check (verdict.h's
+ * clock_rel): every sample's in-kernel clock reads MHZ, on backends that
+ * stamp one and on those that do not (the host), which then record it.
+ * *mhz is 0 where the variable is unset or empty; MCF_EINPUT naming it where
+ * it is not a number from 1 to 100000. */
+#define MCF_INJECT_CLOCK_ENV "MCFLEET_INJECT_CLOCK_MHZ"
+int mcf_inject_clock(double *mhz, struct mcf_err *e);
+
 /* 1 when rank injects the fault into test. */
 int mcf_inject_match(const struct mcf_inject *in, int rank, const char *test);
 
-/* Collective over comm: parses this rank's MCFLEET_INJECT_FAULT and agrees
+/* Collective over comm: parses this rank's MCFLEET_INJECT_FAULT (and
+ * MCFLEET_INJECT_CLOCK_MHZ) and agrees
  * (mcf_agree), so a bad value stops every rank, exit 2, before any test. */
 int mcf_inject_check(MPI_Comm comm, struct mcf_err *e);
 

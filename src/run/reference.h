@@ -22,6 +22,10 @@
 static inline MCF_HD double mcf_init_a(uint64_t g) { return 1.0 + (double)(g % 1021) / 1024.0; }
 static inline MCF_HD double mcf_init_b(uint64_t g) { return 0.5 + (double)(g % 509) / 512.0; }
 static inline MCF_HD double mcf_init_c(uint64_t g) { return 0.25 + (double)(g % 257) / 256.0; }
+/* What the write op stores: 1 + (g mod 1024)/1024, exact in fp32 and fp64,
+ * and cheap to make from bits on a GPU (a store-bound kernel has no cycles
+ * to spare for a division). */
+static inline MCF_HD double mcf_init_w(uint64_t g) { return 1.0 + (double)(g % 1024) / 1024.0; }
 
 /* VALU chains: x = a*x + b with a = -1, b = 0.5 from x0 = (j mod 512)/1024 is
  * exact in every format down to fp16: x_n = x0 (n even) or 0.5 - x0 (n odd). */

@@ -39,6 +39,7 @@ struct run {
     struct mcf_topo topo;
     struct mcf_deck deck;
     struct mcf_backend be;
+    double inject_clock_mhz;     /* MCFLEET_INJECT_CLOCK_MHZ (inject.h); 0: none */
     void *state;
     int have_state;
     int device, device_count;
@@ -124,6 +125,9 @@ static int open_backend(struct run *r, const char *name, struct mcf_err *e)
     struct mcf_rank_env env = rank_env(r);
     int count = 0;
     MCF_TRY(mcf_backend_select(name, &r->be, e));
+    MCF_TRY(mcf_inject_clock(&r->inject_clock_mhz, e));   /* checked on every rank before */
+    if (r->inject_clock_mhz > 0)
+        r->be.caps |= MCF_CAP_CLOCK;
     MCF_TRY(r->be.init(&r->state, &env, e));
     r->have_state = 1;
     MCF_TRY(r->be.device_count(r->state, &count, e));
@@ -362,9 +366,16 @@ static void release_instance(struct run *r, struct in_hand *h)
 
 /* A sample's metrics into v[]; a figure that must be finite and is not is
  * an error (the kernel was too short for the timer). */
-static int sample_values(struct mcf_result *res, const struct mcf_kernel *k, const struct mcf_sample *s, double *v,
-                         struct mcf_err *e)
+static int sample_values(const struct run *r, struct mcf_result *res, const struct mcf_kernel *k,
+                         const struct mcf_sample *smp, double *v, struct mcf_err *e)
 {
+    struct mcf_sample injected;
+    const struct mcf_sample *s = smp;
+    if (r->inject_clock_mhz > 0) {   /* testing the clock check (inject.h) */
+        injected = *smp;
+        injected.clock_mhz = r->inject_clock_mhz;
+        s = &injected;
+    }
     for (int m = 0; m < res->nmetrics; m++) {
         v[m] = res->metrics[m].value(k, s, res->metrics[m].index);
         if (!isfinite(v[m]) && !res->metrics[m].optional)
@@ -398,7 +409,7 @@ static void time_sustained(struct run *r, struct in_hand *h, int *cut_rep)
             break;
         }
         double b = mcf_now() - r->cs.offset;
-        if (sample_values(res, &h->k, &s, v, e) != MCF_OK)
+        if (sample_values(r, res, &h->k, &s, v, e) != MCF_OK)
             break;
         if (mcf_sustained_add(sus, a, b, s.seconds, v) != 0)
             mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory for a sustained test's windows");
@@ -452,7 +463,7 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
             }
             res->rep_end[rep] = mcf_now() - r->cs.offset;
             res->reps_done = rep + 1;
-            if (sample_values(res, &h->k, &s, v, e) != MCF_OK)
+            if (sample_values(r, res, &h->k, &s, v, e) != MCF_OK)
                 break;
             for (int m = 0; m < res->nmetrics; m++)
                 res->values[m * reps + rep] = v[m];

@@ -1,0 +1,94 @@
+#!/bin/sh
+# The clock check (issue 12) end to end through the host backend: every test
+# records the in-kernel clock beside the power source's SM clock, per
+# repetition, and the report flags a test whose two clocks part by more than
+# 2 %. The host has no in-kernel clock, so one is injected
+# (MCFLEET_INJECT_CLOCK_MHZ); the power source is NVML, the stub library
+# (tests/stub_nvml.c, whose SM clock reads 1980 MHz). Injected 1990 (+0.5 %):
+# no flag. Injected 2100 (+6.1 %): a clock-check WARN on every test, naming
+# both clocks, and the injection recorded in the file. A bad value stops the
+# run before any test, exit 2, naming the variable.
+. "$srcdir/tests/lib.sh"
+need_mpirun
+need_h5py
+cat >"$work/deck.yaml" <<YAML
+power:
+  period_ms: 10
+  sources: [nvml]
+tests:
+  - {name: clk-valu, kernel: valu, dtype: fp64, iterations: 200000, repetitions: 4}
+  - {name: clk-triad, kernel: memory, op: triad, bytes: 4MiB, repetitions: 4, sweeps: 20}
+YAML
+# the host rank stands for a PCI GPU, which the stub NVML then serves
+export MCFLEET_NVML_LIB="$builddir/tests/libstub_nvml.so" MCFLEET_HOST_PCI_BUS_ID=0000:00:06.0
+
+# (exported, not prefixed: a prefix to a shell function may not reach mpirun)
+export MCFLEET_INJECT_CLOCK_MHZ=1990
+mpi 1 --backend host --deck "$work/deck.yaml" -o "$work/ok.h5"
+expect_rc 0
+export MCFLEET_INJECT_CLOCK_MHZ=2100
+mpi 1 --backend host --deck "$work/deck.yaml" -o "$work/off.h5"
+expect_rc 0
+unset MCFLEET_INJECT_CLOCK_MHZ
+
+"$PYTHON_H5" - "$work/ok.h5" "$work/off.h5" <<'PY' || fail "the two clocks in the file"
+import sys, h5py, numpy as np
+for path, want in ((sys.argv[1], 1990.0), (sys.argv[2], 2100.0)):
+    with h5py.File(path, "r") as h:
+        inj = h["/meta"].attrs["injected_clock_mhz"]
+        inj = inj.decode() if isinstance(inj, bytes) else inj
+        assert inj == str(int(want)), ("injection not recorded", path, inj)
+        for t in ("clk-valu", "clk-triad"):
+            g = h["/results/" + t]
+            k = np.array(g["clock_mhz"])[0]
+            s = np.array(g["source_sm_mhz"])[0]
+            q = np.array(g["clock_ratio"])[0]
+            assert k.shape == s.shape == q.shape == (4,), (t, k.shape, s.shape, q.shape)
+            assert np.all(k == want), (t, "in-kernel clock", k)
+            assert np.all(s == 1980.0), (t, "the stub's SM clock per repetition", s)
+            assert np.allclose(q, want / 1980.0), (t, "ratio", q)
+            assert abs(float(np.array(g["test_clock_ratio"])[0]) - want / 1980.0) < 1e-12, t
+print("clocks recorded per repetition")
+PY
+
+# the report: no clock cause at +0.5 %; a clock-check WARN per test at +6 %
+"$MCFLEET" report --format json "$work/ok.h5" >"$work/ok.json" 2>"$work/ok.err" || fail "report of the agreeing run: exit $?"
+"$MCFLEET" report "$work/off.h5" >"$work/off.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "report of the disagreeing run: exit $rc (a WARN is exit 0)"
+"$MCFLEET" report --format json "$work/off.h5" >"$work/off.json" 2>/dev/null
+"$PYTHON_H5" - "$work/ok.json" "$work/off.json" <<'PY' || fail "clock-check causes (json above)"
+import sys, json
+def causes(p):
+    d = json.load(open(p))
+    out = []
+    def walk(x):
+        if isinstance(x, dict):
+            if x.get("rule") == "clock-check":
+                out.append(x)
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(d)
+    return d, out
+_, ok = causes(sys.argv[1])
+assert not ok, ("flagged a 0.5 % difference", ok)
+d, off = causes(sys.argv[2])
+tests = sorted({c.get("test") for c in off})
+assert tests == ["clk-triad", "clk-valu"], ("a clock-check cause per test", off)
+assert all(c.get("level") == "WARN" for c in off), off
+print("clock-check:", tests)
+PY
+expect_in "$work/off.txt" "clock-check"
+expect_in "$work/off.txt" "2100 MHz and the power source's 1980 MHz"
+
+export MCFLEET_INJECT_CLOCK_MHZ=fast
+mpi 1 --backend host --deck "$work/deck.yaml" -o "$work/bad.h5"
+unset MCFLEET_INJECT_CLOCK_MHZ
+expect_rc 2
+cat "$work/out" "$work/err" >"$work/both"
+expect_in "$work/both" "MCFLEET_INJECT_CLOCK_MHZ='fast'"
+[ ! -e "$work/bad.h5" ] || fail "a rejected injection left a results file"
+echo "PASS"
