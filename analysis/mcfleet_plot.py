@@ -260,9 +260,9 @@ def reading(path, fn):
     return value
 
 
-def save(fig, output, what):
-    """lays out and writes the figure, and says what it holds"""
-    fig.tight_layout()
+def save(fig, output, what, rect=None):
+    """lays out and writes the figure (rect: the part the axes may use), and says what it holds"""
+    fig.tight_layout(rect=rect)
     try:
         fig.savefig(output, dpi=110)
     except OSError as e:
@@ -318,9 +318,15 @@ def draw_variation(args, nranks, nodes, backend, tests):
     save(fig, args.output, "%d tests" % len(tests))
 
 
+LEVELS = ("hbm", "l2", "l1", "lds")
+
+
 def read_roofline(path):
+    """the intensity sweep's points; per memory level its highest measured
+    bandwidth (test name, GB/s) and how the file says the level was hit
+    (/meta level_method_<level>); the compute ceilings (test name, GFLOP/s)"""
     r = Results(path)
-    points, bw_ceiling, flop_ceiling = [], [], []
+    points, roofs, flop_ceiling = [], {}, []
     for name, gname, g in r.tests():
         kernel = r.attr_text(g, gname, "kernel")
         if kernel == "memory" and r.attr_text(g, gname, "op") == "fma":
@@ -337,13 +343,23 @@ def read_roofline(path):
         elif kernel in ("memory", "valu", "matrix"):
             v = r.figures(g, gname, "bandwidth_gbs" if kernel == "memory" else "gflops")
             ceiling = finite_median(per_rank_median(v)) if v is not None else float("nan")
-            if ceiling > 0:   # a ceiling on a log scale
-                (bw_ceiling if kernel == "memory" else flop_ceiling).append((name, ceiling))
-    return points, bw_ceiling, flop_ceiling
+            if not ceiling > 0:   # a ceiling on a log scale
+                continue
+            if kernel == "memory":
+                level = r.attr_text(g, gname, "level", default="hbm")
+                if level not in LEVELS:
+                    r.bad(gname + " attribute level", "%r is not one of %s" % (level, ", ".join(LEVELS)))
+                if level not in roofs or ceiling > roofs[level][1]:
+                    roofs[level] = (name, ceiling)
+            else:
+                flop_ceiling.append((name, ceiling))
+    methods = {lv: r.attr_text(r.meta, "/meta", "level_method_" + lv, default="not recorded (an older file)")
+               for lv in roofs}
+    return points, roofs, methods, flop_ceiling
 
 
 def roofline(args):
-    points, bw_ceiling, flop_ceiling = reading(args.file, lambda: read_roofline(args.file))
+    points, roofs, methods, flop_ceiling = reading(args.file, lambda: read_roofline(args.file))
     if not points:
         raise BadFile("%s: no intensity sweep (memory op fma) with figures" % args.file)
     points.sort(key=lambda p: p[0])
@@ -354,26 +370,41 @@ def roofline(args):
     positive = fleet[fleet > 0]
     if not positive.size:
         raise BadFile("%s: the intensity sweep has no positive figure to draw on a log scale" % args.file)
-    draw_roofline(args, points, bw_ceiling, flop_ceiling, ai, fleet, lo, hi, positive)
+    for lv in LEVELS:
+        if lv in roofs:
+            print("%s ceiling %.4g GB/s (%s): %s" % (lv, roofs[lv][1], roofs[lv][0], methods[lv]))
+    draw_roofline(args, points, roofs, methods, flop_ceiling, ai, fleet, lo, hi, positive)
 
 
-def draw_roofline(args, points, bw_ceiling, flop_ceiling, ai, fleet, lo, hi, positive):
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+def draw_roofline(args, points, roofs, methods, flop_ceiling, ai, fleet, lo, hi, positive):
+    """the hierarchical roofline (shared/seeds/001_*): per level, min(bandwidth x
+    intensity, the highest compute ceiling), each labelled with how its level was
+    hit; the legend beside the axes, never over the data"""
+    fig, ax = plt.subplots(figsize=(10, 5.5))
     ax.fill_between(ai, lo, hi, color="C0", alpha=0.25, label="fleet min-max")
     ax.plot(ai, fleet, "o-", color="C0", label="fleet median (FMA sweep)")
-    x = np.logspace(np.log10(ai.min() / 2), np.log10(ai.max() * 2), 100)
-    for i, (name, bw) in enumerate(sorted(bw_ceiling, key=lambda b: -b[1])[:4]):
-        ax.plot(x, bw * x, "--", lw=0.8, color="C%d" % (i + 1), label="%s %.3g GB/s" % (short(name), bw))
+    x = np.logspace(np.log10(ai.min() / 4), np.log10(ai.max() * 4), 200)
+    top = max([c[1] for c in flop_ceiling], default=float("inf"))
+    notes = []
+    for i, lv in enumerate(lv for lv in LEVELS if lv in roofs):
+        name, bw = roofs[lv]
+        ax.plot(x, np.minimum(bw * x, top), "-", lw=1.2, color="C%d" % (i + 1),
+                label="%s roof %.4g GB/s (%s)" % (lv.upper(), bw, short(name, 24)))
+        notes.append("%s: %s" % (lv.upper(), short(methods[lv], 150)))
     for i, (name, fl) in enumerate(sorted(flop_ceiling, key=lambda b: -b[1])[:3]):
-        ax.axhline(fl, ls=":", lw=0.8, color="C%d" % (i + 5), label="%s %.3g GFLOP/s" % (short(name), fl))
+        ax.axhline(fl, ls=":", lw=0.8, color="C%d" % (i + 6), label="%s %.4g GFLOP/s" % (short(name, 24), fl))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylim(positive.min() / 4, max(positive.max(), max([c[1] for c in flop_ceiling], default=0)) * 2)
     ax.set_xlabel("arithmetic intensity [FLOP/byte]")
     ax.set_ylabel("GFLOP/s")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     ax.set_title("empirical roofline: %s" % short(show(args.file), 100), fontsize=9)
-    save(fig, args.output, "%d intensity points" % len(points))
+    if notes:
+        fig.text(0.01, 0.01, "how each level was hit (the file's /meta level_method_*):\n" + "\n".join(notes),
+                 fontsize=6, va="bottom", ha="left")
+    save(fig, args.output, "%d intensity points, %d roofs" % (len(points), len(roofs)),
+         rect=(0, 0.03 + 0.022 * (len(notes) + 1) if notes else 0, 1, 1))
 
 
 def fit_saturating(n, y):

@@ -1,5 +1,7 @@
 #!/bin/sh
-# The plotting script reads a real results file and draws both figures.
+# The plotting script reads a real results file and draws both figures; the
+# roofline draws one roof per memory level with how the file says the level
+# was hit (/meta level_method_<level>).
 . "$srcdir/tests/lib.sh"
 need_mpirun
 "$PYTHON_H5" -c 'import h5py, numpy, matplotlib' 2>/dev/null || { echo "SKIP: no matplotlib"; exit $SKIP; }
@@ -16,6 +18,11 @@ tests:
     kernel: memory
     op: triad
     bytes: 4MiB
+  - name: l2r
+    kernel: memory
+    level: l2
+    op: read
+    bytes: 256KiB
   - name: ai
     kernel: memory
     op: fma
@@ -25,9 +32,12 @@ YAML
 mpi 2 --backend host --deck "$work/roof.yaml" -o "$work/r.h5"
 expect_rc 0
 "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" variation "$work/r.h5" -o "$work/v.png" >"$work/p" || fail "variation plot"
-expect_in "$work/p" "(5 tests)"
+expect_in "$work/p" "(6 tests)"
 "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$work/r.h5" -o "$work/rl.png" >"$work/p" || fail "roofline plot"
-expect_in "$work/p" "(3 intensity points)"
+expect_in "$work/p" "(3 intensity points, 2 roofs)"
+expect_in "$work/p" "hbm ceiling"
+expect_in "$work/p" "l2 ceiling"
+expect_in "$work/p" "(l2r): the level targeted by the arrays' size alone"
 [ -s "$work/v.png" ] && [ -s "$work/rl.png" ] || fail "no PNG written"
 # input it cannot use: exit 2, one line naming the file, no traceback
 for bad in "$srcdir/tests/decks/tiny.yaml" "$work/none.h5" "$work"; do

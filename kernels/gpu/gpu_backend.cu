@@ -197,6 +197,28 @@ fail:
     return e->rc;
 }
 
+/* What makes each memory kernel hit its level (gpu_memory.cu), and where the
+ * counters that show it are. */
+static const char *gpu_level_method(enum mcf_level level)
+{
+#if defined(MCF_GPU_HIP)
+    static const char *const m[MCF_LEVEL_COUNT] = {   /* in enum mcf_level's order */
+        /* hbm */ "arrays of 4x the L2, rotated among sets; rocprof TCC_EA_RDREQ/WRREQ show the HBM bytes (docs/amd.md; not measured by mcfleet)",
+        /* l2 */ "nontemporal loads and stores, the op's arrays in a quarter of the L2; rocprof TCP_TCC_READ_REQ and TCC_HIT show the level (docs/amd.md; not measured by mcfleet)",
+        /* l1 */ "plain loads, each block sweeping one window inside the vL1D; rocprof TCP_TOTAL_CACHE_ACCESSES shows the level (docs/amd.md; not measured by mcfleet)",
+        /* lds */ "ds_read_b128 from each block's LDS; rocprof SQ_LDS_IDX_ACTIVE and SQ_LDS_BANK_CONFLICT (docs/amd.md; not measured by mcfleet)",
+    };
+#else
+    static const char *const m[MCF_LEVEL_COUNT] = {   /* in enum mcf_level's order */
+        /* hbm */ "arrays of 4x the L2, rotated among sets; ncu on an H100: DRAM bytes equal the arrays' (docs/performance.md)",
+        /* l2 */ "ld.global.cg / st.global.cg around the L1, the op's arrays in a quarter of the L2; ncu on an H100: 0% L1 hits, 99.9% L2 hits (docs/performance.md)",
+        /* l1 */ "ld.global.ca, each block sweeping one window inside the L1; ncu on an H100: 99.97% L1 hits (docs/performance.md)",
+        /* lds */ "ld.shared from each block's own shared memory; ncu on an H100: shared wavefronts only, no bank conflicts (docs/performance.md)",
+    };
+#endif
+    return (int)level >= 0 && level < MCF_LEVEL_COUNT ? m[level] : "";
+}
+
 extern "C" const struct mcf_backend MCF_GPU_BACKEND_TABLE = {
     MCF_GPU_VENDOR,
     "GPU kernels through " MCF_GPU_VENDOR,
@@ -209,4 +231,5 @@ extern "C" const struct mcf_backend MCF_GPU_BACKEND_TABLE = {
     gpu_device_info,
     /* in enum mcf_family's order (C++ has no array designators) */
     { &gpu_matrix_ops, &gpu_valu_ops, &gpu_memory_ops, &gpu_latency_ops, &gpu_streams_ops, &gpu_gemm_ops },
+    gpu_level_method,
 };

@@ -74,6 +74,11 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "clock", "CLOCK_MONOTONIC, offsets to rank 0 by min-RTT ping-pong", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected", inject ? inject : "", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected_clock_mhz", inject_clock ? inject_clock : "", e));
+    for (int l = 0; l < MCF_LEVEL_COUNT; l++) {   /* the roofline's ceilings: how each level is hit */
+        char name[48];
+        snprintf(name, sizeof name, "level_method_%s", mcf_level_names[l]);
+        MCF_TRY(mcf_h5_attr_str(h, "/meta", name, be->level_method((enum mcf_level)l), e));
+    }
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "dev_root", env_or("MCFLEET_DEV_ROOT", ""), e));   /* testing hook */
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "acceptance", deck->acceptance, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "deck_arch", deck->arch, e));

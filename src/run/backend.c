@@ -80,8 +80,15 @@ static const struct mcf_kernel_ops unsupported_ops = {
 
 #define FILL(field, fallback) do { if (!(field)) (field) = (fallback); } while (0)
 
+static const char *default_level_method(enum mcf_level level)
+{
+    (void)level;
+    return "the level targeted by the arrays' size alone; no counters show which level served them";
+}
+
 void mcf_backend_fill(struct mcf_backend *b)
 {
+    FILL(b->level_method, default_level_method);
     FILL(b->finalize, default_finalize);
     FILL(b->device_count, default_device_count);
     FILL(b->open_device, default_open_device);

@@ -63,6 +63,9 @@ struct mcf_backend {
     int (*device_info)(void *state, struct mcf_device_info *info, struct mcf_err *e);
     /* one table per family; NULL (or an incomplete table) means unsupported */
     const struct mcf_kernel_ops *family[MCF_FAMILY_COUNT];
+    /* how the memory kernels make sure they hit each level, and what proves
+     * it (recorded as /meta level_method_<level>); optional */
+    const char *(*level_method)(enum mcf_level level);
 };
 
 /* NULL-terminated, in order of preference for --backend auto. */
