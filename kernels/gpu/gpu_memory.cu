@@ -201,22 +201,26 @@ __global__ void k_write(gpu_u32x4 *__restrict__ c, unsigned nv, int passes, int 
     clock_end(st, clk);
 }
 
-template <typename T>
-static __device__ inline typename v16<T>::t as_v(gpu_u32x4 w)
+/* a = b + s*c on one 16-byte vector of T, the words reinterpreted by the
+ * intrinsics both vendors have (a memcpy through arrays made hipcc shuffle
+ * bytes and spill to scratch) */
+template <typename T> static __device__ inline gpu_u32x4 triad_w(gpu_u32x4 b, gpu_u32x4 c, T s);
+template <> __device__ inline gpu_u32x4 triad_w<float>(gpu_u32x4 b, gpu_u32x4 c, float s)
 {
-    typename v16<T>::t v;
-    memcpy(&v, &w, sizeof v);
-    return v;
+    gpu_u32x4 a;
+    a.x = __float_as_uint(__uint_as_float(b.x) + s * __uint_as_float(c.x));
+    a.y = __float_as_uint(__uint_as_float(b.y) + s * __uint_as_float(c.y));
+    a.z = __float_as_uint(__uint_as_float(b.z) + s * __uint_as_float(c.z));
+    a.w = __float_as_uint(__uint_as_float(b.w) + s * __uint_as_float(c.w));
+    return a;
 }
-
-template <typename T>
-static __device__ inline typename v16<T>::t triad_v(typename v16<T>::t b, typename v16<T>::t c, T s)
+template <> __device__ inline gpu_u32x4 triad_w<double>(gpu_u32x4 b, gpu_u32x4 c, double s)
 {
-    typename v16<T>::t a;
-    const T *be = (const T *)&b, *ce = (const T *)&c;
-    T *ae = (T *)&a;
-    for (int l = 0; l < v16<T>::n; l++)
-        ae[l] = be[l] + s * ce[l];
+    gpu_u32x4 a;
+    double lo = __hiloint2double((int)b.y, (int)b.x) + s * __hiloint2double((int)c.y, (int)c.x);
+    double hi = __hiloint2double((int)b.w, (int)b.z) + s * __hiloint2double((int)c.w, (int)c.z);
+    a.x = (unsigned)__double2loint(lo); a.y = (unsigned)__double2hiint(lo);
+    a.z = (unsigned)__double2loint(hi); a.w = (unsigned)__double2hiint(hi);
     return a;
 }
 
@@ -227,12 +231,8 @@ __global__ void k_triad(gpu_u32x4 *__restrict__ a, const gpu_u32x4 *__restrict__
     const clock_stamp st = clock_begin();
     for (int p = 0; p < passes; p++)
 #pragma unroll 2
-        for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < nv; i += gridDim.x * blockDim.x) {
-            typename v16<T>::t av = triad_v<T>(as_v<T>(gpu_load_l2(b + i)), as_v<T>(gpu_load_l2(c + i)), s);
-            gpu_u32x4 w;
-            memcpy(&w, &av, sizeof w);
-            gpu_store_l2(a + i, w);
-        }
+        for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < nv; i += gridDim.x * blockDim.x)
+            gpu_store_l2(a + i, triad_w<T>(gpu_load_l2(b + i), gpu_load_l2(c + i), s));
     clock_end(st, clk);
 }
 
@@ -278,12 +278,7 @@ __global__ void k_hbm(int op, gpu_u32x4 *__restrict__ a, gpu_u32x4 *__restrict__
     for (int u = 0; u < UNROLL; u++) {
         size_t i = base + (size_t)u * blockDim.x;
         if (i < nv) {
-            if (op == MCF_OP_TRIAD) {
-                typename v16<T>::t av = triad_v<T>(as_v<T>(x[u]), as_v<T>(y[u]), s);
-                gpu_u32x4 w;
-                memcpy(&w, &av, sizeof w);
-                a[i] = w;
-            }
+            if (op == MCF_OP_TRIAD) a[i] = triad_w<T>(x[u], y[u], s);
             else if (op == MCF_OP_COPY) c[i] = x[u];
             else if (op == MCF_OP_WRITE) c[i] = write_value((unsigned)i, sizeof(T) == 8);
             else wadd(sum, x[u]);
