@@ -6,7 +6,8 @@
 # (MCFLEET_INJECT_CLOCK_MHZ); the power source is NVML, the stub library
 # (tests/stub_nvml.c, whose SM clock reads 1980 MHz). Injected 1990 (+0.5 %):
 # no flag. Injected 2100 (+6.1 %): a clock-check WARN on every test, naming
-# both clocks, and the injection recorded in the file. A bad value stops the
+# both clocks, and the injection recorded in the file. On 3 ranks, the
+# disagreement of a whole SKU against one GPU's. A bad value stops the
 # run before any test, exit 2, naming the variable.
 . "$srcdir/tests/lib.sh"
 need_mpirun
@@ -83,6 +84,53 @@ print("clock-check:", tests)
 PY
 expect_in "$work/off.txt" "clock-check"
 expect_in "$work/off.txt" "2100 MHz and the power source's 1980 MHz"
+
+# A whole SKU parting its clocks the same way (an H200 at its power limit) is
+# said once for the fleet, not flagged on every GPU; a GPU unlike its peers
+# is. Three ranks at +6 %: no per-GPU cause, one fleet line per test. Then
+# the same file with rank 1's ratio set back to 1990/1980 (h5py, a copy):
+# rank 1 alone is flagged, against its SKU's median ratio.
+export MCFLEET_INJECT_CLOCK_MHZ=2100
+mpi 3 --backend host --deck "$work/deck.yaml" -o "$work/sku.h5"
+expect_rc 0
+unset MCFLEET_INJECT_CLOCK_MHZ
+"$MCFLEET" report "$work/sku.h5" >"$work/sku.txt" 2>&1 || fail "report of the SKU-wide run: exit $?"
+"$MCFLEET" report --format json "$work/sku.h5" >"$work/sku.json" 2>/dev/null
+expect_in "$work/sku.txt" "clk-valu: the in-kernel and the power source's SM clocks differ on 3 of 3 GPUs (median ratio 1.061)"
+expect_in "$work/sku.txt" "clk-triad: the in-kernel and the power source's SM clocks differ on 3 of 3 GPUs"
+cp "$work/sku.h5" "$work/odd.h5"
+"$PYTHON_H5" - "$work/odd.h5" <<'PY' || fail "editing the copy"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as h:
+    for t in ("clk-valu", "clk-triad"):
+        h["/results/%s/test_clock_ratio" % t][1] = 1990.0 / 1980.0
+PY
+"$MCFLEET" report --format json "$work/odd.h5" >"$work/odd.json" 2>/dev/null
+"$MCFLEET" report "$work/odd.h5" >"$work/odd.txt" 2>&1
+"$PYTHON_H5" - "$work/sku.json" "$work/odd.json" <<'PY' || fail "clock-check against the SKU (json above)"
+import sys, json
+def causes(p):
+    out = []
+    def walk(x, rank=None):
+        if isinstance(x, dict):
+            rank = x.get("world_rank", x.get("rank", rank))
+            if x.get("rule") == "clock-check":
+                out.append((x.get("rank", rank), x.get("test"), x.get("reference")))
+            for v in x.values():
+                walk(v, rank)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v, rank)
+    walk(json.load(open(p)))
+    return out
+assert causes(sys.argv[1]) == [], ("a SKU-wide disagreement flagged per GPU", causes(sys.argv[1]))
+odd = causes(sys.argv[2])
+assert sorted(t for _, t, _ in odd) == ["clk-triad", "clk-valu"], odd
+assert {r for r, _, _ in odd} == {1}, ("only rank 1 is unlike its peers", odd)
+assert all(abs(ref - 2100.0 / 1980.0) < 1e-9 for _, _, ref in odd), ("reference: the SKU's median ratio", odd)
+print("clock-check against the SKU:", odd)
+PY
+expect_in "$work/odd.txt" "from its SKU's median ratio 1.061"
 
 export MCFLEET_INJECT_CLOCK_MHZ=fast
 mpi 1 --backend host --deck "$work/deck.yaml" -o "$work/bad.h5"
