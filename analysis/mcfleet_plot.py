@@ -3,7 +3,9 @@
 
   mcfleet_plot.py variation FILE [-o OUT.png] [--tests GLOB]
       per-rank medians of each test's summary metric, grouped by node, with the
-      fleet median and the outlier band (median +- 3.5 x 1.4826 x MAD)
+      fleet median and the verdict's relative floors as the file records them
+      (/meta verdict_warn_rel, verdict_fail_rel): a rank outside the warn floor
+      on the bad side is marked; the verdict itself is mcfleet report's
   mcfleet_plot.py roofline FILE [-o OUT.png]
       the arithmetic-intensity sweep (memory op fma) against the measured
       bandwidth and compute ceilings, rank 0 and the fleet spread
@@ -30,13 +32,8 @@ every object's type and shape is checked before it is used.
 import argparse
 import fnmatch
 import os
-import pickle
-import signal
-import stat
 import sys
-import traceback
 
-import h5py
 import numpy as np
 
 import matplotlib
@@ -44,220 +41,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-OUTLIER_K = 3.5
-MAD_SCALE = 1.4826
-MAX_RANKS = 1 << 20          # as the report: a file claiming more is malformed
-MAX_VALUES = 1 << 28
-
-
-class BadFile(Exception):
-    """a results file that cannot be used; the message names the file and the object"""
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcfleet_results import BadFile, Results, finite_median, per_rank_median, reading, show  # noqa: E402
 
 
 class Unwritable(Exception):
     """an output that cannot be written"""
 
 
-def show(name):
-    """a name from the file, printable: bytes decoded, control characters replaced"""
-    if isinstance(name, bytes):
-        name = name.decode("utf-8", "replace")
-    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return "".join(c if c.isprintable() else "?" for c in name)
-
-
-class Results:
-    """an mcfleet results file, opened and read with every object checked"""
-
-    def __init__(self, path):
-        self.path = path
-        try:
-            st = os.stat(path)
-        except OSError as e:
-            raise BadFile("%s: cannot open: %s" % (path, e.strerror))
-        if not stat.S_ISREG(st.st_mode):   # open(2) of a FIFO would wait for a writer
-            raise BadFile("%s: not a regular file" % path)
-        try:
-            self.f = h5py.File(path, "r")
-        except OSError as e:
-            raise BadFile("%s: cannot open as an HDF5 file: %s" % (path, show(str(e))))
-        self.meta = self.group(self.f, "", b"meta", required=True)
-        self.results = self.group(self.f, "", b"results", required=True)
-        self.nranks = self.attr_int(self.meta, "/meta", "nranks", required=True)
-        if not 1 <= self.nranks <= MAX_RANKS:
-            self.bad("/meta attribute nranks", "%d is not a rank count (1..%d)" % (self.nranks, MAX_RANKS))
-
-    def bad(self, obj, what):
-        raise BadFile("%s: %s: %s" % (self.path, obj, what))
-
-    def child(self, g, gname, name, kind, required=False):
-        """the group or dataset NAME (bytes) under g, through a hard link only; None if absent"""
-        obj = "%s/%s" % (gname, show(name))
-        if not g.id.links.exists(name):
-            if required:
-                self.bad(obj, "missing")
-            return None
-        if g.id.links.get_info(name).type != h5py.h5l.TYPE_HARD:
-            self.bad(obj, "is a soft or external link, not followed")
-        oid = h5py.h5o.open(g.id, name)
-        if kind == "group" and isinstance(oid, h5py.h5g.GroupID):
-            return h5py.Group(oid)
-        if kind == "dataset" and isinstance(oid, h5py.h5d.DatasetID):
-            return h5py.Dataset(oid)
-        self.bad(obj, "is not a %s" % kind)
-
-    def group(self, g, gname, name, required=False):
-        return self.child(g, gname, name, "group", required)
-
-    def dataset(self, g, gname, name, kind, shape, required=True):
-        """the values of a dataset of kind "float", "int" or "str" and the given shape
-        (None in a shape: any length >= 1); None if absent and not required"""
-        d = self.child(g, gname, name.encode(), "dataset", required)
-        if d is None:
-            return None
-        obj = "%s/%s" % (gname, show(name))
-        try:
-            dt = d.dtype
-        except (TypeError, ValueError):
-            self.bad(obj, "has a type numpy cannot hold")
-        ok = {"float": dt.kind == "f", "int": dt.kind in "iu",
-              "str": dt.kind == "S" or h5py.check_string_dtype(dt) is not None}[kind]
-        if not ok:
-            self.bad(obj, "is of type %s, expected %s" % (dt, kind))
-        if d.shape is None or len(d.shape) != len(shape) or any(
-                (want is None and have < 1) or (want is not None and have != want)
-                for have, want in zip(d.shape, shape)):
-            self.bad(obj, "has shape %s, expected %s" % (d.shape, tuple("n" if s is None else s for s in shape)))
-        if int(np.prod(d.shape)) > MAX_VALUES:
-            self.bad(obj, "has more than %d values" % MAX_VALUES)
-        if kind == "str" and dt.kind == "S" and dt.itemsize > 1 << 16:
-            self.bad(obj, "holds strings of %d bytes" % dt.itemsize)
-        v = d[()]
-        if kind == "str":
-            return [show(x) for x in v]
-        return v.astype(np.float64 if kind == "float" else np.int64)
-
-    def attr(self, obj, objname, name, required):
-        what = "%s attribute %s" % (objname, name)
-        if name not in obj.attrs:
-            if required:
-                self.bad(what, "missing")
-            return None, what
-        v = obj.attrs[name]
-        if isinstance(v, np.ndarray):
-            if v.size != 1:
-                self.bad(what, "holds %d values, expected one" % v.size)
-            v = v.reshape(-1)[0]
-        return v, what
-
-    def attr_text(self, obj, objname, name, default="", required=False):
-        v, what = self.attr(obj, objname, name, required)
-        if v is None:
-            return default
-        if not isinstance(v, (bytes, str)):
-            self.bad(what, "is not a string")
-        return show(v)
-
-    def attr_int(self, obj, objname, name, default=0, required=False):
-        v, what = self.attr(obj, objname, name, required)
-        if v is None:
-            return default
-        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
-            self.bad(what, "is not an integer")
-        return int(v)
-
-    def tests(self):
-        """(display name, path, group) of every test, in the order they ran"""
-        out = []
-        for raw in self.results.id.__iter__():
-            gname = "/results/" + show(raw)
-            out.append((show(raw), gname, self.group(self.results, "/results", raw, required=True)))
-        return out
-
-    def summary_metric(self, g, gname):
-        names = [m for m in self.attr_text(g, gname, "summary_metrics").split(",") if m]
-        return names[0] if names else None
-
-    def figures(self, g, gname, metric):
-        """a metric's [nranks, repetitions] values; None if the test has no such dataset"""
-        return self.dataset(g, gname, metric, "float", (self.nranks, None), required=False)
-
-    def unit(self, g, gname, metric):
-        d = self.child(g, gname, metric.encode(), "dataset", True)
-        return self.attr_text(d, "%s/%s" % (gname, show(metric)), "unit")
-
-
 def short(text, n=60):
     """a label that matplotlib can draw: a huge one overflows its rasterizer"""
     return text if len(text) <= n else text[:n - 3] + "..."
-
-
-def per_rank_median(v):
-    with np.errstate(all="ignore"):
-        v = np.where(np.isfinite(v), v, np.nan)
-        return np.array([np.nanmedian(row) if np.isfinite(row).any() else np.nan for row in v])
-
-
-def finite_median(v):
-    v = np.asarray(v, float)
-    v = v[np.isfinite(v)]
-    return float(np.median(v)) if v.size else float("nan")
-
-
-def read_here(path, fn):
-    """runs fn, which reads the file: h5py's own errors on a corrupt file (a
-    checksum, a truncated chunk, a broken heap, a type it cannot convert)
-    become BadFile"""
-    try:
-        return fn()
-    except BadFile:
-        raise
-    except (OSError, KeyError, ValueError, TypeError, RuntimeError, IndexError, UnicodeError) as e:
-        lines = show(str(e)).splitlines()
-        raise BadFile("%s: cannot be read: %s" % (path, lines[0] if lines else type(e).__name__))
-
-
-def reading(path, fn):
-    """read_here in a child process, which hands back plain data: the HDF5
-    library's decoders can crash on corrupt metadata (docs/reliability.md), and
-    a crash there is an unreadable file, not a crash of this script. Errors in
-    drawing, after the reading, stay what they are."""
-    if not hasattr(os, "fork"):
-        return read_here(path, fn)
-    rfd, wfd = os.pipe()
-    pid = os.fork()
-    if pid == 0:   # the reader
-        try:
-            os.close(rfd)
-            try:
-                out = ("ok", read_here(path, fn))
-            except BadFile as e:
-                out = ("bad", str(e))
-            except BaseException:
-                out = ("bug", traceback.format_exc())
-            with os.fdopen(wfd, "wb") as w:
-                w.write(pickle.dumps(out))
-        finally:
-            os._exit(0)
-    os.close(wfd)
-    try:
-        with os.fdopen(rfd, "rb") as r:
-            data = r.read()
-        _, status = os.waitpid(pid, 0)
-    except BaseException:   # interrupted: the reader goes too
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        raise
-    if not data:
-        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
-        raise BadFile("%s: reading it crashed (signal %d, %s): the file is corrupt in a way the HDF5 library "
-                      "does not survive" % (path, sig, signal.Signals(sig).name if sig else "no answer"))
-    kind, value = pickle.loads(data)
-    if kind == "bad":
-        raise BadFile(value)
-    if kind == "bug":
-        raise RuntimeError("reading %s failed:\n%s" % (path, value))
-    return value
 
 
 def save(fig, output, what, rect=None):
@@ -283,39 +77,47 @@ def read_variation(path, pattern):
             continue   # no rank verified: no figures
         med = per_rank_median(v)
         if np.isfinite(med).any():
-            tests.append((name, metric, r.unit(g, gname, metric), med))
-    return r.nranks, nodes, r.attr_text(r.meta, "/meta", "backend", "?"), tests
+            tests.append((name, metric, r.unit(g, gname, metric), r.better(g, gname, metric), med))
+    return r.nranks, nodes, r.attr_text(r.meta, "/meta", "backend", "?"), r.rules(), tests
 
 
 def variation(args):
-    nranks, nodes, backend, tests = reading(args.file, lambda: read_variation(args.file, args.tests))
+    nranks, nodes, backend, rules, tests = reading(args.file, lambda: read_variation(args.file, args.tests))
     if not tests:
         raise BadFile("%s: no test with figures matches %r" % (args.file, args.tests))
-    draw_variation(args, nranks, nodes, backend, tests)
+    draw_variation(args, nranks, nodes, backend, rules, tests)
 
 
-def draw_variation(args, nranks, nodes, backend, tests):
+def draw_variation(args, nranks, nodes, backend, rules, tests):
+    """per test, each rank's median around the fleet's, with the verdict's warn
+    and fail floors (relative to the fleet median, on the side that is bad for
+    the metric) where the file records them"""
     fig, axes = plt.subplots(len(tests), 1, figsize=(8, 1.9 * len(tests)), squeeze=False)
-    for ax, (name, metric, unit, med) in zip(axes[:, 0], tests):
+    for ax, (name, metric, unit, better, med) in zip(axes[:, 0], tests):
         fleet = finite_median(med)
-        mad = finite_median(np.abs(med - fleet))
-        band = OUTLIER_K * MAD_SCALE * mad
         x = np.arange(len(med))
-        with np.errstate(invalid="ignore"):
-            out = np.abs(med - fleet) > band if mad > 0 else np.zeros(len(med), bool)
+        out = np.zeros(len(med), bool)
+        if rules and better and np.isfinite(fleet) and fleet != 0:
+            with np.errstate(invalid="ignore"):
+                out = better * (med - fleet) / abs(fleet) < -rules["warn_rel"]
+            for rel, shade in ((rules["fail_rel"], "0.93"), (rules["warn_rel"], "0.85")):
+                edge = fleet * (1 - better * rel)
+                ax.axhspan(min(fleet, edge), max(fleet, edge), color=shade, zorder=0)
         ax.scatter(x[~out], med[~out], c=nodes[~out] % 20, cmap="tab20", vmin=0, vmax=19, s=14,
                    label="rank (colour: node)")
-        ax.scatter(x[out], med[out], marker="x", c="red", s=30, label="outlier")
+        ax.scatter(x[out], med[out], marker="x", c="red", s=30, label="beyond the warn floor")
         ax.axhline(fleet, color="k", lw=0.8)
-        if mad > 0:
-            ax.axhspan(fleet - band, fleet + band, color="0.9", zorder=0)
         ax.set_ylabel("%s\n[%s]" % (short(metric, 30), short(unit, 20)), fontsize=7)
         ax.set_title(short(name, 100), fontsize=8, loc="left")
         ax.tick_params(labelsize=7)
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     axes[-1, 0].set_xlabel("rank")
-    fig.suptitle("%s: %s ranks, backend %s" % (short(show(args.file), 100), nranks, short(backend, 40)), fontsize=9)
-    save(fig, args.output, "%d tests" % len(tests))
+    floors = ("shaded: the verdict's floors, warn %.1f%% and fail %.1f%% below the fleet median (the file's "
+              "/meta verdict_*)" % (100 * rules["warn_rel"], 100 * rules["fail_rel"]) if rules
+              else "no verdict floors in this file (older than 2026-11-25)")
+    fig.suptitle("%s: %s ranks, backend %s\n%s" % (short(show(args.file), 100), nranks, short(backend, 40), floors),
+                 fontsize=8)
+    save(fig, args.output, "%d tests" % len(tests), rect=(0, 0, 1, 1 - 0.5 / fig.get_figheight()))
 
 
 LEVELS = ("hbm", "l2", "l1", "lds")
@@ -333,13 +135,18 @@ def read_roofline(path):
             v = r.figures(g, gname, "gflops")
             if v is None:
                 continue
-            intensity = r.attr_int(g, gname, "intensity", required=True)
-            if intensity <= 0:
-                r.bad(gname + " attribute intensity", "%d is not positive" % intensity)
-            size = 8 if r.attr_text(g, gname, "dtype") == "fp64" else 4
+            work = r.work(g, gname)
+            if work is None:   # a file older than flop_per_unit: the kernel's FMA count, as it was
+                intensity = r.attr_int(g, gname, "intensity", required=True)
+                if intensity <= 0:
+                    r.bad(gname + " attribute intensity", "%d is not positive" % intensity)
+                size = 8 if r.attr_text(g, gname, "dtype") == "fp64" else 4
+                work = (2.0 * intensity, 2.0 * size)
+            if not (work[0] > 0 and work[1] > 0):
+                r.bad(gname + " attributes flop_per_unit, bytes_per_unit", "%g FLOP per %g bytes" % work)
             med = per_rank_median(v)
             if np.isfinite(med).any():
-                points.append((2.0 * intensity / (2.0 * size), med))
+                points.append((work[0] / work[1], med))
         elif kernel in ("memory", "valu", "matrix"):
             v = r.figures(g, gname, "bandwidth_gbs" if kernel == "memory" else "gflops")
             ceiling = finite_median(per_rank_median(v)) if v is not None else float("nan")
@@ -370,6 +177,8 @@ def roofline(args):
     positive = fleet[fleet > 0]
     if not positive.size:
         raise BadFile("%s: the intensity sweep has no positive figure to draw on a log scale" % args.file)
+    print("intensity points (FLOP/byte, the file's flop_per_unit / bytes_per_unit): %s"
+          % " ".join("%.4g" % a for a in ai))
     for lv in LEVELS:
         if lv in roofs:
             print("%s ceiling %.4g GB/s (%s): %s" % (lv, roofs[lv][1], roofs[lv][0], methods[lv]))

@@ -2,10 +2,14 @@
 """Prints mcfleet's figures (a results file) beside the torch references
 (bench/torch_reference.py's JSON lines) and the issue's targets."""
 import json
+import os
 import sys
 
 import h5py
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
+from mcfleet_results import status_codes_of, status_name, text  # noqa: E402  (the one reader)
 
 
 def med(f, test, metric):
@@ -48,14 +52,14 @@ def main():
     for row in rows:
         print("%-22s %10.4g   %-16s %10.4g %8.3f   %s" % row)
     print("\nall figures: per-test medians over 10 repetitions (rank 0), with min-max")
+    codes = status_codes_of(f)
     for name in f["results"]:
         g = f["results"][name]
-        for m in [m for m in g.attrs["summary_metrics"].decode().split(",") if m] if isinstance(g.attrs["summary_metrics"], bytes) else [m for m in str(g.attrs["summary_metrics"]).split(",") if m]:
+        for m in [m for m in text(g.attrs["summary_metrics"]).split(",") if m]:
             print("  %-34s %-18s %12.5g  (%s)" % (name, m, med(f, name, m), spread(f, name, m)))
         st = int(g["status"][0])
-        if st != 1:
-            msg = g["message"][0]
-            print("  %-34s status %d: %s" % (name, st, msg.decode() if isinstance(msg, bytes) else msg))
+        if codes.get(st) != "verified":
+            print("  %-34s %s: %s" % (name, status_name(codes, st), text(g["message"][0])))
     print("\nreferences:")
     for k, o in ref.items():
         print("  %-14s %10.4g %s  (median of 20; min-max time %.4g-%.4g s)" % (k, o["value"], o["unit"], o["min_s"], o["max_s"]))

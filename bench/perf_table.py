@@ -3,17 +3,17 @@
 and the torch references of the same run, so no figure is transcribed by hand.
 usage: perf_table.py BENCH.h5 TORCH.jsonl"""
 import json
+import os
 import sys
 
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
+from mcfleet_results import text as s  # noqa: E402  (the one reader's decode helper)
+
 f = h5py.File(sys.argv[1], "r")
 ref = {o["name"]: o for o in map(json.loads, open(sys.argv[2])) if "name" in o}
-
-
-def s(x):
-    return x.decode() if isinstance(x, bytes) else str(x)
 
 
 def stat(test, metric):

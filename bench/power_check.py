@@ -4,12 +4,14 @@ bench/power-bench.yaml: per source status and update cadence; for the long
 test, the energy counter's average power against the time-weighted mean of
 the readings; the power model per type.
 usage: power_check.py FILE [FILE_WITH_POWER_OFF]"""
+import os
 import sys
 
 import h5py
 import numpy as np
 
-s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
+from mcfleet_results import text as s  # noqa: E402  (the one reader's decode helper)
 f = h5py.File(sys.argv[1], "r")
 for name, g in f["power"].items():
     st = s(g["status"][0])

@@ -39,6 +39,52 @@ expect_in "$work/p" "hbm ceiling"
 expect_in "$work/p" "l2 ceiling"
 expect_in "$work/p" "(l2r): the level targeted by the arrays' size alone"
 [ -s "$work/v.png" ] && [ -s "$work/rl.png" ] || fail "no PNG written"
+# fp64 FMA sweep at 1, 8, 64 FMAs per element: 2k FLOP per 16 bytes, taken from
+# the file (a copy with the work doubled moves the points; a copy without the
+# attributes, as older files are, gets the same points from the kernel's keys)
+expect_in "$work/p" "(FLOP/byte, the file's flop_per_unit / bytes_per_unit): 0.125 1 8"
+cp "$work/r.h5" "$work/w2.h5"; cp "$work/r.h5" "$work/old.h5"
+"$PYTHON_H5" - "$work/w2.h5" "$work/old.h5" <<'PY' || fail "editing the copies"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as h:
+    for t in h["results"]:
+        if t.startswith("ai"):
+            h["results"][t].attrs["flop_per_unit"] *= 2
+with h5py.File(sys.argv[2], "r+") as h:
+    for t in h["results"]:
+        del h["results"][t].attrs["flop_per_unit"], h["results"][t].attrs["bytes_per_unit"]
+    for k in [k for k in h["meta"].attrs if k.startswith("verdict_")]:
+        del h["meta"].attrs[k]
+    del h["results"].attrs["status_codes"]
+PY
+"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$work/w2.h5" -o "$work/x.png" >"$work/p" || fail "roofline, work doubled"
+expect_in "$work/p" "flop_per_unit / bytes_per_unit): 0.25 2 16"
+"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$work/old.h5" -o "$work/x.png" >"$work/p" || fail "roofline, older file"
+expect_in "$work/p" "flop_per_unit / bytes_per_unit): 0.125 1 8"
+"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" variation "$work/old.h5" -o "$work/x.png" >"$work/p" || fail "variation, older file"
+# the one reader: the file's own constants, the report's rules among them
+"$PYTHON_H5" - "$srcdir/analysis" "$work/r.h5" "$work/old.h5" <<'PY' || fail "analysis/mcfleet_results.py"
+import sys
+sys.path.insert(0, sys.argv[1])
+import mcfleet_results as m
+r = m.Results(sys.argv[2])
+codes = r.status_codes()
+assert codes[1] == "verified" and codes[0] == "wrong" and codes[-3] == "not run" and len(codes) == 7, codes
+rules = r.rules()
+assert rules == {"warn_rel": 0.035, "fail_rel": 0.07, "alpha": 0.01, "k_min": 3.5, "small_n": 2.5,
+                 "clock_rel": 0.02}, rules
+work = {n: r.work(g, gn) for n, gn, g in r.tests()}
+assert work["triad"] == (2.0, 24.0) and work["peak"] == (2.0, 0.0), work
+old = m.Results(sys.argv[3])
+assert old.rules() is None and old.status_codes() == codes, "an older file: no rules, the old codes"
+assert all(old.work(g, gn) is None for _, gn, g in old.tests())
+try:
+    m.parse_status_codes(b"1=verified,zero")
+    raise SystemExit("a malformed status_codes was accepted")
+except ValueError as e:
+    assert "'zero'" in str(e), e
+print("mcfleet_results: codes, rules and work from the file")
+PY
 # input it cannot use: exit 2, one line naming the file, no traceback
 for bad in "$srcdir/tests/decks/tiny.yaml" "$work/none.h5" "$work"; do
     rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$bad" -o "$work/x.png" 2>"$work/e" || rc=$?

@@ -16,6 +16,12 @@ META_STR = ["mcfleet_version", "start_time", "end_time", "command_line", "backen
 META_TEXT = {"deck": ["deck_text", "deck"], "tests_not_run": ["tests_not_run_list", "tests_not_run"]}
 HUNG_STR = ["hostname", "device_uuid", "pci_bus_id", "device_name", "test"]
 META_INT = ["nranks", "nnodes", "complete", "quick", "acceptance"]
+# the verdict's default rules of the writing version (docs/acceptance.md)
+META_VERDICT = {"verdict_warn_rel": 0.035, "verdict_fail_rel": 0.07, "verdict_alpha": 0.01, "verdict_k_min": 3.5,
+                "verdict_small_n": 2.5, "verdict_clock_rel": 0.02}
+# docs/results-format.md: /results attribute status_codes
+STATUS_CODES = "1=verified,0=wrong,-1=unsupported,-2=error,-3=not run,-4=hung,-5=cut"
+DTYPE_BYTES = {"fp64": 8, "fp32": 4, "fp16": 2, "bf16": 2}
 RANK_FIELDS = ["hostname", "node", "local_rank", "device", "device_name", "device_uuid",
                "pci_bus_id", "cpu_affinity", "driver", "device_arch", "compute_units",
                "device_clock_mhz", "clock_offset_s", "clock_sync_rtt_s", "slurm_localid", "slurm_nodeid",
@@ -123,6 +129,9 @@ def main():
     for k in META_INT:
         if k not in meta:
             die("/meta lacks " + k)
+    for k, want in META_VERDICT.items():
+        if k not in meta or float(meta[k]) != want:
+            die("/meta %s is %s, expected the verdict's default %s" % (k, meta.get(k), want))
     if int(meta["nranks"]) != nranks:
         die("/meta nranks %s != %d" % (meta["nranks"], nranks))
     if int(meta["complete"]) != complete:
@@ -164,6 +173,8 @@ def main():
     if nodes != set(range(int(meta["nnodes"]))):
         die("node indices %s do not cover 0..nnodes-1" % sorted(nodes))
     results = f["results"]
+    if text(results.attrs.get("status_codes", "")) != STATUS_CODES:
+        die("/results status_codes is %r, expected %r" % (results.attrs.get("status_codes"), STATUS_CODES))
     if len(results) == 0:
         die("no tests in /results")
     nmetrics = 0
@@ -173,9 +184,18 @@ def main():
                 die("%s lacks %s" % (name, k))
             if g[k].shape != (nranks,):
                 die("%s/%s has shape %s" % (name, k, g[k].shape))
-        for k in ["kernel", "label", "repetitions", "warmup", "metrics", "summary_metrics", "test"]:
+        for k in ["kernel", "label", "repetitions", "warmup", "metrics", "summary_metrics", "test",
+                  "flop_per_unit", "bytes_per_unit"]:
             if k not in g.attrs:
                 die("%s lacks attribute %s" % (name, k))
+        flop, nbytes = float(g.attrs["flop_per_unit"]), float(g.attrs["bytes_per_unit"])
+        if not (math.isfinite(flop) and flop >= 0 and math.isfinite(nbytes) and nbytes >= 0):
+            die("%s: flop_per_unit %s, bytes_per_unit %s" % (name, flop, nbytes))
+        if text(g.attrs["kernel"]) == "memory" and text(g.attrs["op"]) in ("fma", "triad"):
+            es = DTYPE_BYTES[text(g.attrs["dtype"])]
+            want = (2.0 * int(g.attrs["intensity"]), 2 * es) if text(g.attrs["op"]) == "fma" else (2.0, 3 * es)
+            if (flop, nbytes) != want:
+                die("%s: %s FLOP per %s bytes, expected %s" % (name, flop, nbytes, want))
         reps = int(g.attrs["repetitions"])
         status = [int(s) for s in g["status"][:]]
         verified = [int(v) for v in g["verified"][:]]

@@ -76,6 +76,11 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
+from mcfleet_results import OLD_STATUS_CODES  # noqa: E402
+
+ST = {name: code for code, name in OLD_STATUS_CODES.items()}   # "verified" -> 1, ...
+
 VERSION = "1"
 HGX_BUS = ["18", "2A", "3A", "5D", "9A", "AB", "BA", "DB"]
 RATE_METRICS = ("gflops", "bandwidth_gbs", "peak_fraction")
@@ -676,34 +681,34 @@ def _write_test(res, test, i, a, rng, perf, clock_out, status_inj, msg_inj, unsu
     rows = answering
     n = len(rows)
     tstat = np.asarray(ds["status"]["data"], dtype=np.int64) if "status" in ds else np.ones(1, dtype=np.int64)
-    good = np.nonzero(tstat == 1)[0]
+    good = np.nonzero(tstat == ST["verified"])[0]
     metric_attr = test["attrs"].get("metrics", {"v": ""})["v"]
     metric_names = [m for m in metric_attr.split(",") if m]
 
     # statuses of the simulated ranks
     if len(good):
-        status = np.ones(Nw, dtype=np.int64)
+        status = np.full(Nw, ST["verified"], dtype=np.int64)
         msg = [""] * Nw
     else:   # no template rank verified (e.g. fp16 on the host backend): as the template's rank 0
         status = np.full(Nw, int(tstat[0]), dtype=np.int64)
         msg = [ds["message"]["data"][0] if "message" in ds else ""] * Nw
     for r in np.nonzero(unsupported[:, i])[0]:
-        status[r] = -1
+        status[r] = ST["unsupported"]
         msg[r] = "kernel not supported [simulated by fleetsim]"
     for r in np.nonzero(status_inj[:, i] == 100)[0]:
-        if status[r] == 1:
-            status[r] = 0
+        if status[r] == ST["verified"]:
+            status[r] = ST["wrong"]
             msg[r] = msg_inj[(r, i)]
     if not_run:
-        status[:] = -3
+        status[:] = ST["not run"]
         why = "not run: %d rank%s hung (see /hung)" % (len(hung), "" if len(hung) == 1 else "s") if hung and \
             i > hung_test else "not run: stopped by signal 15"
         msg = [why] * Nw
     status = status[rows]
     msg = [msg[r] for r in rows]
-    verified = (status == 1).astype(np.int64)
+    verified = (status == ST["verified"]).astype(np.int64)
     any_verified = bool(verified.any())
-    ok = status == 1
+    ok = status == ST["verified"]
 
     # the pool of real repetitions: (template row, repetition) with a figure in every metric
     twod = {k: np.asarray(d["data"], dtype=np.float64) for k, d in ds.items() if d["ndim"] == 2}

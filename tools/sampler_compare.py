@@ -20,8 +20,12 @@ import argparse
 import csv
 import datetime
 import json
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis"))
+from mcfleet_results import text  # noqa: E402  (the one reader's decode helper)
 
 
 def die(msg, code=2):
@@ -75,10 +79,6 @@ def window(rows, t0, t1):
             "median_mhz": statistics.median([r["mhz"] for r in sel]) if sel else float("nan"),
             "limit_w": statistics.median([r["limit"] for r in sel]) if sel else float("nan"),
             "reasons": sorted(reasons.items(), key=lambda kv: -kv[1])[:3], "samples": len(sel)}
-
-
-def text(v):
-    return v.decode() if isinstance(v, bytes) else str(v)
 
 
 def compare_h5(path, rows, min_s, tol):

@@ -98,6 +98,16 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     }
     if (strlen(not_run) < MCF_ATTR_TEXT_MAX)
         MCF_TRY(mcf_h5_attr_str(h, "/meta", "tests_not_run", not_run, e));
+    /* the verdict's default rules of this version, for readers that draw its
+     * thresholds (mcfleet report --warn/--fail may judge with others) */
+    struct mcf_vrules vr;
+    mcf_vrules_default(&vr);
+    MCF_TRY(mcf_h5_attr_double(h, "/meta", "verdict_warn_rel", vr.warn_rel, e));
+    MCF_TRY(mcf_h5_attr_double(h, "/meta", "verdict_fail_rel", vr.fail_rel, e));
+    MCF_TRY(mcf_h5_attr_double(h, "/meta", "verdict_alpha", vr.alpha, e));
+    MCF_TRY(mcf_h5_attr_double(h, "/meta", "verdict_k_min", vr.k_min, e));
+    MCF_TRY(mcf_h5_attr_double(h, "/meta", "verdict_small_n", vr.small_n, e));
+    MCF_TRY(mcf_h5_attr_double(h, "/meta", "verdict_clock_rel", vr.clock_rel, e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "world_size", wd->size, e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "nhung", wd->nhung, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "hung_ranks", hung, e));
@@ -164,6 +174,10 @@ static int record_params(struct mcf_h5 *h, const char *g, const struct mcf_insta
     MCF_TRY(mcf_h5_attr_long(h, g, "seed", (long long)k->seed, e));
     MCF_TRY(mcf_h5_attr_str(h, g, "sweep_key", in->test->sweep_key, e));
     MCF_TRY(mcf_h5_attr_long(h, g, "sweep_value", (long long)in->sweep_value, e));
+    /* the work one unit does, as the metrics were computed: readers take the
+     * arithmetic intensity from these, never re-derive it */
+    MCF_TRY(mcf_h5_attr_double(h, g, "flop_per_unit", mcf_kernel_flops_per_unit(k), e));
+    MCF_TRY(mcf_h5_attr_double(h, g, "bytes_per_unit", mcf_kernel_bytes_per_unit(k), e));
     for (const struct mcf_key_use *u = mcf_families[k->family].keys; u->key; u++) {
         const struct mcf_key *kd = mcf_kernel_key(u->key);
         uint64_t v = mcf_key_get(kd, k);
@@ -301,6 +315,7 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
     MCF_TRY(record_ranks(h5, topo, dev, device, cs, loc, wd->rank, health->serial, e));
     MCF_TRY(mcf_h5_group(h5, "/results", e));
     MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", n, e));
+    MCF_TRY(mcf_h5_attr_str(h5, "/results", "status_codes", mcf_status_codes, e));
     for (int i = 0; i < n; i++)   /* res[i].any_verified: the same on every rank (a test boundary); the
                                    * status is not (a rank may not have reached the test others ran) */
         MCF_TRY(record_test(h5, &res[i], res[i].any_verified, e));

@@ -40,4 +40,9 @@ struct mcf_result {
 
 void mcf_results_free(struct mcf_result *r, int n);
 
+/* Every status as "CODE=name" pairs, comma-separated, written to /results as
+ * the attribute status_codes so that readers (analysis/mcfleet_results.py)
+ * take the codes from the file, not from a copy of this enum. */
+extern const char mcf_status_codes[];
+
 #endif

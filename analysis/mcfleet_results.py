@@ -1,0 +1,328 @@
+"""Reading an mcfleet results file from Python: one reader for the plots,
+the bench scripts and the tools (docs/results-format.md).
+
+The file carries its own constants, and this module takes them from it,
+never from a copy of the C code:
+  Results.status_codes()   /results attribute status_codes ("1=verified,...")
+  Results.rules()          the verdict's default rules of the writing version
+                           (/meta verdict_warn_rel, verdict_fail_rel, ...)
+  Results.work(g, gname)   a test's flop_per_unit and bytes_per_unit, so the
+                           arithmetic intensity is flop / byte as measured
+Files written before those attributes existed (2026-11-25) get None (or, for
+the status codes, the codes of those versions, which have not changed).
+
+The file is read defensively: soft and external links are never followed,
+every object's type and shape is checked before it is used, and the
+problems are BadFile with the file and the object named. reading() reads in
+a child process, so that a crash of the HDF5 library on a corrupt file is a
+BadFile too.
+
+Needs h5py and numpy (Debian: python3-h5py).
+"""
+import os
+import pickle
+import signal
+import stat
+import traceback
+
+import h5py
+import numpy as np
+
+MAX_RANKS = 1 << 20          # as the report: a file claiming more is malformed
+MAX_VALUES = 1 << 28
+
+
+class BadFile(Exception):
+    """a results file that cannot be used; the message names the file and the object"""
+
+
+
+def show(name):
+    """a name from the file, printable: bytes decoded, control characters replaced"""
+    if isinstance(name, bytes):
+        name = name.decode("utf-8", "replace")
+    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return "".join(c if c.isprintable() else "?" for c in name)
+
+
+class Results:
+    """an mcfleet results file, opened and read with every object checked"""
+
+    def __init__(self, path):
+        self.path = path
+        try:
+            st = os.stat(path)
+        except OSError as e:
+            raise BadFile("%s: cannot open: %s" % (path, e.strerror))
+        if not stat.S_ISREG(st.st_mode):   # open(2) of a FIFO would wait for a writer
+            raise BadFile("%s: not a regular file" % path)
+        try:
+            self.f = h5py.File(path, "r")
+        except OSError as e:
+            raise BadFile("%s: cannot open as an HDF5 file: %s" % (path, show(str(e))))
+        self.meta = self.group(self.f, "", b"meta", required=True)
+        self.results = self.group(self.f, "", b"results", required=True)
+        self.nranks = self.attr_int(self.meta, "/meta", "nranks", required=True)
+        if not 1 <= self.nranks <= MAX_RANKS:
+            self.bad("/meta attribute nranks", "%d is not a rank count (1..%d)" % (self.nranks, MAX_RANKS))
+
+    def bad(self, obj, what):
+        raise BadFile("%s: %s: %s" % (self.path, obj, what))
+
+    def child(self, g, gname, name, kind, required=False):
+        """the group or dataset NAME (bytes) under g, through a hard link only; None if absent"""
+        obj = "%s/%s" % (gname, show(name))
+        if not g.id.links.exists(name):
+            if required:
+                self.bad(obj, "missing")
+            return None
+        if g.id.links.get_info(name).type != h5py.h5l.TYPE_HARD:
+            self.bad(obj, "is a soft or external link, not followed")
+        oid = h5py.h5o.open(g.id, name)
+        if kind == "group" and isinstance(oid, h5py.h5g.GroupID):
+            return h5py.Group(oid)
+        if kind == "dataset" and isinstance(oid, h5py.h5d.DatasetID):
+            return h5py.Dataset(oid)
+        self.bad(obj, "is not a %s" % kind)
+
+    def group(self, g, gname, name, required=False):
+        return self.child(g, gname, name, "group", required)
+
+    def dataset(self, g, gname, name, kind, shape, required=True):
+        """the values of a dataset of kind "float", "int" or "str" and the given shape
+        (None in a shape: any length >= 1); None if absent and not required"""
+        d = self.child(g, gname, name.encode(), "dataset", required)
+        if d is None:
+            return None
+        obj = "%s/%s" % (gname, show(name))
+        try:
+            dt = d.dtype
+        except (TypeError, ValueError):
+            self.bad(obj, "has a type numpy cannot hold")
+        ok = {"float": dt.kind == "f", "int": dt.kind in "iu",
+              "str": dt.kind == "S" or h5py.check_string_dtype(dt) is not None}[kind]
+        if not ok:
+            self.bad(obj, "is of type %s, expected %s" % (dt, kind))
+        if d.shape is None or len(d.shape) != len(shape) or any(
+                (want is None and have < 1) or (want is not None and have != want)
+                for have, want in zip(d.shape, shape)):
+            self.bad(obj, "has shape %s, expected %s" % (d.shape, tuple("n" if s is None else s for s in shape)))
+        if int(np.prod(d.shape)) > MAX_VALUES:
+            self.bad(obj, "has more than %d values" % MAX_VALUES)
+        if kind == "str" and dt.kind == "S" and dt.itemsize > 1 << 16:
+            self.bad(obj, "holds strings of %d bytes" % dt.itemsize)
+        v = d[()]
+        if kind == "str":
+            return [show(x) for x in v]
+        return v.astype(np.float64 if kind == "float" else np.int64)
+
+    def attr(self, obj, objname, name, required):
+        what = "%s attribute %s" % (objname, name)
+        if name not in obj.attrs:
+            if required:
+                self.bad(what, "missing")
+            return None, what
+        v = obj.attrs[name]
+        if isinstance(v, np.ndarray):
+            if v.size != 1:
+                self.bad(what, "holds %d values, expected one" % v.size)
+            v = v.reshape(-1)[0]
+        return v, what
+
+    def attr_text(self, obj, objname, name, default="", required=False):
+        v, what = self.attr(obj, objname, name, required)
+        if v is None:
+            return default
+        if not isinstance(v, (bytes, str)):
+            self.bad(what, "is not a string")
+        return show(v)
+
+    def attr_int(self, obj, objname, name, default=0, required=False):
+        v, what = self.attr(obj, objname, name, required)
+        if v is None:
+            return default
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            self.bad(what, "is not an integer")
+        return int(v)
+
+    def tests(self):
+        """(display name, path, group) of every test, in the order they ran"""
+        out = []
+        for raw in self.results.id.__iter__():
+            gname = "/results/" + show(raw)
+            out.append((show(raw), gname, self.group(self.results, "/results", raw, required=True)))
+        return out
+
+    def summary_metric(self, g, gname):
+        names = [m for m in self.attr_text(g, gname, "summary_metrics").split(",") if m]
+        return names[0] if names else None
+
+    def figures(self, g, gname, metric):
+        """a metric's [nranks, repetitions] values; None if the test has no such dataset"""
+        return self.dataset(g, gname, metric, "float", (self.nranks, None), required=False)
+
+    def attr_float(self, obj, objname, name, default=None, required=False):
+        v, what = self.attr(obj, objname, name, required)
+        if v is None:
+            return default
+        if not isinstance(v, (float, int, np.floating, np.integer)) or isinstance(v, bool):
+            self.bad(what, "is not a number")
+        return float(v)
+
+    def status_codes(self):
+        """{code: name} of the test statuses, from /results attribute status_codes"""
+        raw = self.attr_text(self.results, "/results", "status_codes", default=None)
+        try:
+            return parse_status_codes(raw)
+        except ValueError as e:
+            self.bad("/results attribute status_codes", str(e))
+
+    def rules(self):
+        """the verdict's default rules as the writing version had them
+        ({"warn_rel": 0.035, ...}); None for a file older than that record"""
+        names = ("warn_rel", "fail_rel", "alpha", "k_min", "small_n", "clock_rel")
+        got = {n: self.attr_float(self.meta, "/meta", "verdict_" + n) for n in names}
+        if all(v is None for v in got.values()):
+            return None
+        for n, v in got.items():
+            if v is None or not np.isfinite(v) or v < 0:
+                self.bad("/meta attribute verdict_" + n, "missing or not a finite non-negative number")
+        return got
+
+    def work(self, g, gname):
+        """(FLOP, bytes) one unit of the test does, as its metrics were
+        computed; None for a file older than that record"""
+        flop = self.attr_float(g, gname, "flop_per_unit")
+        nbytes = self.attr_float(g, gname, "bytes_per_unit")
+        if flop is None and nbytes is None:
+            return None
+        for n, v in (("flop_per_unit", flop), ("bytes_per_unit", nbytes)):
+            if v is None or not np.isfinite(v) or v < 0:
+                self.bad("%s attribute %s" % (gname, n), "missing or not a finite non-negative number")
+        return flop, nbytes
+
+    def better(self, g, gname, metric):
+        """+1 where higher is better, -1 lower, 0 neither or not recorded (the
+        metric dataset's attribute better, written from the C table)"""
+        d = self.child(g, gname, metric.encode(), "dataset", True)
+        return {"higher": 1, "lower": -1}.get(self.attr_text(d, "%s/%s" % (gname, show(metric)), "better"), 0)
+
+    def unit(self, g, gname, metric):
+        d = self.child(g, gname, metric.encode(), "dataset", True)
+        return self.attr_text(d, "%s/%s" % (gname, show(metric)), "unit")
+
+
+
+def text(v):
+    """an attribute or dataset element as str: bytes decoded (UTF-8, errors
+    replaced); for the bench scripts on their own files, where show()'s
+    escaping of control characters is not needed"""
+    return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+
+
+def parse_status_codes(raw):
+    """{code: name} from the text of /results attribute status_codes
+    ("1=verified,0=wrong,..."); the codes of older files where raw is None;
+    ValueError naming the item that is not CODE=name"""
+    if raw is None:
+        return dict(OLD_STATUS_CODES)
+    codes = {}
+    for item in text(raw).split(","):
+        code, sep, name = item.partition("=")
+        try:
+            if not sep or not name:
+                raise ValueError
+            codes[int(code)] = name
+        except ValueError:
+            raise ValueError("%r is not CODE=name" % short_text(item))
+    return codes
+
+
+def status_codes_of(f):
+    """the status codes of an h5py.File opened by a script that trusts it"""
+    return parse_status_codes(f["results"].attrs.get("status_codes"))
+
+
+def status_name(codes, code):
+    """a status code's name from Results.status_codes() (or the file's own
+    /results attribute, parsed the same way), the number where unknown"""
+    return codes.get(int(code), "status %d" % int(code))
+
+
+def short_text(text, n=60):
+    return text if len(text) <= n else text[:n - 3] + "..."
+
+
+# The status codes for files written before /results status_codes, and for
+# writers of simulated files (tools/fleetsim.py); they have not changed since
+# (src/results/results.c asserts the enum against its own copy). Readers of a
+# file take its own attribute: Results.status_codes(), status_codes_of().
+OLD_STATUS_CODES = {1: "verified", 0: "wrong", -1: "unsupported", -2: "error", -3: "not run", -4: "hung", -5: "cut"}
+
+
+def per_rank_median(v):
+    with np.errstate(all="ignore"):
+        v = np.where(np.isfinite(v), v, np.nan)
+        return np.array([np.nanmedian(row) if np.isfinite(row).any() else np.nan for row in v])
+
+
+def finite_median(v):
+    v = np.asarray(v, float)
+    v = v[np.isfinite(v)]
+    return float(np.median(v)) if v.size else float("nan")
+
+
+def read_here(path, fn):
+    """runs fn, which reads the file: h5py's own errors on a corrupt file (a
+    checksum, a truncated chunk, a broken heap, a type it cannot convert)
+    become BadFile"""
+    try:
+        return fn()
+    except BadFile:
+        raise
+    except (OSError, KeyError, ValueError, TypeError, RuntimeError, IndexError, UnicodeError) as e:
+        lines = show(str(e)).splitlines()
+        raise BadFile("%s: cannot be read: %s" % (path, lines[0] if lines else type(e).__name__))
+
+
+def reading(path, fn):
+    """read_here in a child process, which hands back plain data: the HDF5
+    library's decoders can crash on corrupt metadata (docs/reliability.md), and
+    a crash there is an unreadable file, not a crash of this script. Errors in
+    drawing, after the reading, stay what they are."""
+    if not hasattr(os, "fork"):
+        return read_here(path, fn)
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the reader
+        try:
+            os.close(rfd)
+            try:
+                out = ("ok", read_here(path, fn))
+            except BadFile as e:
+                out = ("bad", str(e))
+            except BaseException:
+                out = ("bug", traceback.format_exc())
+            with os.fdopen(wfd, "wb") as w:
+                w.write(pickle.dumps(out))
+        finally:
+            os._exit(0)
+    os.close(wfd)
+    try:
+        with os.fdopen(rfd, "rb") as r:
+            data = r.read()
+        _, status = os.waitpid(pid, 0)
+    except BaseException:   # interrupted: the reader goes too
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+    if not data:
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+        raise BadFile("%s: reading it crashed (signal %d, %s): the file is corrupt in a way the HDF5 library "
+                      "does not survive" % (path, sig, signal.Signals(sig).name if sig else "no answer"))
+    kind, value = pickle.loads(data)
+    if kind == "bad":
+        raise BadFile(value)
+    if kind == "bug":
+        raise RuntimeError("reading %s failed:\n%s" % (path, value))
+    return value
