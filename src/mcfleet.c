@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "error.h"
 #include "options.h"
+#include "pytool.h"
 #include "report.h"
 #include "runner.h"
 
@@ -16,6 +17,8 @@ int mcfleet_main(int argc, char **argv)
     struct mcf_options o;
     struct mcf_err e = { 0 };
     int rank = 0, initialized = 0;
+    if (argc > 1 && !strcmp(argv[1], "compare"))   /* Python: analysis/mcfleet_compare.py */
+        return mcf_pytool("mcfleet_compare.py", argc - 2, argv + 2);
     MPI_Initialized(&initialized);
     if (initialized)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);

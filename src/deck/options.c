@@ -37,6 +37,8 @@ void mcf_usage(FILE *out)
 "       mpirun -np N mcfleet [OPTIONS]\n"
 "       mcfleet report FILE.h5 [OPTIONS]    the acceptance verdict of a results file\n"
 "                                           (mcfleet report --help)\n"
+"       mcfleet compare OLD.h5 ... NEW.h5   each GPU against its own history, by UUID\n"
+"                                           (mcfleet compare --help)\n"
 "\n"
 "All ranks run the same micro-benchmarks, started together on a common clock;\n"
 "every rank's results go to one HDF5 file, and rank 0 prints the fleet summary.\n"
