@@ -37,7 +37,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcfleet_results import BadFile, Results, reading  # noqa: E402
+from mcfleet_results import BadFile, Results, gpu_keys, reading  # noqa: E402
 
 MAD_SCALE = 1.4826   # a normal sample's standard deviation per unit of median absolute deviation
 
@@ -56,15 +56,9 @@ def read_run(path):
         return v if v is not None else (["" if kind == "str" else -1] * r.nranks)
     uuid, serial = col("device_uuid", "str"), col("device_serial", "str")
     host, local, device = col("hostname", "str"), col("local_rank", "int"), col("device", "int")
-    ident = [u if u and u not in ("none", "unknown") else s for u, s in zip(uuid, serial)]
-    shared = {i for i in ident if ident.count(i) > 1}
-    gpus = []
-    for k in range(r.nranks):
-        key = ident[k] or "rank%d" % k
-        if ident[k] in shared:   # ranks of one machine (host backend): the slot tells them apart
-            key = "%s#local%d" % (key, local[k])
-        gpus.append({"key": key, "host": host[k], "device": int(device[k]), "local_rank": int(local[k]),
-                     "uuid": uuid[k], "serial": serial[k]})
+    keys = gpu_keys(uuid, serial, local)
+    gpus = [{"key": keys[k], "host": host[k], "device": int(device[k]), "local_rank": int(local[k]),
+             "uuid": uuid[k], "serial": serial[k]} for k in range(r.nranks)]
     tests = {}
     for name, gname, g in r.tests():
         work = r.work(g, gname)

@@ -213,6 +213,20 @@ class Results:
 
 
 
+def gpu_keys(uuid, serial, local_rank):
+    """each rank's GPU identity: its UUID, else its board serial; where ranks
+    of one run share one (the host backend: the machine), the local rank is
+    added. Never the rank index or the host, so a GPU keeps its history when
+    it moves (mcfleet compare, mcfleet baseline)."""
+    ident = [u if u and u not in ("none", "unknown") else s for u, s in zip(uuid, serial)]
+    shared = {i for i in ident if ident.count(i) > 1}
+    keys = []
+    for k, i in enumerate(ident):
+        key = i or "rank%d" % k
+        keys.append("%s#local%d" % (key, local_rank[k]) if i in shared else key)
+    return keys
+
+
 def text(v):
     """an attribute or dataset element as str: bytes decoded (UTF-8, errors
     replaced); for the bench scripts on their own files, where show()'s

@@ -19,6 +19,8 @@ int mcfleet_main(int argc, char **argv)
     int rank = 0, initialized = 0;
     if (argc > 1 && !strcmp(argv[1], "compare"))   /* Python: analysis/mcfleet_compare.py */
         return mcf_pytool("mcfleet_compare.py", argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "baseline"))  /* Python: analysis/mcfleet_baseline.py */
+        return mcf_pytool("mcfleet_baseline.py", argc - 2, argv + 2);
     MPI_Initialized(&initialized);
     if (initialized)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -39,6 +39,8 @@ void mcf_usage(FILE *out)
 "                                           (mcfleet report --help)\n"
 "       mcfleet compare OLD.h5 ... NEW.h5   each GPU against its own history, by UUID\n"
 "                                           (mcfleet compare --help)\n"
+"       mcfleet baseline FILE.h5 ... -o B.yaml  a SKU profile from this center's own\n"
+"                                           runs, for report --profiles (mcfleet baseline --help)\n"
 "\n"
 "All ranks run the same micro-benchmarks, started together on a common clock;\n"
 "every rank's results go to one HDF5 file, and rank 0 prints the fleet summary.\n"

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""mcfleet baseline: what this center's healthy GPUs of one SKU reach, from
+its own runs, written as a SKU profile that mcfleet report reads.
+
+  mcfleet baseline FILE.h5 [MORE.h5 ...] -o BASELINE.yaml [--sku NAME] [--force]
+
+Every GPU's median of each test's summary figure (gflops, bandwidth_gbs or
+latency_ns), over all the runs given, is one value. Outliers are removed
+until none is left: a value farther from the median of those kept than the
+verdict's own warn threshold, max(warn_rel, k_min x spread) with the rules
+the files record (/meta verdict_*), is dropped, and the median and spread are
+taken again (at most 20 rounds). Of what remains:
+
+  expected  the median
+  floor     expected x (1 - max(fail_rel, k_min x spread)) (a ceiling for a
+            latency: expected x (1 + ...)), spread the relative standard
+            deviation of the kept values (1.4826 MAD over the median)
+
+The profile names every run (file, start time, mcfleet version) and every GPU
+(UUID, serial) it came from, and each value removed with why, in its comments
+and notes; each figure's source is "measured: <device>, <date>, ...". Use it
+with mcfleet report --profiles DIR (a directory holding it): its device_name
+is the SKU's full name, so it is chosen over a shipped profile of the same
+SKU in that directory. A baseline has no datasheet peak, so no figure is
+"suspect" against it.
+
+Exit codes: 0 written; 2 bad usage, a file that cannot be read (named), an
+existing output without --force, or runs of several SKUs without --sku;
+3 nothing to baseline (no test with figures) or the output cannot be written.
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcfleet_results import BadFile, Results, gpu_keys, reading  # noqa: E402
+
+METRICS = ("gflops", "bandwidth_gbs", "latency_ns")   # what a SKU profile judges (src/report/profile.c)
+MAD_SCALE = 1.4826
+MAX_ROUNDS = 20
+
+
+class Usage(Exception):
+    pass
+
+
+def read_run(path):
+    r = Results(path)
+    ranks = r.group(r.f, "", b"ranks", required=True)
+
+    def col(name, kind, default):
+        v = r.dataset(ranks, "/ranks", name, kind, (r.nranks,), required=False)
+        return list(v) if v is not None else [default] * r.nranks
+    uuid, serial = col("device_uuid", "str", ""), col("device_serial", "str", "")
+    keys = gpu_keys(uuid, serial, col("local_rank", "int", 0))
+    gpus = [{"key": k, "serial": s, "name": n, "arch": a, "cu": int(c)}
+            for k, s, n, a, c in zip(keys, serial, col("device_name", "str", "?"), col("device_arch", "str", ""),
+                                     col("compute_units", "int", -1))]
+    tests = {}
+    for name, gname, g in r.tests():
+        metric = r.summary_metric(g, gname)
+        if metric not in METRICS:
+            continue
+        v = r.figures(g, gname, metric)
+        if v is None:
+            continue
+        with np.errstate(all="ignore"):
+            med = [float(np.nanmedian(row)) if np.isfinite(row).any() else float("nan") for row in v]
+        tests[name] = {"metric": metric, "label": r.attr_text(g, gname, "label"), "median": med}
+    meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("start_time", "mcfleet_version", "deck_path")}
+    return {"path": path, "meta": meta, "gpus": gpus, "tests": tests, "rules": r.rules()}
+
+
+def robust(x):
+    m = float(np.median(x))
+    s = MAD_SCALE * float(np.median(np.abs(np.asarray(x) - m))) / abs(m) if m else float("inf")
+    return m, s
+
+
+def baseline(runs, sku, rules):
+    """per test: expected, bound, spread, kept and removed values"""
+    out = {}
+    names = []
+    for x in runs:
+        names += [n for n in x["tests"] if n not in names]
+    for name in names:
+        vals, metric, labels = [], None, set()
+        for i, x in enumerate(runs):
+            t = x["tests"].get(name)
+            if t is None:
+                continue
+            metric = metric or t["metric"]
+            if t["metric"] != metric:
+                continue
+            labels.add(t["label"])
+            for k, g in enumerate(x["gpus"]):
+                if g["name"] == sku and np.isfinite(t["median"][k]) and t["median"][k] > 0:
+                    vals.append((t["median"][k], i, g["key"]))
+        if len(labels) > 1:
+            out[name] = {"skipped": "its parameters differ between the runs: %s" % " / ".join(sorted(labels))}
+            continue
+        if len(vals) < 2:
+            if vals:
+                out[name] = {"skipped": "one value: a baseline needs two or more GPUs or runs"}
+            continue
+        kept, removed = list(vals), []
+        for _ in range(MAX_ROUNDS):
+            m, s = robust([v for v, _, _ in kept])
+            thr = max(rules["warn_rel"], rules["k_min"] * s)
+            drop = [e for e in kept if abs(e[0] / m - 1) > thr]
+            if not drop or len(kept) - len(drop) < 2:
+                break
+            removed += [(v, i, g, v / m - 1, thr) for v, i, g in drop]
+            kept = [e for e in kept if e not in drop]
+        m, s = robust([v for v, _, _ in kept])
+        margin = max(rules["fail_rel"], rules["k_min"] * s)
+        if margin >= 0.5:
+            out[name] = {"skipped": "spread %.1f%% of %d values: too noisy for a floor" % (100 * s, len(kept))}
+            continue
+        higher = metric != "latency_ns"
+        out[name] = {"metric": metric, "expected": m, "bound": m * (1 - margin) if higher else m * (1 + margin),
+                     "higher": higher, "spread": s, "kept": kept, "removed": removed}
+    return out
+
+
+def fmt(v):
+    return "%.6g" % v
+
+
+def write_profile(path, runs, sku, figures, rules, force):
+    g0 = next(g for x in runs for g in x["gpus"] if g["name"] == sku)
+    gpus = sorted({(g["key"], g["serial"]) for x in runs for g in x["gpus"] if g["name"] == sku})
+    dates = sorted(x["meta"]["start_time"][:10] for x in runs if x["meta"]["start_time"])
+    span = dates[0] if dates and dates[0] == dates[-1] else "%s..%s" % (dates[0], dates[-1]) if dates else "undated"
+    lines = ["# mcfleet baseline: what this center's healthy %s GPUs reach, from its own runs" % sku,
+             "# (mcfleet baseline; docs/acceptance.md). Runs, oldest as given first:"]
+    for i, x in enumerate(runs):
+        lines.append("#   [%d] %s  started %s, mcfleet %s, deck %s" % (i, x["path"], x["meta"]["start_time"],
+                                                                      x["meta"]["mcfleet_version"], x["meta"]["deck_path"]))
+    lines.append("# GPUs (%d): %s" % (len(gpus), ", ".join(u + (" serial " + s if s else "") for u, s in gpus)))
+    lines.append("# Outliers removed beyond max(%g, %g x spread) of the median, then floors at "
+                 "max(%g, %g x spread) below it (the files' verdict rules)"
+                 % (rules["warn_rel"], rules["k_min"], rules["fail_rel"], rules["k_min"]))
+    for name, f in figures.items():
+        if "skipped" in f:
+            lines.append("# %s: not in the baseline: %s" % (name, f["skipped"]))
+            continue
+        for v, i, g, dev, thr in f["removed"]:
+            lines.append("# %s: removed %s in run [%d]: %s, %+.1f%% from the median (beyond %.1f%%)"
+                         % (name, g, i, fmt(v), 100 * dev, 100 * thr))
+    q = lambda s: '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')  # noqa: E731
+    lines += ["sku: %s" % q("%s baseline" % sku),
+              "description: %s" % q("measured by mcfleet baseline from %d run%s of %d GPUs, %s"
+                                    % (len(runs), "" if len(runs) == 1 else "s", len(gpus), span)),
+              "sources:",
+              "  runs: %s" % q("mcfleet baseline of %s" % "; ".join("%s (started %s)" % (x["path"], x["meta"]["start_time"])
+                                                                   for x in runs)[:900]),
+              "match:"]
+    if g0["arch"]:
+        lines.append("  arch: [%s]" % q(g0["arch"].split(":")[0]))
+    lines.append("  device_name: [%s]" % q(sku))
+    if g0["cu"] > 0:
+        lines.append("  compute_units: [%d]" % g0["cu"])
+    lines.append("tests:")
+    n = 0
+    for name, f in figures.items():
+        if "skipped" in f:
+            continue
+        src = "measured: %s, %s, mcfleet baseline of %d GPU medians in %d run%s" % (
+            sku, span, len(f["kept"]), len({i for _, i, _ in f["kept"]}), "" if len(runs) == 1 else "s")
+        note = "spread %.2f%%; %d removed as outliers" % (100 * f["spread"], len(f["removed"]))
+        lines.append("  %s: {metric: %s, expected: %s, %s: %s, source: %s, note: %s}"
+                     % (q(name), f["metric"], fmt(f["expected"]), "floor" if f["higher"] else "ceiling",
+                        fmt(f["bound"]), q(src[:500]), q(note)))
+        n += 1
+    if not n:
+        raise Usage("nothing to baseline: no test with gflops, bandwidth_gbs or latency_ns figures on two or more "
+                    "%s GPUs or runs" % sku)
+    try:
+        with open(path, "w" if force else "x") as out:
+            out.write("\n".join(lines) + "\n")
+    except FileExistsError:
+        raise Usage("%s exists: give --force to replace it" % path)
+    except OSError as e:
+        raise OSError("cannot write %s: %s" % (path, e.strerror or e))
+    return n
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="mcfleet baseline", description=__doc__.split("\n\n")[1],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 2)[2])
+    ap.add_argument("files", nargs="+", metavar="FILE.h5", help="results files of healthy GPUs")
+    ap.add_argument("-o", "--output", required=True, metavar="BASELINE.yaml")
+    ap.add_argument("--sku", help="the device name to baseline, where the runs hold several")
+    ap.add_argument("--force", action="store_true", help="replace an existing output")
+    try:
+        a = ap.parse_args(argv)
+    except SystemExit as e:
+        return 0 if e.code == 0 else 2
+    try:
+        runs = [reading(p, lambda p=p: read_run(p)) for p in a.files]
+        skus = sorted({g["name"] for x in runs for g in x["gpus"]})
+        if a.sku is not None and a.sku not in skus:
+            raise Usage("--sku %r: the runs hold %s" % (a.sku, ", ".join(repr(s) for s in skus)))
+        if a.sku is None and len(skus) > 1:
+            raise Usage("the runs hold several SKUs (%s): choose one with --sku" % ", ".join(repr(s) for s in skus))
+        sku = a.sku or skus[0]
+        rules = next((x["rules"] for x in runs if x["rules"]), None)
+        if rules is None:
+            raise Usage("%s: no verdict rules recorded (/meta verdict_*: files from 2026-11-25 on)" % a.files[0])
+        figures = baseline(runs, sku, rules)
+        n = write_profile(a.output, runs, sku, figures, rules, a.force)
+    except (BadFile, Usage) as e:
+        print("mcfleet baseline: %s" % e, file=sys.stderr)
+        return 3 if str(e).startswith("nothing to baseline") else 2
+    except OSError as e:
+        print("mcfleet baseline: %s" % e, file=sys.stderr)
+        return 3
+    print("wrote %s: %s, %d tests from %d runs" % (a.output, sku, n, len(runs)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
