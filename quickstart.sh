@@ -84,6 +84,18 @@ if command -v dpkg-query >/dev/null 2>&1 && ! command -v hipcc >/dev/null 2>&1; 
         || say "hipcc could not be installed: the HIP checks will be skipped"
 fi
 
+# A browser for the HTML report's check in a real browser (tests/html_browser.sh):
+# Debian's chromium, check mode only, optional (where it cannot be installed,
+# as on Ubuntu where it is a snap, that test skips).
+if [ "$mode" = check ] && command -v dpkg-query >/dev/null 2>&1 && ! command -v chromium >/dev/null 2>&1; then
+    say "installing (optional, for the HTML report's browser check): chromium"
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    [ -z "$sudo" ] || command -v sudo >/dev/null 2>&1 || sudo=false
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends chromium \
+        || say "chromium could not be installed: tests/html_browser.sh will be skipped"
+fi
+
 # The SASS checks need a disassembler; CUDA toolkits without one get Debian's.
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
     command -v cuobjdump >/dev/null 2>&1 || bash tools/fetch-nvdisasm.sh build/tools || true

@@ -21,6 +21,10 @@ int mcfleet_main(int argc, char **argv)
         return mcf_pytool("mcfleet_compare.py", argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "baseline"))  /* Python: analysis/mcfleet_baseline.py */
         return mcf_pytool("mcfleet_baseline.py", argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "report"))    /* the page: analysis/mcfleet_html.py, with this binary's verdict */
+        for (int i = 2; i < argc; i++)
+            if (!strcmp(argv[i], "--html") || !strncmp(argv[i], "--html=", 7))
+                return mcf_pytool("mcfleet_html.py", argc - 2, argv + 2);
     MPI_Initialized(&initialized);
     if (initialized)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
