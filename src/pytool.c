@@ -1,4 +1,5 @@
-/* The subcommands written in Python (mcfleet compare): mcfleet hands the
+/* The subcommands written in Python (mcfleet compare, mcfleet baseline,
+ * mcfleet report --html): mcfleet hands the
  * command line to the script, so there is one entry point and one --help.
  * The script is the installed one ($(pkgdatadir)/analysis), or the source
  * tree's for a binary run from its build directory; the interpreter is

@@ -150,14 +150,13 @@ static void judge_profile(struct fleet *f, const struct mcf_profile *p, const si
  * fraction of peak at the measured clock rests on the first; where they part
  * by more than clock_rel the figure is flagged with both readings. On an
  * H100 they part in bursts of tensor work (the SMs slow at once, NVML keeps
- * its set clock) and after a load (docs/performance.md, "Which clock"). */
-/* The in-kernel clock against the power source's, per GPU of one SKU. Where
- * more than half of the SKU's GPUs (at least 2) part the two the same way on a
- * test, the disagreement is the SKU's way of reading its clock under that load
- * (an H200 at its power limit: NVML's SM clock 9-10% above the SMs' effective
- * one, docs/performance.md): said once for the fleet, and each GPU is checked
- * against the SKU's median ratio instead of 1, so only a GPU unlike its peers
- * is flagged. */
+ * its set clock) and after a load (docs/performance.md, "Which clock").
+ * Judged per SKU (rows): where more than half of the SKU's GPUs (at least 2)
+ * part the two the same way on a test, the disagreement is the SKU's way of
+ * reading its clock under that load (an H200 under wgmma: NVML's SM clock
+ * 9-10% above the SMs' effective one): said once for the fleet, and each GPU
+ * is checked against the SKU's median ratio instead of 1, so only a GPU
+ * unlike its peers is flagged. */
 static void judge_clocks(struct fleet *f, const char *sku, const size_t *rows, size_t n)
 {
     double rel = f->opts->rules.clock_rel;
