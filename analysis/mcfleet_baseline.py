@@ -48,14 +48,10 @@ class Usage(Exception):
 
 def read_run(path):
     r = Results(path)
-    ranks = r.group(r.f, "", b"ranks", required=True)
-
-    def col(name, kind, default):
-        v = r.dataset(ranks, "/ranks", name, kind, (r.nranks,), required=False)
-        return list(v) if v is not None else [default] * r.nranks
+    col = r.rank_column
     uuid, serial = col("device_uuid", "str", ""), col("device_serial", "str", "")
     keys = gpu_keys(uuid, serial, col("local_rank", "int", 0))
-    gpus = [{"key": k, "serial": s, "name": n, "arch": a, "cu": int(c)}
+    gpus = [{"key": k, "serial": s, "name": n, "arch": a, "cu": c}
             for k, s, n, a, c in zip(keys, serial, col("device_name", "str", "?"), col("device_arch", "str", ""),
                                      col("compute_units", "int", -1))]
     tests = {}

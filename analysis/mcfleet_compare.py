@@ -49,13 +49,9 @@ class Usage(Exception):
 def read_run(path):
     """what compare needs from one file, as plain data"""
     r = Results(path)
-    ranks = r.group(r.f, "", b"ranks", required=True)
-
-    def col(name, kind):
-        v = r.dataset(ranks, "/ranks", name, kind, (r.nranks,), required=False)
-        return v if v is not None else (["" if kind == "str" else -1] * r.nranks)
-    uuid, serial = col("device_uuid", "str"), col("device_serial", "str")
-    host, local, device = col("hostname", "str"), col("local_rank", "int"), col("device", "int")
+    uuid, serial = r.rank_column("device_uuid", "str", ""), r.rank_column("device_serial", "str", "")
+    host, local = r.rank_column("hostname", "str", ""), r.rank_column("local_rank", "int", -1)
+    device = r.rank_column("device", "int", -1)
     keys = gpu_keys(uuid, serial, local)
     gpus = [{"key": keys[k], "host": host[k], "device": int(device[k]), "local_rank": int(local[k]),
              "uuid": uuid[k], "serial": serial[k]} for k in range(r.nranks)]

@@ -161,6 +161,14 @@ class Results:
         """a metric's [nranks, repetitions] values; None if the test has no such dataset"""
         return self.dataset(g, gname, metric, "float", (self.nranks, None), required=False)
 
+    def rank_column(self, name, kind, default):
+        """/ranks/NAME as a list of nranks values (kind "str" or "int"), or
+        DEFAULT for every rank where an older file lacks it"""
+        ranks = self.group(self.f, "", b"ranks", required=True)
+        v = self.dataset(ranks, "/ranks", name, kind, (self.nranks,), required=False)
+        return [int(x) for x in v] if v is not None and kind == "int" else \
+            list(v) if v is not None else [default] * self.nranks
+
     def attr_float(self, obj, objname, name, default=None, required=False):
         v, what = self.attr(obj, objname, name, required)
         if v is None:
