@@ -94,7 +94,10 @@ export MCFLEET_INJECT_CLOCK_MHZ=2100
 mpi 3 --backend host --deck "$work/deck.yaml" -o "$work/sku.h5"
 expect_rc 0
 unset MCFLEET_INJECT_CLOCK_MHZ
-"$MCFLEET" report "$work/sku.h5" >"$work/sku.txt" 2>&1 || fail "report of the SKU-wide run: exit $?"
+# (exit 0 or 1: three host ranks sharing two loaded cores may differ enough
+# for the peer rules to flag a figure; only the clock causes are tested here)
+rc=0; "$MCFLEET" report "$work/sku.h5" >"$work/sku.txt" 2>&1 || rc=$?
+[ $rc -le 1 ] || { cat "$work/sku.txt"; fail "report of the SKU-wide run: exit $rc"; }
 "$MCFLEET" report --format json "$work/sku.h5" >"$work/sku.json" 2>/dev/null
 expect_in "$work/sku.txt" "clk-valu: the in-kernel and the power source's SM clocks differ on 3 of 3 GPUs (median ratio 1.061)"
 expect_in "$work/sku.txt" "clk-triad: the in-kernel and the power source's SM clocks differ on 3 of 3 GPUs"
