@@ -35,10 +35,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcfleet_results import BadFile, Results, gpu_keys, reading  # noqa: E402
+from mcfleet_results import MAD_SCALE, BadFile, Results, gpu_keys, reading  # noqa: E402
 
 METRICS = ("gflops", "bandwidth_gbs", "latency_ns")   # what a SKU profile judges (src/report/profile.c)
-MAD_SCALE = 1.4826
 MAX_ROUNDS = 20
 
 

@@ -37,9 +37,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcfleet_results import BadFile, Results, gpu_keys, reading  # noqa: E402
+from mcfleet_results import MAD_SCALE, BadFile, Results, gpu_keys, reading  # noqa: E402
 
-MAD_SCALE = 1.4826   # a normal sample's standard deviation per unit of median absolute deviation
 
 
 class Usage(Exception):

@@ -30,6 +30,7 @@ import numpy as np
 
 MAX_RANKS = 1 << 20          # as the report: a file claiming more is malformed
 MAX_VALUES = 1 << 28
+MAD_SCALE = 1.4826   # a normal sample's standard deviation per unit of median absolute deviation
 
 
 class BadFile(Exception):
