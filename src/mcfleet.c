@@ -11,6 +11,7 @@
 #include "pytool.h"
 #include "report.h"
 #include "runner.h"
+#include "stop.h"
 
 int mcfleet_main(int argc, char **argv)
 {
@@ -58,6 +59,8 @@ int mcfleet_main(int argc, char **argv)
     }
     return mcf_run(&o, MPI_COMM_WORLD);
 }
+
+void mcfleet_catch_stops(void) { mcf_stop_catch_early(); }
 
 int mcfleet_needs_mpi(int argc, char **argv)
 {

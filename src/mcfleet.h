@@ -20,4 +20,9 @@ int mcfleet_main(int argc, char **argv);
  * --version and "report" work on a login node without a launcher. */
 int mcfleet_needs_mpi(int argc, char **argv);
 
+/* Catches the stop signals (SIGTERM, SIGINT, SIGUSR1, SIGUSR2) from now on,
+ * before MPI_Init: one that comes while the ranks start stops the run with a
+ * message and exit 3 instead of killing the rank silently. */
+void mcfleet_catch_stops(void);
+
 #endif

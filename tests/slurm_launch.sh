@@ -18,8 +18,25 @@ export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMP
 cd "$work"
 
 # ---- 1. srun
-rc=0
-timeout 300 srun -N 4 -n 8 --mpi=pmix "$MCFLEET" --backend host --quick -o srun.h5 >srun.out 2>&1 || rc=$?
+# Debian 12's Open MPI 4.1.4 sometimes crashes in MPI_Init over loopback TCP:
+# a rank calls a NULL function from the TCP BTL's event handler (core dump:
+# main -> PMPI_Init_thread -> opal_progress -> mca_btl_tcp.so -> 0x0), its
+# peers then print "failed to TCP connect". About 1 run in 15-30 on this
+# loaded 2-core VM, with or without mpi_add_procs_cutoff. It happens before
+# any rank creates the results file (a collective after MPI_Init), so exactly
+# that case -- a rank killed by a signal and no srun.h5* at all -- is retried
+# once, saying so; any other failure, and a second crash, fail the test.
+srun_step() {
+    rc=0
+    timeout 300 srun -N 4 -n 8 --mpi=pmix "$MCFLEET" --backend host --quick -o srun.h5 >srun.out 2>&1 || rc=$?
+}
+srun_step
+if [ $rc -gt 128 ] && [ $rc != 137 ] && ! compgen -G "srun.h5*" >/dev/null; then
+    echo "srun: a rank died by signal $((rc - 128)) before any rank opened the results file (Open MPI's"
+    echo "startup, see above); its output, then one retry:"
+    sed 's/^/  | /' srun.out
+    srun_step
+fi
 [ $rc = 0 ] || { cat srun.out; tail -20 "$work"/slurm/slurmd-n1.log; fail "srun: exit $rc"; }
 expect_in srun.out "8 ranks on 4 nodes"
 schema srun.h5 8
@@ -47,11 +64,13 @@ PY
 
 # ---- 2. sbatch: the time limit arrives mid-deck
 export MCFLEET DECK="$srcdir/tests/decks/slow.yaml"
-job=$(sbatch --parsable -N 2 -n 4 -t 1 --signal=B:USR1@50 -o job.out \
+# Slurm sends --signal up to a minute early (sbatch(1)): with -t 2 and @50 it
+# comes 10-70 s in, after the ranks started (3 s here) and inside slow-chase
+# (over 100 s); with -t 1 it once came 3 s in, while the ranks were starting
+job=$(sbatch --parsable -N 2 -n 4 -t 2 --signal=B:USR1@50 -o job.out \
       "$srcdir/jobscripts/acceptance.sbatch") || fail "sbatch refused the job"
-# slurmctld checks limits every 30 s or so: the signal comes 10-40 s in
 job_ended() { ! scontrol show job "$job" -o | grep -qE "JobState=(PENDING|RUNNING|COMPLETING|CONFIGURING)"; }
-slurm_wait 150 job_ended || { cat job.out; fail "job $job did not end"; }
+slurm_wait 200 job_ended || { cat job.out; fail "job $job did not end"; }
 state=$(scontrol show job "$job" -o)
 echo "$state" | grep -q "ExitCode=3:0" || { cat job.out; echo "$state"; fail "job $job: expected exit code 3"; }
 echo "$state" | grep -q "JobState=FAILED" || { echo "$state"; fail "job $job: expected state FAILED (exit 3), not a time-out"; }
@@ -70,8 +89,8 @@ s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
 assert int(m["complete"]) == 0
 assert s(m["slurm_job_id"]) == sys.argv[2]
 assert list(f["results/never-reached/status"][:]) == [-3] * 4
-# Slurm checks limits every 30 s or so: the signal may come before any rank
-# timed a repetition of slow-chase (then it was not run either), or after
+# the signal may come before any rank timed a repetition of slow-chase (then
+# it was not run either), or after
 chase = f["results/slow-chase"]
 if s(m["tests_not_run"]) == "slow-chase,never-reached":
     assert list(chase["status"][:]) == [-3] * 4

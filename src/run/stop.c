@@ -10,6 +10,7 @@
 static volatile sig_atomic_t stop_sig;
 static volatile double stop_at = INFINITY;
 static volatile double cut_at = INFINITY;   /* stop_at, plus the grace for SIGUSR1/2 */
+static int caught_early;   /* set before MPI_Init: a stop that came during it is kept */
 
 static void on_stop(int sig)
 {
@@ -22,18 +23,34 @@ static void on_stop(int sig)
     stop_sig = sig;
 }
 
-void mcf_stop_catch(void)
+static void install(void)
 {
     static const int signals[] = { SIGTERM, SIGINT, SIGUSR1, SIGUSR2 };
     struct sigaction sa;
-    stop_sig = 0;
-    stop_at = cut_at = INFINITY;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
         sigaction(signals[i], &sa, NULL);
+}
+
+void mcf_stop_catch_early(void)
+{
+    stop_sig = 0;
+    stop_at = cut_at = INFINITY;
+    install();
+    caught_early = 1;
+}
+
+void mcf_stop_catch(void)
+{
+    if (!caught_early) {
+        stop_sig = 0;
+        stop_at = cut_at = INFINITY;
+    }
+    caught_early = 0;   /* a later run in this process starts clean */
+    install();
 }
 
 int mcf_stop_signal(void) { return stop_sig; }

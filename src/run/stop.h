@@ -23,8 +23,13 @@ extern "C" {
  * cut at once: a kill follows them (mpirun: 1 s later; Slurm: KillWait). */
 #define MCF_CUT_GRACE_S 0.2
 
-/* Installs the handlers and clears any earlier stop (a run's first step). */
+/* Installs the handlers and clears any earlier stop (a run's first step),
+ * except one caught since mcf_stop_catch_early. */
 void mcf_stop_catch(void);
+/* Installs the handlers before MPI_Init: a batch system's signal that comes
+ * while the ranks start (Slurm may send --signal's up to a minute early)
+ * stops the run cleanly instead of killing the rank with no word. */
+void mcf_stop_catch_early(void);
 /* The signal that asked for a stop, or 0. */
 int mcf_stop_signal(void);
 /* When it came (mcf_now's clock), or INFINITY. */
