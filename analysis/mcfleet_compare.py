@@ -41,6 +41,10 @@ from mcfleet_results import MAD_SCALE, BadFile, Results, gpu_keys, reading  # no
 
 
 
+DEFAULT_MIN_REL = 0.02   # the least relative change flagged
+DEFAULT_SIGMAS = 3.0     # times the GPU's own run-to-run noise
+
+
 class Usage(Exception):
     pass
 
@@ -204,8 +208,9 @@ def main(argv):
                                      "\n\n", 2)[2])
     ap.add_argument("files", nargs="+", metavar="FILE.h5", help="results files, oldest first")
     ap.add_argument("--format", choices=("text", "json"), default="text")
-    ap.add_argument("--min-rel", type=float, default=0.02, help="least relative change flagged (default 0.02)")
-    ap.add_argument("--sigmas", type=float, default=3.0, help="noise multiplier (default 3)")
+    ap.add_argument("--min-rel", type=float, default=DEFAULT_MIN_REL,
+                    help="least relative change flagged (default %g)" % DEFAULT_MIN_REL)
+    ap.add_argument("--sigmas", type=float, default=DEFAULT_SIGMAS, help="noise multiplier (default %g)" % DEFAULT_SIGMAS)
     try:
         a = ap.parse_args(argv)
     except SystemExit as e:

@@ -2,7 +2,8 @@
 """mcfleet report FILE.h5 --html OUT.html: the report a person reads, one
 self-contained page (plots embedded as PNG, no network, readable offline).
 
-  mcfleet report FILE.h5 --html OUT.html [--metric TEST:METRIC] [report options]
+  mcfleet report FILE.h5 --html OUT.html [--metric TEST:METRIC]
+                 [--history OLD.h5 ...] [report options, e.g. --baseline B.yaml]
 
 The verdict is mcfleet report's own (its JSON, run by this script with the
 same options), so the page and the text report never disagree. The page
@@ -13,8 +14,12 @@ default the first judged figure), relative to its SKU's median, which stays
 one image at 10,000 GPUs; the distribution of every judged figure as the
 relative deviation of each GPU from its SKU's median, with the verdict's warn
 and fail floors drawn, so noise looks like noise; power against throughput
-per GPU with a fitted line per test; and the roofline where the file has an
-intensity sweep.
+per GPU with the fitted power models; rank 0's occupancy sweeps with the
+throughput model fitted; the sustained tests second by second, the flagged
+GPUs drawn against the fleet's band; the roofline where the file has an
+intensity sweep; and, with --history, each GPU's drift against its own
+earlier runs (mcfleet compare's rule; the page's exit code stays the
+verdict's). The plots are analysis/mcfleet_plot.py's, the same code.
 
 Exit codes: the verdict's (0 PASS or WARN, 1 FAIL, 3 incomplete run), or 2
 for a file or option it cannot use; 3 also where the page cannot be written.
@@ -37,145 +42,44 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcfleet_results import BadFile, Results, per_rank_median, reading  # noqa: E402
+from mcfleet_results import BadFile, reading  # noqa: E402
+import mcfleet_compare  # noqa: E402
+import mcfleet_plot as plot  # noqa: E402
 
-COLOURS = {"PASS": "#2e7d32", "WARN": "#ef6c00", "FAIL": "#c62828"}
+COLOURS = plot.VERDICT_COLOURS
 MAX_FLAGGED_ROWS = 500       # flagged GPUs listed in full; beyond, counted
-MAX_DIST_PLOTS = 24
+MAX_DRIFT_ROWS = 200
+HIGHLIGHT = 5                # flagged GPUs drawn by rank in the power and sustained plots
 
 
-def png(fig):
+def png(fig, alt=""):
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
     plt.close(fig)
-    return '<img alt="" src="data:image/png;base64,%s">' % base64.b64encode(buf.getvalue()).decode()
+    return '<img alt="%s" src="data:image/png;base64,%s">' % (esc(alt), base64.b64encode(buf.getvalue()).decode())
 
 
-def read_figures(path):
-    """per judged figure: per-rank medians, better, unit; statuses; power; ranks"""
-    r = Results(path)
-    ranks = r.group(r.f, "", b"ranks", required=True)
-    node = r.dataset(ranks, "/ranks", "node", "int", (r.nranks,))
-    local = r.dataset(ranks, "/ranks", "local_rank", "int", (r.nranks,))
-    names = r.dataset(ranks, "/ranks", "device_name", "str", (r.nranks,))
-    codes = r.status_codes()
-    figs, statuses, power = [], [], []
-    for name, gname, g in r.tests():
-        st = r.dataset(g, gname, "status", "int", (r.nranks,), required=False)
-        if st is not None:
-            bad = {}
-            for k, s in enumerate(st):
-                if codes.get(int(s)) != "verified":
-                    bad.setdefault(codes.get(int(s), "status %d" % s), []).append(k)
-            if bad:
-                statuses.append((name, bad))
-        for m in [m for m in r.attr_text(g, gname, "summary_metrics").split(",") if m]:
-            v = r.figures(g, gname, m)
-            if v is None:
-                continue
-            better = r.better(g, gname, m)
-            if better:
-                figs.append({"test": name, "metric": m, "unit": r.unit(g, gname, m), "better": better,
-                             "med": per_rank_median(v)})
-        w = r.dataset(g, gname, "test_avg_power_w", "float", (r.nranks,), required=False)
-        rate = r.figures(g, gname, "gflops")
-        if w is not None and rate is not None:
-            power.append((name, per_rank_median(rate), np.asarray(w, float)))
-    return {"nranks": r.nranks, "node": node, "local": local, "sku": names, "figs": figs, "statuses": statuses,
-            "power": power, "rules": r.rules()}
-
-
-def rel_dev(fig, sku):
-    """each GPU's relative deviation from its SKU's median, signed so that
-    negative is worse"""
-    d = np.full(len(fig["med"]), np.nan)
-    for s in set(sku):
-        idx = np.array([i for i, x in enumerate(sku) if x == s])
-        v = fig["med"][idx]
-        ref = np.nanmedian(v) if np.isfinite(v).any() else np.nan
-        if np.isfinite(ref) and ref != 0:
-            d[idx] = fig["better"] * (v / ref - 1)
-    return d
-
-
-def heatmap(data, fig_sel, rules):
-    dev = rel_dev(fig_sel, data["sku"])
-    nodes, gpn = int(data["node"].max()) + 1, int(data["local"].max()) + 1
-    grid = np.full((gpn, nodes), np.nan)
-    grid[data["local"], data["node"]] = dev * 100
-    lim = max(100 * (rules["fail_rel"] if rules else 0.07), np.nanmax(np.abs(grid)) if np.isfinite(grid).any() else 0)
-    w = min(18, 7 + nodes * 0.25)
-    fig, ax = plt.subplots(figsize=(w, 1.2 + 0.35 * gpn))
-    cmap = matplotlib.colormaps["RdYlGn"].copy()
-    cmap.set_bad("#9e9e9e")
-    im = ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap=cmap, vmin=-lim, vmax=lim, interpolation="nearest")
-    ax.set_xlabel("node (%d)" % nodes)
-    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True, min_n_ticks=1))
-    ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True, min_n_ticks=1))
-    ax.set_ylabel("local GPU")
-    ax.set_title("%s %s: %% from its SKU's median (negative: worse; grey: no figure)" % (fig_sel["test"],
-                 fig_sel["metric"]), fontsize=9)
-    fig.colorbar(im, ax=ax, fraction=0.03, pad=0.01)
-    fig.tight_layout()
-    return png(fig)
-
-
-def distributions(data, rules):
-    figs = data["figs"][:MAX_DIST_PLOTS]
-    n = len(figs)
-    cols = 3
-    rows = (n + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(12, 2.4 * rows), squeeze=False)
-    for ax, f in zip(axes.flat, figs):
-        d = 100 * rel_dev(f, data["sku"])
-        d = d[np.isfinite(d)]
-        if rules:
-            for rel, c in ((rules["warn_rel"], COLOURS["WARN"]), (rules["fail_rel"], COLOURS["FAIL"])):
-                ax.axvline(-100 * rel, color=c, lw=1)
-        lim = max(100 * (rules["fail_rel"] if rules else 0.07) * 1.5, np.abs(d).max() * 1.05 if d.size else 0)
-        if d.size >= 50:
-            ax.hist(d, bins=min(60, max(10, d.size // 4)), range=(-lim, lim), color="#546e7a")
-        else:   # a few GPUs: each one a dot, so two of them are not one bar
-            ax.plot(d, 0.5 + 0.3 * np.sin(np.arange(d.size) * 2.4), "o", color="#546e7a", ms=5)
-            ax.set_ylim(0, 1)
-            ax.set_yticks([])
-        ax.set_xlim(-lim, lim)
-        ax.set_title("%s %s (%d GPUs)" % (f["test"], f["metric"], d.size), fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.set_xlabel("% from the SKU's median (negative: worse)", fontsize=7)
-    for ax in list(axes.flat)[n:]:
-        ax.axis("off")
-    fig.tight_layout()
-    return png(fig)
-
-
-def power_plot(data):
-    tests = [p for p in data["power"] if np.isfinite(p[1]).any() and np.isfinite(p[2]).any()][:6]
-    if not tests:
-        return None
-    fig, axes = plt.subplots(1, len(tests), figsize=(4 * len(tests), 3.2), squeeze=False)
-    for ax, (name, rate, w) in zip(axes[0], tests):
-        ok = np.isfinite(rate) & np.isfinite(w)
-        ax.scatter(w[ok], rate[ok] / 1e3, s=8, color="#37474f")
-        if ok.sum() >= 3 and np.ptp(w[ok]) > 0:
-            a, b = np.polyfit(w[ok], rate[ok] / 1e3, 1)
-            x = np.linspace(w[ok].min(), w[ok].max(), 20)
-            ax.plot(x, a * x + b, color="#c62828", lw=1, label="fit: %.3g TFLOP/s per W" % a)
-            ax.legend(fontsize=7)
-        ax.set_title(name, fontsize=8)
-        ax.set_xlabel("W (test average)", fontsize=7)
-        ax.set_ylabel("TFLOP/s", fontsize=7)
-        ax.tick_params(labelsize=7)
-    fig.tight_layout()
-    return png(fig)
-
-
-def roofline_png(path):
-    import mcfleet_plot
+def optional(fn, path):
+    """a section's figures, or None where the file has none of its kind"""
     try:
-        points, roofs, methods, flops = reading(path, lambda: mcfleet_plot.read_roofline(path))
+        return fn(path)
     except BadFile:
         return None
+
+
+def read_all(path):
+    """everything the page draws, in one pass of the reader (one child process
+    opening the file once: a 10,000-GPU file is most of a GB)"""
+    data = plot.read_judged(path)
+    data.update(power=plot.read_power(path), traces=plot.read_traces(path),
+                occupancy=optional(plot.read_occupancy, path), roofline=optional(plot.read_roofline, path))
+    return data
+
+
+def roofline_png(path, data):
+    if data["roofline"] is None:
+        return None
+    points, roofs, methods, flops = data["roofline"]
     if not points or not roofs:
         return None
     points.sort(key=lambda p: p[0])
@@ -189,7 +93,7 @@ def roofline_png(path):
     buf = io.BytesIO()
     args = argparse.Namespace(file=path, output=buf)
     with contextlib.redirect_stdout(io.StringIO()):   # its "wrote ..." line is for the command line
-        mcfleet_plot.draw_roofline(args, points, roofs, methods, flops, ai, fleet, lo, hi, positive)
+        plot.draw_roofline(args, points, roofs, methods, flops, ai, fleet, lo, hi, positive)
     plt.close("all")
     return '<img alt="roofline" src="data:image/png;base64,%s">' % base64.b64encode(buf.getvalue()).decode()
 
@@ -198,7 +102,7 @@ def esc(x):
     return html.escape(str(x))
 
 
-def page(rep, data, path, metric):
+def page(rep, data, path, metric, history=None):
     v = rep.get("verdict", "?")
     c = rep.get("counts", {})
     out = ['<!doctype html><html><head><meta charset="utf-8"><title>mcfleet report: %s</title>' % esc(path),
@@ -246,24 +150,88 @@ def page(rep, data, path, metric):
     else:
         out.append("<p>Every rank verified every test.</p>")
     if data["figs"]:
-        sel = data["figs"][0]
-        if metric:
-            t, _, m = metric.partition(":")
-            sel = next((f for f in data["figs"] if f["test"] == t and (not m or f["metric"] == m)), None)
-            if sel is None:
-                raise BadFile("--metric %s: no judged figure of that test and metric in %s" % (metric, path))
-        out.append("<h2>Heatmap: node x local GPU</h2>" + heatmap(data, sel, data["rules"]))
+        sel = plot.select_figure(data, metric, path)
+        out.append("<h2>Heatmap: node x local GPU</h2>" + png(plot.draw_heatmap(data, sel, data["rules"]), "heatmap"))
         out.append("<h2>Distributions</h2><p>Each GPU's median against its SKU's median; the lines are the "
                    "verdict's warn and fail floors (the peer rule may set a wider threshold where the fleet's "
-                   "spread is wider: the causes above say which).</p>" + distributions(data, data["rules"]))
-    pp = power_plot(data)
-    if pp:
-        out.append("<h2>Power against throughput, per GPU</h2>" + pp)
-    rl = roofline_png(path)
+                   "spread is wider: the causes above say which).</p>"
+                   + png(plot.draw_distributions(data, data["rules"]), "distributions"))
+    highlight = [g["rank"] for g in flagged[:HIGHLIGHT] if isinstance(g.get("rank"), int)]
+    named = (" The flagged GPUs in colour: %s." % ", ".join("rank %d" % k for k in highlight)) if highlight else ""
+    pw = data["power"]
+    if any(np.isfinite(m["slope"]).any() for m in pw["models"]) or pw["per_test"]:
+        models = any(np.isfinite(m["slope"]).any() for m in pw["models"])
+        out.append("<h2>Power against throughput, per GPU</h2><p>%s%s%s</p>" % (
+            "Top: per power model (P = a &middot; TFLOP/s + b, fitted per GPU over its tests; the MI250X "
+            "matrix-core paper's model) every GPU's points, the fleet median of the fits and the band of 5-95 % "
+            "of them. Bottom: " if models else "No power model in this file (its deck has no occupancy or size "
+            "steps of one type: input/power-study.yaml has). ",
+            "per test, each GPU's average power against its rate." if pw["per_test"] else "", esc(named))
+            + png(plot.draw_power(pw, highlight), "power"))
+    occ = occupancy_section(path, data)
+    if occ:
+        out.append(occ)
+    tr = data["traces"]
+    if tr["tests"]:
+        out.append("<h2>Sustained at the limit, second by second</h2><p>The fleet's median and 5-95 %% band; "
+                   "%s</p>" % (esc(named.strip()) if highlight else "no GPU flagged, none drawn apart.")
+                   + png(plot.draw_traces(tr, highlight), "sustained traces"))
+    rl = roofline_png(path, data)
     if rl:
         out.append("<h2>Empirical roofline</h2>" + rl)
-    out.append("<p style='color:#777'>Not on this page yet: the occupancy fits, sustained traces of the flagged "
-               "GPUs and drift against a baseline (mcfleet compare, analysis/mcfleet_plot.py).</p></body></html>")
+    out.append(drift_section(history))
+    out.append("</body></html>")
+    return "\n".join(x for x in out if x)
+
+
+def occupancy_section(path, data):
+    """rank 0's occupancy sweeps and the throughput model fitted to them"""
+    if data["occupancy"] is None:
+        return None   # no sweep, or no compute_units column (an older file): the other sections still stand
+    units, sweeps, latency = data["occupancy"]
+    fits, rows = plot.fit_occupancy(units, sweeps, latency)
+    if not fits:
+        return None
+    lines = "".join("<li>%s</li>" % esc(x) for x in plot.occupancy_lines(units, fits))
+    return ("<h2>Occupancy fits (rank 0)</h2><p>FLOPS(N) = a &middot; min(N, S) &middot; f, fitted to each "
+            "sweep (the MI250X matrix-core paper's model): a per wave and cycle, saturation at S.</p><ul>%s</ul>"
+            % lines + png(plot.draw_occupancy(path, fits, rows), "occupancy"))
+
+
+def drift_section(history):
+    """mcfleet compare of the earlier runs given with --history against this one"""
+    if history is None:
+        return ("<h2>Drift</h2><p>No history given: <code>mcfleet report FILE --html OUT --history OLD.h5 "
+                "[...]</code> adds each GPU's drift against its own earlier runs (mcfleet compare), and "
+                "<code>--baseline B.yaml</code> judges against a baseline (its causes are above).</p>")
+    res = history
+    out = ["<h2>Drift against history (%d earlier run%s)</h2>" % (len(res["runs"]) - 1,
+                                                                  "" if len(res["runs"]) == 2 else "s"),
+           "<p>GPUs matched by UUID or serial: %d compared. Flagged where the change is beyond %g x the GPU's "
+           "own run-to-run noise and at least %.1f %%, on the worse side.</p>" % (
+               res["gpus_compared"], res["sigmas"], 100 * res["min_rel"])]
+    if res["drift"]:
+        out.append("<table><tr><th>GPU</th><th>host</th><th>device</th><th>test</th><th>metric</th><th>now</th>"
+                   "<th>reference</th><th>change</th><th>threshold</th><th>earlier runs</th></tr>")
+        for d in res["drift"][:MAX_DRIFT_ROWS]:
+            out.append("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.4g %s</td><td>%.4g</td>"
+                       "<td><b>%+.1f %%</b></td><td>%.1f %%</td><td>%d</td></tr>" % (
+                           esc(d["gpu"]), esc(d["host"]), d["device"], esc(d["test"]), esc(d["metric"]), d["value"],
+                           esc(d["unit"]), d["reference"], 100 * d["deviation"], 100 * d["threshold"],
+                           d["earlier_runs"]))
+        out.append("</table>")
+        if len(res["drift"]) > MAX_DRIFT_ROWS:
+            out.append("<p>... and %d more (mcfleet compare lists all)</p>" % (len(res["drift"]) - MAX_DRIFT_ROWS))
+    else:
+        out.append("<p>No GPU drifted.</p>")
+    for m in res["moves"][:MAX_DRIFT_ROWS]:
+        out.append("<div>%s: %s %s -> %s</div>" % (esc(m["gpu"]), esc(m["kind"]), esc(m["from"]), esc(m["to"])))
+    why = {}
+    for n in res["not_comparable"]:
+        why.setdefault(n["why"], []).append(n["test"])
+    for w, tests in why.items():
+        out.append("<div>not comparable, %s: %s</div>" % (esc(w), esc(", ".join(tests[:50]) + (
+            " ... (%d in all)" % len(tests) if len(tests) > 50 else ""))))
     return "\n".join(out)
 
 
@@ -272,6 +240,8 @@ def main(argv):
     ap.add_argument("file", metavar="FILE.h5")
     ap.add_argument("--html", required=True, metavar="OUT.html")
     ap.add_argument("--metric", help="TEST[:METRIC] of the heatmap (default: the first judged figure)")
+    ap.add_argument("--history", nargs="+", action="extend", metavar="OLD.h5",
+                    help="earlier runs, oldest first: each GPU's drift against them (mcfleet compare's rule)")
     a, passthrough = ap.parse_known_args(argv)
     binary = os.environ.get("MCFLEET_BIN", "mcfleet")
     p = subprocess.run([binary, "report", a.file, "--format", "json"] + passthrough, stdout=subprocess.PIPE,
@@ -285,10 +255,14 @@ def main(argv):
         sys.stderr.write(p.stderr.decode("utf-8", "replace") or "mcfleet report: %s\n" % "; ".join(rep.get("reasons", [])))
         return 2
     try:
-        data = reading(a.file, lambda: read_figures(a.file))
+        data = reading(a.file, lambda: read_all(a.file))
         if all(k in rep.get("rules", {}) for k in ("warn_rel", "fail_rel")):
             data["rules"] = rep["rules"]   # the floors the verdict used (--warn/--fail included)
-        text = page(rep, data, a.file, a.metric)
+        history = None
+        if a.history:
+            runs = [reading(x, lambda x=x: mcfleet_compare.read_run(x)) for x in a.history + [a.file]]
+            history = mcfleet_compare.compare(runs, mcfleet_compare.DEFAULT_MIN_REL, mcfleet_compare.DEFAULT_SIGMAS)
+        text = page(rep, data, a.file, a.metric, history)
     except BadFile as e:
         print("mcfleet report: %s" % e, file=sys.stderr)
         return 2

@@ -18,13 +18,29 @@
       the same type and shape, its cycles c give 2mnk/c beside the fitted a
       (equal for single-block instructions).
 
+  mcfleet_plot.py heatmap FILE [-o OUT.png] [--metric TEST[:METRIC]]
+      node x local GPU of one judged figure (default: the first), each GPU's
+      % from its SKU's median, negative worse, grey where a GPU has no figure
+      (failed, unsupported): one image at 10,000 GPUs; the look of mcfleet
+      report --html, which draws it with this code
+  mcfleet_plot.py power FILE [-o OUT.png] [--ranks LIST]
+      power against throughput per GPU: per power model (/power_model, the
+      MI250X paper's P = a * TFLOP/s + b, fitted per GPU over its tests) every
+      GPU's points, the fleet median of the per-GPU fits and the 5-95 % band
+      of their predictions; below, per test, each GPU's average power against
+      its rate. --ranks (e.g. 3,17) draws those GPUs in red with their own fit
+  mcfleet_plot.py sustained FILE [-o OUT.png] [--ranks LIST]
+      the sustained tests' traces second by second (rate, power, both clocks,
+      temperature): the fleet's median and 5-95 % band, and the --ranks GPUs
+
 Needs h5py, numpy and matplotlib (Debian: python3-h5py python3-matplotlib).
 
 Exit codes:
   0  the figure (and CSV) written
   2  bad usage; a file that cannot be opened, is not an mcfleet results file
      or is malformed (one line on stderr names the file and the object); or
-     nothing in the file to plot (no test matches, no sweep)
+     nothing in the file to plot (no test matches, no sweep, no power figures,
+     no judged figure; a --metric or --ranks the file does not have)
   3  the figure or CSV cannot be written
 The file is read defensively: soft and external links are never followed, and
 every object's type and shape is checked before it is used.
@@ -33,6 +49,7 @@ import argparse
 import fnmatch
 import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -271,8 +288,8 @@ def read_occupancy(path):
     return units, sweeps, latency
 
 
-def occupancy(args):
-    units, sweeps, latency = reading(args.file, lambda: read_occupancy(args.file))
+def fit_occupancy(units, sweeps, latency):
+    """per sweep of two or more points, the model's a and S; per point, the measured and modelled GFLOP/s"""
     rows, fits = [], []
     for key, pts in sorted(sweeps.items()):
         if len(pts) < 2:
@@ -290,14 +307,27 @@ def occupancy(args):
         for (ni, g_, ck, name), yi in zip(pts, y):
             model = a * min(ni, s_) * (ck * 1e6 if per_cycle else 1.0) / 1e9
             rows.append((name, key[0], key[1], key[2], int(ni), g_, ck, model))
-    if not fits:
-        raise BadFile("%s has no matrix occupancy sweep (two or more explicit occupancy points)" % args.file)
+    return fits, rows
+
+
+def occupancy_lines(units, fits):
+    out = []
     for key, a, s_, per_cycle, c, m, nn, k in fits:
         unit = "FLOP/wave/cycle" if per_cycle else "FLOP/s per wave (no clock)"
         line = "%s%s %s %s: a = %.4g %s, saturates at N = %d (%d per unit of %d)" % (
             key[0], "" if key[1] == key[0] else " x " + key[1], key[2], key[3] or "", a, unit, s_, s_ // units, units)
         if c and per_cycle:
             line += "; latency %.1f cycles gives 2mnk/c = %.4g" % (c, 2.0 * m * nn * k / c)
+        out.append(line)
+    return out
+
+
+def occupancy(args):
+    units, sweeps, latency = reading(args.file, lambda: read_occupancy(args.file))
+    fits, rows = fit_occupancy(units, sweeps, latency)
+    if not fits:
+        raise BadFile("%s has no matrix occupancy sweep (two or more explicit occupancy points)" % args.file)
+    for line in occupancy_lines(units, fits):
         print(line)
     if args.csv:
         try:
@@ -308,10 +338,10 @@ def occupancy(args):
         except OSError as e:
             raise Unwritable("cannot write %s: %s" % (args.csv, e.strerror or e))
         print("wrote %s (%d points)" % (args.csv, len(rows)))
-    draw_occupancy(args, fits, rows)
+    save(draw_occupancy(args.file, fits, rows), args.output, "%d sweeps" % len(fits))
 
 
-def draw_occupancy(args, fits, rows):
+def draw_occupancy(path, fits, rows):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for key, a, s_, per_cycle, c, m, nn, k in fits:
         pts = [row for row in rows if (row[1], row[2], row[3]) == key[:3]]
@@ -322,27 +352,367 @@ def draw_occupancy(args, fits, rows):
     ax.set_xlabel("wavefronts (warps) in all")
     ax.set_ylabel("GFLOP/s")
     ax.legend(fontsize=7)
-    ax.set_title("occupancy sweeps and a*min(N,S)*f: %s" % short(show(args.file), 100), fontsize=9)
-    save(fig, args.output, "%d sweeps" % len(fits))
+    ax.set_title("occupancy sweeps and a*min(N,S)*f: %s" % short(show(path), 100), fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+# ---- judged figures: the heatmap and the distributions (also mcfleet report --html)
+
+VERDICT_COLOURS = {"PASS": "#2e7d32", "WARN": "#ef6c00", "FAIL": "#c62828"}
+DEFAULT_FAIL_REL = 0.07   # the colour scale's half-width where a file records no floors
+
+
+def read_judged(path):
+    """per judged figure (the tests' summary_metrics with a better side): the
+    per-rank medians; every test's ranks that did not verify, by status; the
+    placement (node, local GPU, SKU) and the file's verdict floors"""
+    r = Results(path)
+    ranks = r.group(r.f, "", b"ranks", required=True)
+    node = r.dataset(ranks, "/ranks", "node", "int", (r.nranks,))
+    local = r.dataset(ranks, "/ranks", "local_rank", "int", (r.nranks,))
+    names = r.dataset(ranks, "/ranks", "device_name", "str", (r.nranks,))
+    if node.min() < 0 or local.min() < 0:
+        r.bad("/ranks/node, local_rank", "negative")
+    codes = r.status_codes()
+    figs, statuses = [], []
+    for name, gname, g in r.tests():
+        st = r.dataset(g, gname, "status", "int", (r.nranks,), required=False)
+        if st is not None:
+            bad = {}
+            for k, code in enumerate(st):
+                if codes.get(int(code)) != "verified":
+                    bad.setdefault(codes.get(int(code), "status %d" % code), []).append(k)
+            if bad:
+                statuses.append((name, bad))
+        for m in [m for m in r.attr_text(g, gname, "summary_metrics").split(",") if m]:
+            v = r.figures(g, gname, m)
+            better = r.better(g, gname, m) if v is not None else 0
+            if better:
+                figs.append({"test": name, "metric": m, "unit": r.unit(g, gname, m), "better": better,
+                             "med": per_rank_median(v)})
+    return {"nranks": r.nranks, "node": node, "local": local, "sku": names, "figs": figs, "statuses": statuses,
+            "rules": r.rules()}
+
+
+def select_figure(data, metric, path):
+    """the judged figure TEST[:METRIC] names (None: the first one)"""
+    if not data["figs"]:
+        raise BadFile("%s: no judged figure (no test with a verified summary metric)" % path)
+    if not metric:
+        return data["figs"][0]
+    t, _, m = metric.partition(":")
+    sel = next((f for f in data["figs"] if f["test"] == t and (not m or f["metric"] == m)), None)
+    if sel is None:
+        raise BadFile("--metric %s: no judged figure of that test and metric in %s (there are: %s)" % (
+            metric, path, short(", ".join("%s:%s" % (f["test"], f["metric"]) for f in data["figs"]), 300)))
+    return sel
+
+
+def rel_dev(fig, sku):
+    """each GPU's relative deviation from its SKU's median, signed so that
+    negative is worse"""
+    d = np.full(len(fig["med"]), np.nan)
+    for s_ in set(sku):
+        idx = np.array([i for i, x in enumerate(sku) if x == s_])
+        v = fig["med"][idx]
+        ref = np.nanmedian(v) if np.isfinite(v).any() else np.nan
+        if np.isfinite(ref) and ref != 0:
+            d[idx] = fig["better"] * (v / ref - 1)
+    return d
+
+
+def draw_heatmap(data, sel, rules):
+    """node x local GPU, % from the SKU's median; the colour scale spans at
+    least the fail floor both ways, so noise stays pale"""
+    dev = rel_dev(sel, data["sku"])
+    nodes, gpn = int(data["node"].max()) + 1, int(data["local"].max()) + 1
+    grid = np.full((gpn, nodes), np.nan)
+    grid[data["local"], data["node"]] = dev * 100
+    lim = max(100 * (rules["fail_rel"] if rules else DEFAULT_FAIL_REL),
+              np.nanmax(np.abs(grid)) if np.isfinite(grid).any() else 0)
+    fig, ax = plt.subplots(figsize=(min(18, 7 + nodes * 0.25), 1.2 + 0.35 * gpn))
+    cmap = matplotlib.colormaps["RdYlGn"].copy()
+    cmap.set_bad("#9e9e9e")
+    im = ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap=cmap, vmin=-lim, vmax=lim, interpolation="nearest")
+    ax.set_xlabel("node (%d)" % nodes)
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True, min_n_ticks=1))
+    ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True, min_n_ticks=1))
+    ax.set_ylabel("local GPU")
+    ax.set_title("%s %s: %% from its SKU's median (negative: worse; grey: no figure)" % (
+        short(sel["test"], 60), short(sel["metric"], 30)), fontsize=9)
+    fig.colorbar(im, ax=ax, fraction=0.03, pad=0.01)
+    return fig
+
+
+def draw_distributions(data, rules, limit=24):
+    """per judged figure, each GPU's % from its SKU's median, with the warn
+    and fail floors: a histogram from 50 GPUs, one dot per GPU below"""
+    figs = data["figs"][:limit]
+    cols = 3
+    rows = (len(figs) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(12, 2.4 * rows), squeeze=False)
+    for ax, f in zip(axes.flat, figs):
+        d = 100 * rel_dev(f, data["sku"])
+        d = d[np.isfinite(d)]
+        if rules:
+            for rel, c in ((rules["warn_rel"], VERDICT_COLOURS["WARN"]), (rules["fail_rel"], VERDICT_COLOURS["FAIL"])):
+                ax.axvline(-100 * rel, color=c, lw=1)
+        lim = max(100 * (rules["fail_rel"] if rules else DEFAULT_FAIL_REL) * 1.5, np.abs(d).max() * 1.05 if d.size else 0)
+        if d.size >= 50:
+            ax.hist(d, bins=min(60, max(10, d.size // 4)), range=(-lim, lim), color="#546e7a")
+        else:   # a few GPUs: each one a dot, so two of them are not one bar
+            ax.plot(d, 0.5 + 0.3 * np.sin(np.arange(d.size) * 2.4), "o", color="#546e7a", ms=5)
+            ax.set_ylim(0, 1)
+            ax.set_yticks([])
+        ax.set_xlim(-lim, lim)
+        ax.set_title("%s %s (%d GPUs)" % (short(f["test"], 40), short(f["metric"], 24), d.size), fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.set_xlabel("% from the SKU's median (negative: worse)", fontsize=7)
+    for ax in list(axes.flat)[len(figs):]:
+        ax.axis("off")
+    fig.tight_layout()
+    return fig
+
+
+def heatmap(args):
+    data = reading(args.file, lambda: read_judged(args.file))
+    sel = select_figure(data, args.metric, args.file)
+    fig = draw_heatmap(data, sel, data["rules"])
+    missing = int(np.sum(~np.isfinite(sel["med"])))
+    save(fig, args.output, "%s %s, %d GPUs, %d without a figure" % (sel["test"], sel["metric"], len(sel["med"]),
+                                                                  missing))
+
+
+# ---- power against throughput (also mcfleet report --html)
+
+def read_power(path):
+    """the power models (/power_model: per GPU slope, intercept, r2, and the
+    member tests' per-GPU rate in TFLOP/s and average power), and every test
+    with per-GPU power and a GFLOP/s rate"""
+    r = Results(path)
+    per_test = {}
+    for name, gname, g in r.tests():
+        w = r.dataset(g, gname, "test_avg_power_w", "float", (r.nranks,), required=False)
+        rate = r.figures(g, gname, "gflops")
+        if w is not None and rate is not None:
+            per_test[name] = (per_rank_median(rate) / 1e3, np.asarray(w, float))
+    models = []
+    pm = r.group(r.f, "", b"power_model")
+    if pm is not None:
+        for raw in pm.id.__iter__():
+            gname = "/power_model/" + show(raw)
+            g = r.group(pm, "/power_model", raw, required=True)
+            cols = {k: r.dataset(g, gname, k, "float", (r.nranks,)) for k in ("slope", "intercept", "r2")}
+            npoints = r.dataset(g, gname, "points", "float", (r.nranks,))
+            members = [t for t in r.attr_text(g, gname, "tests").split(",") if t]   # older files: none
+            unknown = [t for t in members if t not in per_test]
+            points = [per_test[t] for t in members if t in per_test]
+            models.append({"name": show(raw), "kernel": r.attr_text(g, gname, "kernel"), "tests": members,
+                           "missing": unknown, "xy": points, "npoints": npoints, **cols})
+    return {"nranks": r.nranks, "models": models, "per_test": per_test}
+
+
+def draw_power(pw, highlight=()):
+    """top row: per model, every GPU's (TFLOP/s, W) points, the fleet median
+    of the per-GPU fits P = a * TFLOP/s + b and the 5-95 % band of the fits'
+    predictions; bottom row: per test (the four drawing the most power), each
+    GPU's average power against its rate. HIGHLIGHT: ranks drawn in red"""
+    models = [m for m in pw["models"] if np.isfinite(m["slope"]).any()][:4]
+    tests = sorted(((n, t, w) for n, (t, w) in pw["per_test"].items() if (np.isfinite(t) & np.isfinite(w)).any()),
+                   key=lambda x: -np.nanmedian(x[2]))[:4]
+    rows = [x for x in (models, tests) if x]
+    cols = max(len(x) for x in rows)
+    fig, axes = plt.subplots(len(rows), cols, figsize=(4 * cols, 3.3 * len(rows)), squeeze=False)
+    alpha = float(np.clip(30.0 / max(pw["nranks"], 1), 0.05, 0.9))
+    size = 24 if pw["nranks"] < 50 else 6   # a few GPUs: each one visible
+    hl = [k for k in highlight if 0 <= k < pw["nranks"]]
+    row = 0
+    if models:
+        for ax, m in zip(axes[row], models):
+            xs = [t for t, _ in m["xy"]]
+            x_all = np.concatenate(xs) if xs else np.array([])
+            for t, w in m["xy"]:
+                ax.scatter(t, w, s=size, color="#37474f", alpha=alpha, lw=0)
+            top = np.nanmax(x_all) if np.isfinite(x_all).any() else 1.0
+            x = np.linspace(0, top * 1.05, 30)
+            ok = np.isfinite(m["slope"]) & np.isfinite(m["intercept"])
+            pred = m["slope"][ok][:, None] * x[None, :] + m["intercept"][ok][:, None]
+            a, b = float(np.median(m["slope"][ok])), float(np.median(m["intercept"][ok]))
+            if ok.sum() >= 3:
+                ax.fill_between(x, np.percentile(pred, 5, axis=0), np.percentile(pred, 95, axis=0), color="#90a4ae",
+                                alpha=0.35, lw=0, label="5-95 % of the GPUs' fits")
+            ax.plot(x, a * x + b, color="#1565c0", lw=1.2,
+                    label="fleet median: P = %.3g W/(TFLOP/s) x + %.3g W" % (a, b))
+            for k in hl:
+                if ok[k]:
+                    ax.plot(x, m["slope"][k] * x + m["intercept"][k], color="#c62828", lw=1, label="rank %d" % k)
+                    ax.scatter([t[k] for t, _ in m["xy"]], [w[k] for _, w in m["xy"]], s=14, color="#c62828")
+            ax.set_title("%s model (%s): %d tests, r2 median %.3f" % (
+                short(m["name"], 30), m["kernel"], len(m["tests"]) or int(np.nanmax(m["npoints"], initial=0)),
+                float(np.nanmedian(m["r2"])) if np.isfinite(m["r2"]).any() else float("nan")), fontsize=8)
+            if not m["xy"]:
+                ax.text(0.5, 0.5, "member tests not recorded\n(a file older than 2026-11-25)", ha="center",
+                        transform=ax.transAxes, fontsize=7, color="#777")
+            ax.ticklabel_format(useOffset=False)
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
+            ax.set_xlabel("TFLOP/s (test median)", fontsize=7)
+            ax.set_ylabel("W (test average)", fontsize=7)
+            ax.tick_params(labelsize=7)
+            ax.legend(fontsize=6, loc="upper left")
+        for ax in axes[row][len(models):]:
+            ax.axis("off")
+        row += 1
+    if tests:
+        for ax, (name, t, w) in zip(axes[row], tests):
+            ok = np.isfinite(t) & np.isfinite(w)
+            ax.scatter(t[ok], w[ok], s=size, color="#37474f", alpha=max(alpha, 0.3), lw=0)
+            ax.ticklabel_format(useOffset=False)
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
+            for k in hl:
+                if ok[k]:
+                    ax.scatter([t[k]], [w[k]], s=20, color="#c62828", label="rank %d" % k)
+            ax.set_title("%s: %d GPUs" % (short(name, 40), int(ok.sum())), fontsize=8)
+            ax.set_xlabel("TFLOP/s (median)", fontsize=7)
+            ax.set_ylabel("W (test average)", fontsize=7)
+            ax.tick_params(labelsize=7)
+            if hl:
+                ax.legend(fontsize=6)
+        for ax in axes[row][len(tests):]:
+            ax.axis("off")
+    fig.tight_layout()
+    return fig
+
+
+def parse_ranks(text, nranks):
+    try:
+        ranks = [int(x) for x in text.split(",") if x.strip()] if text else []
+    except ValueError:
+        raise BadFile("--ranks %r: expected rank numbers separated by commas" % text)
+    bad = [k for k in ranks if not 0 <= k < nranks]
+    if bad:
+        raise BadFile("--ranks: %s not among the file's ranks 0..%d" % (",".join(map(str, bad)), nranks - 1))
+    return ranks
+
+
+def power(args):
+    pw = reading(args.file, lambda: read_power(args.file))
+    if not any(np.isfinite(m["slope"]).any() for m in pw["models"]) and not pw["per_test"]:
+        raise BadFile("%s: no power figures (no power source was on for every rank, or no test with a rate)"
+                      % args.file)
+    ranks = parse_ranks(args.ranks, pw["nranks"])
+    for m in pw["models"]:
+        ok = np.isfinite(m["slope"]) & np.isfinite(m["intercept"])
+        if ok.any():
+            print("%s: P = %.4g W/(TFLOP/s) x TFLOP/s + %.4g W (fleet median of %d GPUs' fits; slope %.4g-%.4g)%s"
+                  % (m["name"], np.median(m["slope"][ok]), np.median(m["intercept"][ok]), ok.sum(),
+                     m["slope"][ok].min(), m["slope"][ok].max(),
+                     "; tests not in the file: " + ",".join(m["missing"]) if m["missing"] else ""))
+    save(draw_power(pw, ranks), args.output, "%d models, %d tests with power" % (
+        len(pw["models"]), len(pw["per_test"])))
+
+
+# ---- sustained traces (also mcfleet report --html: the flagged GPUs')
+
+TRACE_ROWS = (("rate", None), ("power_w", "W"), ("clock_mhz", "MHz (in-kernel)"), ("sm_mhz", "MHz (power source)"),
+              ("temp_c_max", "deg C"))
+
+
+def read_traces(path):
+    """per sustained test (a trace group): its per-second columns [nranks, windows]"""
+    r = Results(path)
+    out = []
+    for name, gname, g in r.tests():
+        tg = r.group(g, gname, b"trace")
+        if tg is None:
+            continue
+        tname = gname + "/trace"
+        cols = {}
+        for col, unit in TRACE_ROWS:
+            v = r.dataset(tg, tname, col, "float", (r.nranks, None), required=False)
+            if v is not None and np.isfinite(v).any():
+                cols[col] = v
+        if cols:
+            out.append({"test": name, "cols": cols, "rate_metric": r.attr_text(tg, tname, "rate_metric"),
+                        "unit": r.attr_text(g, gname, "unit")})
+    return {"nranks": r.nranks, "tests": out}
+
+
+def draw_traces(tr, highlight=(), limit=3):
+    """per sustained test a column; per reading a row: the fleet's median
+    second by second, its 5-95 % band, and the highlighted ranks in red"""
+    tests = tr["tests"][:limit]
+    rows = [c for c, _ in TRACE_ROWS if any(c in t["cols"] for t in tests)]
+    fig, axes = plt.subplots(len(rows), len(tests), figsize=(4.6 * len(tests), 1.9 * len(rows)), squeeze=False,
+                             sharex="col")
+    colours = ["#c62828", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037"]
+    for j, t in enumerate(tests):
+        for i, col in enumerate(rows):
+            ax = axes[i][j]
+            v = t["cols"].get(col)
+            if v is None:
+                ax.axis("off")
+                continue
+            x = np.arange(v.shape[1])
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)   # a window no rank read
+                med = np.nanmedian(v, axis=0)
+                if v.shape[0] >= 3:
+                    ax.fill_between(x, np.nanpercentile(v, 5, axis=0), np.nanpercentile(v, 95, axis=0),
+                                    color="#90a4ae", alpha=0.4, lw=0, label="5-95 % of GPUs")
+            ax.plot(x, med, color="#1565c0", lw=1, label="fleet median")
+            for n, k in enumerate(highlight[:len(colours)]):
+                ax.plot(x, v[k], color=colours[n], lw=0.9, label="rank %d" % k)
+            unit = dict(TRACE_ROWS)[col] or t["unit"] or t["rate_metric"]
+            ax.set_ylabel("%s\n[%s]" % (t["rate_metric"] if col == "rate" else col, short(unit, 16)), fontsize=7)
+            ax.tick_params(labelsize=7)
+            ax.ticklabel_format(axis="y", useOffset=False)
+            if i == 0:
+                ax.set_title(short(t["test"], 50), fontsize=8)
+                ax.legend(fontsize=6, loc="lower right")
+        axes[len(rows) - 1][j].set_xlabel("s from the test's start", fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def sustained(args):
+    tr = reading(args.file, lambda: read_traces(args.file))
+    if not tr["tests"]:
+        raise BadFile("%s: no sustained test (no /results/<test>/trace)" % args.file)
+    ranks = parse_ranks(args.ranks, tr["nranks"])
+    save(draw_traces(tr, ranks), args.output, "%d sustained tests" % min(len(tr["tests"]), 3))
+
+
+# the subcommands: name, what it draws, its function, and its options beyond FILE and -o
+COMMANDS = (
+    ("variation", "per-rank medians by node, with outliers", variation,
+     (("--tests", dict(default="*", help="glob of test names (default: all)")),)),
+    ("roofline", "intensity sweep against the measured ceilings", roofline, ()),
+    ("occupancy", "matrix occupancy sweeps fitted to the throughput model", occupancy,
+     (("--csv", dict(help="also write the points and the model to this CSV")),)),
+    ("heatmap", "node x local GPU of one judged figure, %% from the SKU's median", heatmap,
+     (("--metric", dict(help="TEST[:METRIC] (default: the first judged figure)")),)),
+    ("power", "power against throughput per GPU, with the fitted power models", power,
+     (("--ranks", dict(help="ranks to draw in red with their own fit, e.g. 3,17")),)),
+    ("sustained", "the sustained tests' traces, second by second", sustained,
+     (("--ranks", dict(help="ranks to draw beside the fleet's median, e.g. 3,17")),)),
+)
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
-    v = sub.add_parser("variation", help="per-rank medians by node, with outliers")
-    v.add_argument("file")
-    v.add_argument("-o", "--output", default="variation.png")
-    v.add_argument("--tests", default="*", help="glob of test names (default: all)")
-    r = sub.add_parser("roofline", help="intensity sweep against the measured ceilings")
-    r.add_argument("file")
-    r.add_argument("-o", "--output", default="roofline.png")
-    o = sub.add_parser("occupancy", help="matrix occupancy sweeps fitted to the throughput model")
-    o.add_argument("file")
-    o.add_argument("-o", "--output", default="occupancy.png")
-    o.add_argument("--csv", help="also write the points and the model to this CSV")
+    run = {}
+    for name, what, fn, options in COMMANDS:
+        c = sub.add_parser(name, help=what)
+        c.add_argument("file")
+        c.add_argument("-o", "--output", default=name + ".png")
+        for flag, kw in options:
+            c.add_argument(flag, **kw)
+        run[name] = fn
     args = p.parse_args()
     try:
-        {"variation": variation, "roofline": roofline, "occupancy": occupancy}[args.cmd](args)
+        run[args.cmd](args)
     except BadFile as e:
         print("mcfleet_plot: %s" % e, file=sys.stderr)
         sys.exit(2)

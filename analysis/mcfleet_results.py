@@ -24,6 +24,7 @@ import pickle
 import signal
 import stat
 import traceback
+import warnings
 
 import h5py
 import numpy as np
@@ -284,9 +285,14 @@ OLD_STATUS_CODES = {1: "verified", 0: "wrong", -1: "unsupported", -2: "error", -
 
 
 def per_rank_median(v):
-    with np.errstate(all="ignore"):
-        v = np.where(np.isfinite(v), v, np.nan)
-        return np.array([np.nanmedian(row) if np.isfinite(row).any() else np.nan for row in v])
+    """each row's median over its finite values; NaN for a row with none (one
+    vectorised call: a loop over rows took seconds at 10,000 ranks)"""
+    v = np.asarray(v, float)
+    if v.ndim != 2 or v.shape[1] == 0:
+        return np.full(v.shape[0] if v.ndim else 0, np.nan)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # "All-NaN slice": that row's NaN is the answer
+        return np.nanmedian(np.where(np.isfinite(v), v, np.nan), axis=1)
 
 
 def finite_median(v):

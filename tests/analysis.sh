@@ -132,4 +132,24 @@ for r in rows:
 PY
 rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" occupancy "$work/r.h5" -o "$work/x.png" 2>/dev/null || rc=$?
 [ $rc = 2 ] || fail "a file without an occupancy sweep: exit $rc, expected 2"
+
+# the heatmap of node x local GPU: a rank with a wrong result is counted as
+# without a figure (drawn grey), never dropped; an unknown --metric is named
+MCFLEET_INJECT_FAULT='triad@1' mpi 2 --backend host --deck "$work/roof.yaml" -o "$work/f.h5"
+"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" heatmap "$work/f.h5" --metric triad:bandwidth_gbs -o "$work/h.png" \
+    >"$work/p" 2>&1 || { cat "$work/p"; fail "heatmap"; }
+expect_in "$work/p" "(triad bandwidth_gbs, 2 GPUs, 1 without a figure)"
+"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" heatmap "$work/r.h5" -o "$work/h.png" >"$work/p" 2>&1 \
+    || { cat "$work/p"; fail "heatmap, default figure"; }
+expect_in "$work/p" "2 GPUs, 0 without a figure"
+rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" heatmap "$work/r.h5" --metric nosuch -o "$work/x.png" 2>"$work/e" || rc=$?
+[ $rc = 2 ] && grep -q "^mcfleet_plot: --metric nosuch: .*there are: peak:gflops" "$work/e" \
+    || { cat "$work/e"; fail "heatmap --metric nosuch: exit $rc, expected 2 naming the figures"; }
+# no power source, no sustained test: exit 2 saying so
+for sub in power sustained; do
+    rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" $sub "$work/r.h5" -o "$work/$sub.png" 2>"$work/e" || rc=$?
+    [ $rc = 2 ] && grep -qF "$work/r.h5: no " "$work/e" && ! grep -q Traceback "$work/e" \
+        || { cat "$work/e"; fail "$sub of a file without its figures: exit $rc, expected 2"; }
+    [ ! -e "$work/$sub.png" ] || fail "$sub: a figure written for a file without its figures"
+done
 echo "analysis ok"

@@ -104,6 +104,20 @@ cmp_rc 2 "$work/one" "$work/a1.h5"
 cmp_rc 2 "$work/deckfile" "$work/a1.h5" "$work/deck.yaml"
 expect_in "$work/deckfile.err" "$work/deck.yaml"
 ! grep -q Traceback "$work"/*.err || fail "a traceback"
+# the same history on the HTML page (report --html --history): the drifted
+# GPU named with its test; the page's exit code stays the verdict's
+if "$PYTHON_H5" -c 'import matplotlib' 2>/dev/null; then
+    want=0; "$MCFLEET" report "$work/slow.h5" >/dev/null 2>&1 || want=$?
+    rc=0; "$MCFLEET" report "$work/slow.h5" --html "$work/slow.html" --history "$work/a1.h5" "$work/b1.h5" \
+        >"$work/html.out" 2>&1 || rc=$?
+    [ $rc = $want ] || { cat "$work/html.out"; fail "report --html --history: exit $rc, the verdict's is $want"; }
+    expect_in "$work/slow.html" "Drift against history (2 earlier runs)"
+    expect_in "$work/slow.html" "<tr><td>GPU-bbbb</td>"
+    [ "$(grep -c '<td>triad</td><td>bandwidth_gbs</td>' "$work/slow.html")" = 1 ] || fail "the page: not one triad drift"
+    rc=0; "$MCFLEET" report "$work/slow.h5" --html "$work/x.html" --history "$work/none.h5" >"$work/e" 2>&1 || rc=$?
+    [ $rc = 2 ] && grep -qF "$work/none.h5" "$work/e" && [ ! -e "$work/x.html" ] \
+        || { cat "$work/e"; fail "--history of a missing file: exit $rc, expected 2 naming it"; }
+fi
 "$MCFLEET" compare --help >"$work/help" || fail "compare --help"
 expect_in "$work/help" "its UUID"
 echo "compare ok"

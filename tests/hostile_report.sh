@@ -102,10 +102,11 @@ plot = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(plot)
 import matplotlib.pyplot as plt
 
-# Drawing a figure takes half a second: the figures are drawn for the files
-# whose figures, names or units were changed, and not for the others (what the
-# file holds is read and checked in every case, up to the drawing).
-draws = {n: getattr(plot, n) for n in ("draw_variation", "draw_roofline", "draw_occupancy") if hasattr(plot, n)}
+# Drawing a figure takes half a second: the figures are drawn (and saved) for
+# the files whose figures, names or units were changed, and not for the others
+# (what the file holds is read and checked in every case, up to the drawing).
+draws = {n: getattr(plot, n) for n in ("draw_variation", "draw_roofline", "draw_occupancy", "draw_heatmap",
+                                       "draw_power", "draw_traces", "save") if hasattr(plot, n)}
 render = re.compile(r"gflops-|unit-|results-(long|non)|utf8|padded|rnd-[a-z]+-[0-2]\.h5")
 def alarm(*_):
     raise TimeoutError("no answer in 60 s")
@@ -119,7 +120,7 @@ for line in open(os.path.join(d, "manifest.tsv")):
     f = os.path.join(d, name)
     for n, fn in draws.items():
         setattr(plot, n, fn if render.search(name) else (lambda *a: None))
-    for cmd in ("variation", "roofline", "occupancy"):
+    for cmd in ("variation", "roofline", "occupancy", "heatmap", "power", "sustained"):
         runs += 1
         sys.argv = ["mcfleet_plot.py", cmd, f, "-o", png]
         err = io.StringIO()

@@ -20,6 +20,7 @@ tests:
   - {name: peak, kernel: valu, dtype: fp64, iterations: 20000}
   - {name: triad, kernel: memory, op: triad, bytes: 4MiB}
   - {name: ai, kernel: memory, op: fma, bytes: 2MiB, intensity: [1, 8]}
+  - {name: mm, kernel: matrix, dtype: fp64, shape: [8, 8, 4], iterations: 2000, occupancy: [1, 2]}
 YAML
 export MCFLEET_INJECT_FAULT='triad@1'
 mpi 2 --backend host --deck "$work/deck.yaml" -o "$work/r.h5"
@@ -31,6 +32,11 @@ expect_in "$work/r.html" "Flagged GPUs (1)"
 expect_in "$work/r.html" "verification: triad"
 expect_in "$work/r.html" "<td>triad</td><td>wrong</td><td>1</td>"
 expect_in "$work/r.html" "Empirical roofline"
+expect_in "$work/r.html" "Occupancy fits (rank 0)"
+expect_in "$work/r.html" "fp64 8x8x4"
+expect_in "$work/r.html" "No history given"
+# no power source, no sustained test on this run: those sections are absent, not empty
+! grep -q "Power against throughput\|Sustained at the limit" "$work/r.html" || fail "an empty power or sustained section"
 [ "$(grep -o 'data:image/png;base64' "$work/r.html" | wc -l)" -ge 3 ] || fail "fewer than 3 embedded plots"
 ! grep -Eq '(src|href)="(https?:|//|file:)' "$work/r.html" || fail "the page links outside itself"
 # the text report agrees

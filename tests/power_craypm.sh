@@ -76,6 +76,9 @@ assert np.all(g["power_samples"][:][dur >= 5 * cad[:, None]] >= 3), (g["power_sa
 pm = f["power_model"]
 # one model per input kind (a deck with zero and exact inputs once lost its file to one name for both)
 assert sorted(pm.keys()) == ["fp64", "fp64-exact", "fp64-zero"], list(pm.keys())
+# the tests each model was fitted over, by name (what a plot draws)
+assert s(pm["fp64"].attrs["tests"]) == "mm:occupancy=1,mm:occupancy=2", pm["fp64"].attrs["tests"]
+assert s(pm["fp64-zero"].attrs["tests"]) == "mm-zero:occupancy=1,mm-zero:occupancy=2"
 assert s(pm["fp64-zero"].attrs["inputs"]) == "zero" and s(pm["fp64-exact"].attrs["inputs"]) == "exact" and list(pm["fp64"]["points"][:]) == [2, 2], pm["fp64"]["points"][:]
 nd = f["power/craypm_node"]
 st = [s(x) for x in nd["status"][:]]
@@ -83,6 +86,16 @@ assert st[0] == "on" and st[1] == "off: node counters are read by local rank 0",
 assert nd["count"][1] == 0 and abs(nd["idle_power_w"][0] - 550) < 6, (nd["count"][:], nd["idle_power_w"][:])
 print("power ok: %.1f W, windows %.2f-%.2f s, cadence %.3f s" % (np.median(w), dur.min(), dur.max(), np.median(cad)))
 PY
+
+# power against throughput as a plot: the three models with their fleet
+# median (printed), every test with a rate and power (not the chase); rank 1 drawn apart
+if "$PYTHON_H5" -c 'import matplotlib' 2>/dev/null; then
+    "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" power "$work/p.h5" --ranks 1 -o "$work/pw.png" >"$work/p" 2>&1 \
+        || { cat "$work/p"; fail "power plot"; }
+    expect_in "$work/p" "(3 models, 6 tests with power)"
+    expect_in "$work/p" "fp64-exact: P = "
+    [ -s "$work/pw.png" ] || fail "no power plot"
+fi
 
 # `power: series: false` (fleet scale): no samples in the file, the same figures
 sed 's/^  sources: \[craypm\]$/  sources: [craypm]\n  series: false/' "$work/deck.yaml" >"$work/deck2.yaml"

@@ -157,4 +157,21 @@ for r, x in enumerate(st):
 PY
 "$MCFLEET" report "$work/k.h5" >"$work/report" || true
 expect_in "$work/report" "INCOMPLETE RUN"
+# the traces as a plot: the whole run, and the stopped one (its windows after
+# the stop are NaN); rank 1 drawn apart; a rank the file lacks is refused
+if "$PYTHON_H5" -c 'import matplotlib' 2>/dev/null; then
+    for f in s k; do
+        "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" sustained "$work/$f.h5" --ranks 1 -o "$work/$f.png" >"$work/p" 2>&1 \
+            || { cat "$work/p"; fail "sustained plot of $f.h5"; }
+        expect_in "$work/p" "(1 sustained tests)"
+        [ -s "$work/$f.png" ] || fail "no $f.png"
+    done
+    ! grep -q Warning "$work/p" || { cat "$work/p"; fail "warnings from the plot of a stopped run"; }
+    # the page: its power and sustained sections, drawn by the same code
+    "$MCFLEET" report "$work/s.h5" --html "$work/s.html" >"$work/p" 2>&1 || { cat "$work/p"; fail "report --html"; }
+    expect_in "$work/s.html" "Sustained at the limit, second by second"
+    expect_in "$work/s.html" "Power against throughput, per GPU"
+    rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" sustained "$work/s.h5" --ranks 2 -o "$work/x.png" 2>"$work/e" || rc=$?
+    [ $rc = 2 ] && grep -q "ranks 0..1" "$work/e" || { cat "$work/e"; fail "--ranks 2 of 2 ranks: exit $rc, expected 2"; }
+fi
 echo "sustained run ok"

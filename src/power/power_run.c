@@ -296,18 +296,26 @@ fail:
  * library's GEMMs apart: they move their data differently (an H100 draws
  * 700 W for 820 TFLOP/s of wgmma and for 650 of cuBLAS). The same tests on
  * every rank: the deck decides. */
+int mcf_power_model_member(const struct mcf_power_model *m, const struct mcf_kernel *k)
+{
+    return k->family == m->family && (k->family != MCF_FAMILY_MATRIX || k->mode == MCF_MODE_THROUGHPUT) &&
+           k->dtype == m->dtype && k->inputs == m->inputs;
+}
+
 static void models(const struct mcf_result *res, int n, struct mcf_power_figures *f)
 {
     static const enum mcf_family fams[] = { MCF_FAMILY_MATRIX, MCF_FAMILY_GEMM };
     for (size_t fi = 0; fi < sizeof fams / sizeof fams[0]; fi++)
     for (int d = 0; d < MCF_DTYPE_COUNT; d++)
         for (int in = 0; in < MCF_INPUTS_COUNT; in++) {
-            double x[256], y[256];
+            double x[MCF_MODEL_POINTS], y[MCF_MODEL_POINTS];
             size_t m = 0;
-            for (int i = 0; i < n && m < 256; i++) {
-                const struct mcf_kernel *k = &res[i].inst->kernel;
-                if (k->family != fams[fi] || (k->family == MCF_FAMILY_MATRIX && k->mode != MCF_MODE_THROUGHPUT) ||
-                    (int)k->dtype != d || (int)k->inputs != in)
+            struct mcf_power_model *pm = &f->models[f->nmodels];
+            pm->family = fams[fi];
+            pm->dtype = (enum mcf_dtype)d;
+            pm->inputs = (enum mcf_inputs)in;
+            for (int i = 0; i < n && m < MCF_MODEL_POINTS; i++) {
+                if (!mcf_power_model_member(pm, &res[i].inst->kernel))
                     continue;
                 x[m] = f->tests[i].tflops_med;
                 y[m] = f->tests[i].span_w;
@@ -315,10 +323,7 @@ static void models(const struct mcf_result *res, int n, struct mcf_power_figures
             }
             if (m < 2)
                 continue;
-            struct mcf_power_model *pm = &f->models[f->nmodels++];
-            pm->family = fams[fi];
-            pm->dtype = (enum mcf_dtype)d;
-            pm->inputs = (enum mcf_inputs)in;
+            f->nmodels++;
             pm->points = (int)m;
             mcf_linfit(x, y, m, &pm->slope, &pm->intercept, &pm->r2);
         }

@@ -66,6 +66,9 @@ struct mcf_test_power {
     struct mcf_evidence ev;
 };
 
+/* The most tests one model is fitted over (the first ones of the deck). */
+#define MCF_MODEL_POINTS 256
+
 /* P = slope x TFLOP/s + intercept over the tests of one type and input kind. */
 struct mcf_power_model {
     enum mcf_family family;    /* matrix (the group is the type's name) or gemm ("gemm-" before it) */
@@ -86,6 +89,10 @@ struct mcf_power_figures {
     int nmodels;
     struct mcf_power_model models[2 * MCF_DTYPE_COUNT * MCF_INPUTS_COUNT];
 };
+
+/* Whether a test of kernel k is among model m's points (its family, the
+ * matrix tiles' throughput mode, its type and input kind). */
+int mcf_power_model_member(const struct mcf_power_model *m, const struct mcf_kernel *k);
 
 /* Computes every figure from the stopped sampler. MCF_ERUNTIME for memory. */
 int mcf_power_compute(const struct mcf_power_run *p, const struct mcf_result *res, int n,

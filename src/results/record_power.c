@@ -121,7 +121,30 @@ fail:
     return e->rc;
 }
 
-static int record_model(struct mcf_h5 *h, const struct mcf_power_model *m, struct mcf_err *e)
+/* The model's tests by name, comma-separated: what a plot draws as its points. */
+static int record_model_tests(struct mcf_h5 *h, const char *g, const struct mcf_power_model *m,
+                              const struct mcf_result *res, int n, struct mcf_err *e)
+{
+    size_t cap = 1, len = 0;
+    char *names = NULL;
+    int taken = 0;
+    for (int i = 0; i < n; i++)
+        cap += strlen(res[i].inst->name) + 1;
+    MCF_ALLOC(e, names, cap);
+    for (int i = 0; i < n && taken < m->points; i++)
+        if (mcf_power_model_member(m, &res[i].inst->kernel)) {
+            len += (size_t)snprintf(names + len, cap - len, "%s%s", taken++ ? "," : "", res[i].inst->name);
+        }
+    MCF_TRY(mcf_h5_attr_str(h, g, "tests", names, e));
+    free(names);
+    return MCF_OK;
+fail:
+    free(names);
+    return e->rc;
+}
+
+static int record_model(struct mcf_h5 *h, const struct mcf_power_model *m, const struct mcf_result *res, int n,
+                        struct mcf_err *e)
 {
     char g[96];
     double pts = m->points;
@@ -131,6 +154,7 @@ static int record_model(struct mcf_h5 *h, const struct mcf_power_model *m, struc
     MCF_TRY(mcf_h5_group(h, g, e));
     MCF_TRY(mcf_h5_attr_str(h, g, "inputs", mcf_inputs_names[m->inputs], e));
     MCF_TRY(mcf_h5_attr_str(h, g, "kernel", mcf_family_names[m->family], e));
+    MCF_TRY(record_model_tests(h, g, m, res, n, e));
     MCF_TRY(row(h, g, "slope", &m->slope, 0, "W per TFLOP/s", e));
     MCF_TRY(row(h, g, "intercept", &m->intercept, 0, "W", e));
     MCF_TRY(row(h, g, "r2", &m->r2, 0, "1", e));
@@ -152,7 +176,7 @@ int mcf_record_power(struct mcf_h5 *h, const struct mcf_power_figures *f, const 
     for (int i = 0; i < n && i < f->ntests; i++)
         MCF_TRY(record_test(h, &f->tests[i], &res[i], e));
     for (int m = 0; m < f->nmodels; m++)
-        MCF_TRY(record_model(h, &f->models[m], e));
+        MCF_TRY(record_model(h, &f->models[m], res, n, e));
     return MCF_OK;
 fail:
     return e->rc;
