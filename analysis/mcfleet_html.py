@@ -159,7 +159,7 @@ def page(rep, data, path, metric, history=None):
     highlight = [g["rank"] for g in flagged[:HIGHLIGHT] if isinstance(g.get("rank"), int)]
     named = (" The flagged GPUs in colour: %s." % ", ".join("rank %d" % k for k in highlight)) if highlight else ""
     pw = data["power"]
-    if any(np.isfinite(m["slope"]).any() for m in pw["models"]) or pw["per_test"]:
+    if plot.has_power(pw):
         models = any(np.isfinite(m["slope"]).any() for m in pw["models"])
         out.append("<h2>Power against throughput, per GPU</h2><p>%s%s%s</p>" % (
             "Top: per power model (P = a &middot; TFLOP/s + b, fitted per GPU over its tests; the MI250X "

@@ -513,6 +513,11 @@ def read_power(path):
     return {"nranks": r.nranks, "models": models, "per_test": per_test}
 
 
+def has_power(pw):
+    """whether read_power found a fitted model or a test with power"""
+    return any(np.isfinite(m["slope"]).any() for m in pw["models"]) or bool(pw["per_test"])
+
+
 def draw_power(pw, highlight=()):
     """top row: per model, every GPU's (TFLOP/s, W) points, the fleet median
     of the per-GPU fits P = a * TFLOP/s + b and the 5-95 % band of the fits'
@@ -597,7 +602,7 @@ def parse_ranks(text, nranks):
 
 def power(args):
     pw = reading(args.file, lambda: read_power(args.file))
-    if not any(np.isfinite(m["slope"]).any() for m in pw["models"]) and not pw["per_test"]:
+    if not has_power(pw):
         raise BadFile("%s: no power figures (no power source was on for every rank, or no test with a rate)"
                       % args.file)
     ranks = parse_ranks(args.ranks, pw["nranks"])

@@ -132,9 +132,8 @@ static int record_model_tests(struct mcf_h5 *h, const char *g, const struct mcf_
         cap += strlen(res[i].inst->name) + 1;
     MCF_ALLOC(e, names, cap);
     for (int i = 0; i < n && taken < m->points; i++)
-        if (mcf_power_model_member(m, &res[i].inst->kernel)) {
+        if (mcf_power_model_member(m, &res[i].inst->kernel))
             len += (size_t)snprintf(names + len, cap - len, "%s%s", taken++ ? "," : "", res[i].inst->name);
-        }
     MCF_TRY(mcf_h5_attr_str(h, g, "tests", names, e));
     free(names);
     return MCF_OK;

@@ -23,6 +23,12 @@ static void on_stop(int sig)
     stop_sig = sig;
 }
 
+static void clear(void)
+{
+    stop_sig = 0;
+    stop_at = cut_at = INFINITY;
+}
+
 static void install(void)
 {
     static const int signals[] = { SIGTERM, SIGINT, SIGUSR1, SIGUSR2 };
@@ -37,18 +43,15 @@ static void install(void)
 
 void mcf_stop_catch_early(void)
 {
-    stop_sig = 0;
-    stop_at = cut_at = INFINITY;
+    clear();
     install();
     caught_early = 1;
 }
 
 void mcf_stop_catch(void)
 {
-    if (!caught_early) {
-        stop_sig = 0;
-        stop_at = cut_at = INFINITY;
-    }
+    if (!caught_early)
+        clear();
     caught_early = 0;   /* a later run in this process starts clean */
     install();
 }
