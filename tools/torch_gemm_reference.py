@@ -9,11 +9,13 @@ in the same call (docs/performance.md, issue 11's targets).
   torch_gemm_reference.py sustain --seconds 60 [--dtype fp16] [--inputs randn|zero|exact] [-o out.json]
       Back-to-back products for that long; TFLOP/s per one-second window, so an
       independent sampler (nvidia-smi) read beside it gives the power at the limit.
+      SIGINT, SIGTERM or SIGUSR1 ends the loop early and keeps the windows measured.
 
 Runs only where torch sees a CUDA GPU (the device machines); exits 77 elsewhere.
 """
 import argparse
 import json
+import signal
 import statistics
 import sys
 import time
@@ -93,24 +95,33 @@ def sustain(torch, args):
     torch.cuda.synchronize()
     windows, t0 = [], time.time()
     wall0 = t0
-    while time.time() - wall0 < args.seconds:
-        n, ws = 0, time.time()
-        s = torch.cuda.Event(enable_timing=True)
-        e = torch.cuda.Event(enable_timing=True)
-        s.record()
-        while time.time() - ws < 1.0:
-            for _ in range(8):
-                mm(a, b)
-            n += 8
-            e.record()
-            e.synchronize()
-        windows.append({"t_start": ws, "tflops": n * flop / (s.elapsed_time(e) * 1e-3) * 1e-12})
+    stop = []   # a stop signal ends the loop; the windows measured are kept (a disturber is stopped by its caller)
+    for sig in (signal.SIGTERM, signal.SIGUSR1):
+        signal.signal(sig, lambda num, frame: stop.append(num))
+    try:
+        while time.time() - wall0 < args.seconds and not stop:
+            n, ws = 0, time.time()
+            s = torch.cuda.Event(enable_timing=True)
+            e = torch.cuda.Event(enable_timing=True)
+            s.record()
+            while time.time() - ws < 1.0:
+                for _ in range(8):
+                    mm(a, b)
+                n += 8
+                e.record()
+                e.synchronize()
+            windows.append({"t_start": ws, "tflops": n * flop / (s.elapsed_time(e) * 1e-3) * 1e-12})
+    except KeyboardInterrupt:
+        stop.append(signal.SIGINT)
     steady = [w["tflops"] for w in windows[len(windows) // 2:]]
-    print("sustain %s %s %d^3 %.0f s: last half median %.1f TFLOP/s" % (args.dtype, args.inputs, args.size,
-          args.seconds, statistics.median(steady)), flush=True)
+    med = statistics.median(steady) if steady else float("nan")
+    print("sustain %s %s %d^3 %.0f s%s: last half median %.1f TFLOP/s" % (
+        args.dtype, args.inputs, args.size, time.time() - wall0,
+        " (stopped by signal %d)" % stop[0] if stop else "", med), flush=True)
     return {"dtype": args.dtype, "inputs": args.inputs, "size": args.size, "gpu": torch.cuda.get_device_name(),
             "torch": torch.__version__, "t0_unix": t0, "windows": windows,
-            "steady_tflops_median": statistics.median(steady)}
+            "stopped_by_signal": int(stop[0]) if stop else None,
+            "steady_tflops_median": med}
 
 
 def main():
