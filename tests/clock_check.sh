@@ -7,8 +7,10 @@
 # (tests/stub_nvml.c, whose SM clock reads 1980 MHz). Injected 1990 (+0.5 %):
 # no flag. Injected 2100 (+6.1 %): a clock-check WARN on every test, naming
 # both clocks, and the injection recorded in the file. On 3 ranks, the
-# disagreement of a whole SKU against one GPU's. A bad value stops the
-# run before any test, exit 2, naming the variable.
+# disagreement of a whole SKU against one GPU's, where rank 1's GPU also
+# holds another process (the stub's process count, STUB_NVML_PROCS): its
+# evidence names it. A bad value stops the run before any test, exit 2,
+# naming the variable.
 . "$srcdir/tests/lib.sh"
 need_mpirun
 need_h5py
@@ -90,10 +92,10 @@ expect_in "$work/off.txt" "2100 MHz and the power source's 1980 MHz"
 # is. Three ranks at +6 %: no per-GPU cause, one fleet line per test. Then
 # the same file with rank 1's ratio set back to 1990/1980 (h5py, a copy):
 # rank 1 alone is flagged, against its SKU's median ratio.
-export MCFLEET_INJECT_CLOCK_MHZ=2100
+export MCFLEET_INJECT_CLOCK_MHZ=2100 STUB_NVML_PROCS=1,2,1
 mpi 3 --backend host --deck "$work/deck.yaml" -o "$work/sku.h5"
 expect_rc 0
-unset MCFLEET_INJECT_CLOCK_MHZ
+unset MCFLEET_INJECT_CLOCK_MHZ STUB_NVML_PROCS
 # (exit 0 or 1: three host ranks sharing two loaded cores may differ enough
 # for the peer rules to flag a figure; only the clock causes are tested here)
 rc=0; "$MCFLEET" report "$work/sku.h5" >"$work/sku.txt" 2>&1 || rc=$?
@@ -134,6 +136,15 @@ assert all(abs(ref - 2100.0 / 1980.0) < 1e-9 for _, _, ref in odd), ("reference:
 print("clock-check against the SKU:", odd)
 PY
 expect_in "$work/odd.txt" "from its SKU's median ratio 1.061"
+# the evidence of the flagged GPU: the processes on it, against its peers'
+"$PYTHON_H5" - "$work/sku.h5" <<'PY' || fail "test_gpu_procs_max"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as h:
+    for t in ("clk-valu", "clk-triad"):
+        d = h["/results/%s/test_gpu_procs_max" % t]
+        assert list(d[:]) == [1.0, 2.0, 1.0], (t, d[:])
+PY
+expect_in "$work/odd.txt" "compute processes on the GPU: 2 (fleet median 1)"
 
 export MCFLEET_INJECT_CLOCK_MHZ=fast
 mpi 1 --backend host --deck "$work/deck.yaml" -o "$work/bad.h5"

@@ -4,8 +4,9 @@
 # with every counter -1 and the reason in /health/source, /ranks/device_serial
 # is there (empty); a run stopped by SIGTERM still writes /health; with a
 # power source on (a simulated Cray node) every test carries test_sm_mhz,
-# test_temp_c_max and test_throttle_reasons, unknown (NaN) where the source
-# reads no clock, temperature or throttle reasons.
+# test_temp_c_max, test_throttle_reasons and test_gpu_procs_max, unknown
+# (NaN) where the source reads no clock, temperature, throttle reasons or
+# process list.
 . "$srcdir/tests/lib.sh"
 need_mpirun
 need_h5py
@@ -81,7 +82,8 @@ assert int(f["power"].attrs["per_test_figures"]) == 1
 for t in ["mm", "mm16"]:   # mm16 is unsupported on the host: the datasets are there all the same
     g = f["results/" + t]
     for d, unit in [("test_sm_mhz", "MHz"), ("test_temp_c_max", "degC"),
-                    ("test_throttle_reasons", "NVML clock-event reason bit mask")]:
+                    ("test_throttle_reasons", "NVML clock-event reason bit mask"),
+                    ("test_gpu_procs_max", "processes")]:
         x = g[d]
         assert x.dtype == np.float64 and x.shape == (2,), (t, d, x.dtype, x.shape)
         u = x.attrs["unit"]

@@ -7,7 +7,10 @@
  * supported), "remap-pending", "remap-failed", "no-remap" (the GPU does not
  * remap rows: retired pages instead), "retire-pending", "link-x8" (8 of 16
  * lanes), "no-serial". $STUB_NVML_GEN is the current link generation
- * (default 5, the maximum): an idle GPU's lower one.
+ * (default 5, the maximum): an idle GPU's lower one. $STUB_NVML_PROCS is the
+ * number of processes with a compute context on the GPU, one per world rank
+ * ($OMPI_COMM_WORLD_RANK), comma-separated, the last repeated (default 1:
+ * the rank itself); "procs-fail": the call fails.
  * Built three times: with STUB_NO_ENERGY the energy symbol is missing; with
  * STUB_OLD_DRIVER nvmlDeviceGetTotalEccErrors and nvmlDeviceGetRemappedRows. */
 #include <stdlib.h>
@@ -118,5 +121,35 @@ int nvmlDeviceGetSerial(void *d, char *serial, unsigned len)
     if (mode_is("no-serial")) return NOT_SUPPORTED;
     if (len < 14) return INSUFFICIENT_SIZE;
     strcpy(serial, "1654922001234");
+    return 0;
+}
+
+/* the count only, as mcfleet asks: (count 0, list NULL) gives INSUFFICIENT_SIZE
+ * with the number, or success where there is none */
+static unsigned procs_of_this_rank(void)
+{
+    const char *s = getenv("STUB_NVML_PROCS"), *rank = getenv("OMPI_COMM_WORLD_RANK");
+    unsigned v = 1;
+    int r = rank ? atoi(rank) : 0;
+    for (int i = 0; s && *s; i++) {
+        v = (unsigned)atoi(s);
+        if (i >= r)
+            break;
+        s = strchr(s, ',');
+        s = s ? s + 1 : NULL;
+    }
+    return v;
+}
+int nvmlDeviceGetComputeRunningProcesses_v3(void *d, unsigned *count, void *infos)
+{
+    unsigned have = procs_of_this_rank();
+    (void)d;
+    if (mode_is("procs-fail")) return 999;
+    if (*count < have || !infos) {
+        *count = have;
+        return have ? INSUFFICIENT_SIZE : 0;
+    }
+    memset(infos, 0, (size_t)have * 24);
+    *count = have;
     return 0;
 }

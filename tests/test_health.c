@@ -322,23 +322,33 @@ static void evidence_over_a_test_window(void **state)
         r[i].throttle = why[i];
         r[i].throttle_read = 1;
     }
+    /* the process count is read at t = 0 (1) and t = 3 (2) only */
+    r[0].gpu_procs = 1;
+    r[3].gpu_procs = 2;
     /* [1.5, 3.5]: the readings of t = 1 (held until 2), 2 and 3 */
     struct mcf_evidence ev = mcf_window_evidence(r, 6, 1.5, 3.5);
     assert_float_equal(ev.sm_mhz, 1500, 0);
     assert_float_equal(ev.temp_c_max, 75, 0);
     assert_float_equal(ev.throttle, (double)(0x4 | 0x20), 0);
+    assert_float_equal(ev.gpu_procs_max, 2, 0);
+    /* before the second count: the first one read still holds */
+    ev = mcf_window_evidence(r, 6, 1.2, 2.5);
+    assert_float_equal(ev.gpu_procs_max, 1, 0);
     /* a window between two readings: the one that held there */
     ev = mcf_window_evidence(r, 6, 4.2, 4.4);
     assert_float_equal(ev.sm_mhz, 1200, 0);
     assert_float_equal(ev.throttle, 0x40, 0);
+    assert_float_equal(ev.gpu_procs_max, 2, 0);
     /* a source without throttle reasons (rocm-smi, pm_counters): unknown, not 0 */
     for (int i = 0; i < 6; i++)
         r[i].throttle_read = 0;
+    r[0].gpu_procs = r[3].gpu_procs = -1;   /* and no process count (rocm-smi): unknown */
     ev = mcf_window_evidence(r, 6, 1.5, 3.5);
     assert_true(isnan(ev.throttle));
+    assert_true(isnan(ev.gpu_procs_max));
     /* no readings, or no window */
     ev = mcf_window_evidence(r, 0, 1.5, 3.5);
-    assert_true(isnan(ev.sm_mhz) && isnan(ev.temp_c_max) && isnan(ev.throttle));
+    assert_true(isnan(ev.sm_mhz) && isnan(ev.temp_c_max) && isnan(ev.throttle) && isnan(ev.gpu_procs_max));
     ev = mcf_window_evidence(r, 6, NAN, 3.5);
     assert_true(isnan(ev.sm_mhz));
 }

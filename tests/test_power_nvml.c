@@ -36,7 +36,24 @@ static void scripted_readings(void **state)
     assert_float_equal(r.sm_mhz, 1980, 0);
     assert_float_equal(r.mem_mhz, 2619, 0);
     assert_true(r.throttle == 0x4);
+    assert_int_equal(r.gpu_procs, 1);                  /* the stub's default: this process alone */
+    for (int i = 1; i < MCF_LINK_EVERY; i++) {         /* then not read until MCF_LINK_EVERY readings on */
+        assert_int_equal(mcf_power_nvml.read(st, &r, &e), MCF_OK);
+        assert_int_equal(r.gpu_procs, -1);
+    }
     mcf_power_nvml.close(st);
+    /* another job's process beside it; none at all (before a context); the call failing */
+    static const struct { const char *procs, *mode; int want; } procs[] = {
+        { "2", "ok", 2 }, { "0", "ok", 0 }, { "5", "procs-fail", -1 },
+    };
+    for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++) {
+        setenv("STUB_NVML_PROCS", procs[i].procs, 1);
+        assert_int_equal(open_with(lib, procs[i].mode, &st, &e), MCF_OK);
+        assert_int_equal(mcf_power_nvml.read(st, &r, &e), MCF_OK);
+        assert_int_equal(r.gpu_procs, procs[i].want);
+        mcf_power_nvml.close(st);
+    }
+    unsetenv("STUB_NVML_PROCS");
     /* no instantaneous field: the averaged power stands in */
     assert_int_equal(open_with(lib, "no-instant", &st, &e), MCF_OK);
     assert_int_equal(mcf_power_nvml.read(st, &r, &e), MCF_OK);

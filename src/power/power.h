@@ -32,10 +32,13 @@ struct mcf_preading {
     uint64_t throttle;        /* vendor bit mask of clock-limiting reasons */
     int throttle_read;        /* 1: the source read the mask (NVML); 0: it has none */
     int pcie_gen, pcie_width; /* the current PCIe link, read every MCF_LINK_EVERY readings; -1 otherwise */
+    int gpu_procs;            /* processes with a compute context on the device (this rank's own
+                               * included), read with the link; -1 otherwise or where the source has none */
 };
 
-/* The link is read every this many readings (every 0.2 s at the default
- * 20 ms period): cheap, and enough to see it at work during any test. */
+/* The link and the GPU's process count are read every this many readings
+ * (every 0.2 s at the default 20 ms period): cheap, and enough to see them
+ * during any test. */
 #define MCF_LINK_EVERY 10
 
 /* A reading with nothing in it: every figure NaN, no reasons, no stamp. */
@@ -45,7 +48,7 @@ static inline void mcf_preading_blank(struct mcf_preading *r)
     r->cpu_w = r->memory_w = r->src_t = 0.0 / 0.0;
     r->throttle = 0;
     r->throttle_read = 0;
-    r->pcie_gen = r->pcie_width = -1;
+    r->pcie_gen = r->pcie_width = r->gpu_procs = -1;
 }
 
 /* The kinds of source a deck names under `power: sources:` (bit k of its

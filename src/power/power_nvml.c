@@ -3,7 +3,9 @@
  * NVML_FI_DEV_POWER_INSTANT where the GPU has it, the total-energy counter
  * (mJ), temperature, SM and memory clocks and the clock-event reasons, and
  * every MCF_LINK_EVERY reads the current PCIe link (health.h: the link at
- * work, which an idle GPU lowers to save power). Every return code is
+ * work, which an idle GPU lowers to save power) and how many processes hold
+ * a compute context on the GPU (another job's on a GPU under test is the
+ * first thing a slow GPU's evidence should rule out). Every return code is
  * checked; a reading that fails is NaN, never a number. */
 #include <math.h>
 #include <stdint.h>
@@ -73,8 +75,10 @@ static int nvml_read(void *state, struct mcf_preading *r, struct mcf_err *e)
         r->throttle = reasons;
         r->throttle_read = 1;
     }
-    if (p->reads++ % MCF_LINK_EVERY == 0)
+    if (p->reads++ % MCF_LINK_EVERY == 0) {
         mcf_nvml_link(n, &r->pcie_gen, &r->pcie_width);
+        r->gpu_procs = mcf_nvml_compute_procs(n);
+    }
     return MCF_OK;
 }
 

@@ -141,17 +141,21 @@ void mcf_power_end(struct mcf_power_run *p)
 
 struct mcf_evidence mcf_window_evidence(const struct mcf_preading *r, size_t n, double t0, double t1)
 {
-    struct mcf_evidence ev = { NAN, NAN, NAN };
+    struct mcf_evidence ev = { NAN, NAN, NAN, NAN };
     double *mhz = malloc((n ? n : 1) * sizeof *mhz);
     size_t m = 0;
     uint64_t mask = 0;
-    int masks = 0;
+    int masks = 0, procs = -1;
     if (!mhz || !(t1 >= t0))
         goto out;
     for (size_t i = 0; i < n; i++) {
         double until = i + 1 < n ? r[i + 1].s.t : r[i].s.t;   /* the last reading holds only at its time */
+        if (r[i].gpu_procs >= 0)
+            procs = r[i].gpu_procs;
         if (r[i].s.t > t1 || until < t0)
             continue;
+        if (procs >= 0 && !(procs <= ev.gpu_procs_max))
+            ev.gpu_procs_max = procs;
         if (isfinite(r[i].sm_mhz))
             mhz[m++] = r[i].sm_mhz;
         if (isfinite(r[i].temp_c) && !(r[i].temp_c <= ev.temp_c_max))
@@ -247,7 +251,7 @@ static int test_figures(const struct timed *v, const struct mcf_series *series, 
     double t0, t1;
     f->rate = gm >= 0 ? MCF_RATE_FLOPS : bm >= 0 ? MCF_RATE_BYTES : MCF_RATE_NONE;
     f->span_w = f->span_mean_w = f->span_e = f->span_eff = f->tflops_med = NAN;
-    f->ev = (struct mcf_evidence){ NAN, NAN, NAN };
+    f->ev = (struct mcf_evidence){ NAN, NAN, NAN, NAN };
     MCF_ALLOC(e, f->energy, reps);
     MCF_ALLOC(e, f->power, reps);
     MCF_ALLOC(e, f->mean, reps);

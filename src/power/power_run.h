@@ -30,10 +30,14 @@ void mcf_power_free(struct mcf_power_run *p);
 /* Evidence for a GPU's figures over a test window [t0, t1] (rank 0's time
  * base), from the readings whose time held inside it (a reading holds from
  * its sample until the next, as for power): the median SM clock (MHz), the
- * highest temperature (degC), and the OR of NVML's clock-event (throttle)
- * reasons. NaN where the source has no such reading or none fell in. */
+ * highest temperature (degC), the OR of NVML's clock-event (throttle)
+ * reasons, and the most processes seen holding a compute context on the GPU
+ * (read every MCF_LINK_EVERY readings: the last count read before a reading
+ * holds for it too, so a short test still has one). NaN where the source has
+ * no such reading or none fell in. */
 struct mcf_evidence {
     double sm_mhz, temp_c_max, throttle;   /* throttle: the bit mask, exact as a double below 2^53 */
+    double gpu_procs_max;
 };
 struct mcf_evidence mcf_window_evidence(const struct mcf_preading *r, size_t n, double t0, double t1);
 /* A test's whole window: its first repetition's start to its last one's end

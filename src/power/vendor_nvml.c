@@ -8,7 +8,8 @@
 #include <string.h>
 
 /* Every entry point, where it goes. The clock-event reasons were renamed in
- * newer drivers: the new name first, the old one where it is missing. */
+ * newer drivers, and the process list is versioned: the new name first, the
+ * old one where it is missing. */
 static const struct { size_t off; const char *name; } symbols[] = {
     { offsetof(struct mcf_nvml, init), "nvmlInit_v2" },
     { offsetof(struct mcf_nvml, shutdown), "nvmlShutdown" },
@@ -30,6 +31,9 @@ static const struct { size_t off; const char *name; } symbols[] = {
     { offsetof(struct mcf_nvml, link_width), "nvmlDeviceGetCurrPcieLinkWidth" },
     { offsetof(struct mcf_nvml, link_width_max), "nvmlDeviceGetMaxPcieLinkWidth" },
     { offsetof(struct mcf_nvml, serial), "nvmlDeviceGetSerial" },
+    { offsetof(struct mcf_nvml, compute_procs), "nvmlDeviceGetComputeRunningProcesses_v3" },
+    { offsetof(struct mcf_nvml, compute_procs), "nvmlDeviceGetComputeRunningProcesses_v2" },
+    { offsetof(struct mcf_nvml, compute_procs), "nvmlDeviceGetComputeRunningProcesses" },
 };
 
 const char *mcf_nvml_error(const struct mcf_nvml *n, nvmlReturn_t rc)
@@ -95,4 +99,16 @@ int mcf_nvml_link(const struct mcf_nvml *n, int *gen, int *width)
     *gen = n->link_gen && n->link_gen(n->dev, &g) == NVML_SUCCESS ? (int)g : -1;
     *width = n->link_width && n->link_width(n->dev, &w) == NVML_SUCCESS ? (int)w : -1;
     return *gen >= 0 && *width >= 0 ? 0 : -1;
+}
+
+int mcf_nvml_compute_procs(const struct mcf_nvml *n)
+{
+    /* a count of 0 asks for the number only: INSUFFICIENT_SIZE with the
+     * number, or SUCCESS where there is none (NVML's documented use) */
+    unsigned count = 0;
+    nvmlReturn_t rc;
+    if (!n->compute_procs)
+        return -1;
+    rc = n->compute_procs(n->dev, &count, NULL);
+    return rc == NVML_SUCCESS ? 0 : rc == NVML_ERROR_INSUFFICIENT_SIZE ? (int)count : -1;
 }

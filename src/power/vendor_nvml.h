@@ -64,6 +64,9 @@ struct mcf_nvml {
     nvmlReturn_t (*link_width)(nvmlDevice_t, unsigned int *);
     nvmlReturn_t (*link_width_max)(nvmlDevice_t, unsigned int *);
     nvmlReturn_t (*serial)(nvmlDevice_t, char *, unsigned int);
+    /* the processes with a compute context on the device (only counted: the
+     * list's entry layout differs between versions, its length does not) */
+    nvmlReturn_t (*compute_procs)(nvmlDevice_t, unsigned int *, void *);
 };
 
 /* Loads the library, initializes it and finds the device at bus (e.g.
@@ -76,5 +79,8 @@ const char *mcf_nvml_error(const struct mcf_nvml *n, nvmlReturn_t rc);
 int mcf_nvml_need(const struct mcf_nvml *n, int present, const char *name, struct mcf_err *e);
 /* The current PCIe link: 0, or -1 where either reading failed (each -1 then). */
 int mcf_nvml_link(const struct mcf_nvml *n, int *gen, int *width);
+/* How many processes hold a compute context on the device (mcfleet's own
+ * rank among them, once it has one): >= 0, or -1 where it cannot be read. */
+int mcf_nvml_compute_procs(const struct mcf_nvml *n);
 
 #endif

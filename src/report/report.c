@@ -67,7 +67,7 @@ void mcf_lines_add(struct lines *l, int *oom, const char *fmt, ...)
 
 const char *const mcf_ev_names[NEV] = {
     [EV_SM_MHZ] = "test_sm_mhz", [EV_TEMP] = "test_temp_c_max", [EV_THROTTLE] = "test_throttle_reasons",
-    [EV_POWER] = "test_avg_power_w", [EV_CLOCK_RATIO] = "test_clock_ratio",
+    [EV_POWER] = "test_avg_power_w", [EV_CLOCK_RATIO] = "test_clock_ratio", [EV_PROCS] = "test_gpu_procs_max",
 };
 
 static void missing(struct fleet *f, int rc, const char *obj)

@@ -36,7 +36,7 @@ struct fig {
 };
 
 /* Per test, what a technician reads beside a flag (NULL where not in the file). */
-enum { EV_SM_MHZ, EV_TEMP, EV_THROTTLE, EV_POWER, EV_CLOCK_RATIO, NEV };
+enum { EV_SM_MHZ, EV_TEMP, EV_THROTTLE, EV_POWER, EV_CLOCK_RATIO, EV_PROCS, NEV };
 extern const char *const mcf_ev_names[NEV];
 struct evidence {
     char test[128];

@@ -101,6 +101,10 @@ static void evidence_text(const struct fleet *f, size_t r, const char *test, cha
     if (ev && ev->col[EV_POWER] && isfinite(ev->col[EV_POWER][r]))
         PUT("%spower %.0f W (fleet median %.0f)", used ? "; " : "", ev->col[EV_POWER][r],
             mcf_median(ev->col[EV_POWER], f->nranks));
+    /* mcfleet's own rank is one of them: more than its peers' count is another job on the GPU */
+    if (ev && ev->col[EV_PROCS] && isfinite(ev->col[EV_PROCS][r]))
+        PUT("%scompute processes on the GPU: %.0f (fleet median %.0f)", used ? "; " : "", ev->col[EV_PROCS][r],
+            mcf_median(ev->col[EV_PROCS], f->nranks));
     if (f->local && f->local[r] >= 0)
         PUT("%scores local to the GPU: %s", used ? "; " : "", f->local[r] ? "yes" : "NO (binding)");
     if (f->oversubscribed_nodes > 0)

@@ -116,6 +116,7 @@ static int record_test(struct mcf_h5 *h, const struct mcf_test_power *f, const s
     MCF_TRY(row(h, g, "test_clock_ratio", &f->clock_ratio_med, 0, "1", e));
     MCF_TRY(row(h, g, "test_temp_c_max", &f->ev.temp_c_max, 0, "degC", e));
     MCF_TRY(row(h, g, "test_throttle_reasons", &f->ev.throttle, 0, "NVML clock-event reason bit mask", e));
+    MCF_TRY(row(h, g, "test_gpu_procs_max", &f->ev.gpu_procs_max, 0, "processes", e));
     return MCF_OK;
 fail:
     return e->rc;

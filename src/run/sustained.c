@@ -366,7 +366,7 @@ int mcf_sustained_finish(struct mcf_sustained *s, const struct mcf_preading *r, 
         ps[i] = r[i].s;
     for (int w = 0; w < s->nwin; w++) {
         double a = rep_start[w], b = rep_end[w];
-        struct mcf_evidence ev = { NAN, NAN, NAN };
+        struct mcf_evidence ev = { NAN, NAN, NAN, NAN };
         struct mcf_window_figures fig = { NAN, NAN, NAN, 0, 0 };
         if (isfinite(a) && isfinite(b)) {
             with_work = w + 1;
