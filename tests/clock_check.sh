@@ -8,8 +8,9 @@
 # no flag. Injected 2100 (+6.1 %): a clock-check WARN on every test, naming
 # both clocks, and the injection recorded in the file. On 3 ranks, the
 # disagreement of a whole SKU against one GPU's, where rank 1's GPU also
-# holds another process (the stub's process count, STUB_NVML_PROCS): its
-# evidence names it. A bad value stops the run before any test, exit 2,
+# holds another process (the stub's process count, STUB_NVML_PROCS; the
+# three host ranks share one device, so 3 is mcfleet alone): its evidence
+# names it. A bad value stops the run before any test, exit 2,
 # naming the variable.
 . "$srcdir/tests/lib.sh"
 need_mpirun
@@ -92,7 +93,7 @@ expect_in "$work/off.txt" "2100 MHz and the power source's 1980 MHz"
 # is. Three ranks at +6 %: no per-GPU cause, one fleet line per test. Then
 # the same file with rank 1's ratio set back to 1990/1980 (h5py, a copy):
 # rank 1 alone is flagged, against its SKU's median ratio.
-export MCFLEET_INJECT_CLOCK_MHZ=2100 STUB_NVML_PROCS=1,2,1
+export MCFLEET_INJECT_CLOCK_MHZ=2100 STUB_NVML_PROCS=3,4,3
 mpi 3 --backend host --deck "$work/deck.yaml" -o "$work/sku.h5"
 expect_rc 0
 unset MCFLEET_INJECT_CLOCK_MHZ STUB_NVML_PROCS
@@ -142,9 +143,9 @@ import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as h:
     for t in ("clk-valu", "clk-triad"):
         d = h["/results/%s/test_gpu_procs_max" % t]
-        assert list(d[:]) == [1.0, 2.0, 1.0], (t, d[:])
+        assert list(d[:]) == [3.0, 4.0, 3.0], (t, d[:])
 PY
-expect_in "$work/odd.txt" "compute processes on the GPU: 2 (fleet median 1)"
+expect_in "$work/odd.txt" "compute processes on the GPU: 4, 1 not mcfleet's (fleet median 3)"
 
 export MCFLEET_INJECT_CLOCK_MHZ=fast
 mpi 1 --backend host --deck "$work/deck.yaml" -o "$work/bad.h5"

@@ -76,6 +76,17 @@ static const struct mcf_cause *worst_figure_cause(const struct fleet *f, size_t 
     return w;
 }
 
+/* How many of the run's ranks share rank r's GPU (its node and device index): 1 unless oversubscribed. */
+static size_t ranks_on_gpu(const struct fleet *f, size_t r)
+{
+    size_t k = 0;
+    if (!f->node || !f->device_index || f->device_index[r] < 0)
+        return 1;
+    for (size_t q = 0; q < f->nranks; q++)
+        k += f->node[q] == f->node[r] && f->device_index[q] == f->device_index[r];
+    return k ? k : 1;
+}
+
 /* "kernel clock 1620 MHz (fleet 1980); NVML clock ...; throttle: ...; temperature ...; power ..." */
 static void evidence_text(const struct fleet *f, size_t r, const char *test, char *buf, size_t len)
 {
@@ -101,10 +112,14 @@ static void evidence_text(const struct fleet *f, size_t r, const char *test, cha
     if (ev && ev->col[EV_POWER] && isfinite(ev->col[EV_POWER][r]))
         PUT("%spower %.0f W (fleet median %.0f)", used ? "; " : "", ev->col[EV_POWER][r],
             mcf_median(ev->col[EV_POWER], f->nranks));
-    /* mcfleet's own rank is one of them: more than its peers' count is another job on the GPU */
-    if (ev && ev->col[EV_PROCS] && isfinite(ev->col[EV_PROCS][r]))
-        PUT("%scompute processes on the GPU: %.0f (fleet median %.0f)", used ? "; " : "", ev->col[EV_PROCS][r],
-            mcf_median(ev->col[EV_PROCS], f->nranks));
+    /* mcfleet's own ranks on that GPU are among them: any more is another job on it */
+    if (ev && ev->col[EV_PROCS] && isfinite(ev->col[EV_PROCS][r])) {
+        double others = ev->col[EV_PROCS][r] - (double)ranks_on_gpu(f, r);
+        PUT("%scompute processes on the GPU: %.0f", used ? "; " : "", ev->col[EV_PROCS][r]);
+        if (others > 0)
+            PUT(", %.0f not mcfleet's", others);
+        PUT(" (fleet median %.0f)", mcf_median(ev->col[EV_PROCS], f->nranks));
+    }
     if (f->local && f->local[r] >= 0)
         PUT("%scores local to the GPU: %s", used ? "; " : "", f->local[r] ? "yes" : "NO (binding)");
     if (f->oversubscribed_nodes > 0)
