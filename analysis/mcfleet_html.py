@@ -48,6 +48,7 @@ import mcfleet_plot as plot  # noqa: E402
 
 COLOURS = plot.VERDICT_COLOURS
 MAX_FLAGGED_ROWS = 500       # flagged GPUs listed in full; beyond, counted
+CAUSES_SHOWN = 6             # per flagged GPU, worst first, as the text report shows them
 MAX_DRIFT_ROWS = 200
 HIGHLIGHT = 5                # flagged GPUs drawn by rank in the power and sustained plots
 
@@ -127,8 +128,12 @@ def page(rep, data, path, metric, history=None):
         out.append("<table><tr><th>verdict</th><th>rank</th><th>host</th><th>node</th><th>local</th><th>UUID</th>"
                    "<th>serial</th><th>PCI</th><th>causes</th><th>evidence</th></tr>")
         for g in flagged[:MAX_FLAGGED_ROWS]:
+            every = g.get("causes", [])   # worst first, as the binary lists them
             causes = "<br>".join(esc("%s %s: %s" % (x.get("level", ""), x.get("rule", ""), x.get("text", "")))
-                                 for x in g.get("causes", [])[:6])
+                                 for x in every[:CAUSES_SHOWN])
+            if len(every) > CAUSES_SHOWN:
+                causes += "<br>... %d more (%d in all; mcfleet report --format json lists them)" % (
+                    len(every) - CAUSES_SHOWN, len(every))
             out.append('<tr><td style="color:%s"><b>%s</b></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>'
                        "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>"
                        % (COLOURS.get(g["verdict"], "#000"), esc(g["verdict"]), g.get("rank"), esc(g.get("host")),

@@ -51,9 +51,20 @@ for r in bad:
     assert x["pci_bus_id"] == s(f["ranks/pci_bus_id"][r]), x["pci_bus_id"]
     assert x["host"] == s(f["ranks/hostname"][r]) and x["local_rank"] == int(f["ranks/local_rank"][r])
     assert x["causes"], "rank %d flagged without a cause" % r
+    # worst first, as the text report lists them: every FAIL before any WARN
+    lv = [c["level"] for c in x["causes"]]
+    assert lv == sorted(lv, key=lambda l: l != "FAIL"), ("causes not worst first", r, lv)
 $extra
 PY
 }
+
+# a real fleet: 2 x H200 with GPU 1 shared with a torch matmul loop
+# (docs/bench/2026-11-26-x2-disturbed): GPU 1 alone FAILs, on the SKU
+# profile, with clock-check WARNs listed after its FAILs
+name=h200x2-shared
+cp "$srcdir/docs/bench/2026-11-26-x2-disturbed/run2-disturbed.h5" "$work/$name.h5"
+judge "$name" 1 FAIL 1 'assert {c["rule"] for c in g[1]["causes"]} == {"profile", "clock-check"}, g[1]["causes"]
+assert "power 509 W (fleet median 315)" in g[1]["evidence"], g[1]["evidence"]'
 
 # a clean fleet
 sim clean

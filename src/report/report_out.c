@@ -187,42 +187,57 @@ static void print_identity(const struct fleet *f, size_t r, FILE *out)
 
 #define CAUSES_SHOWN 6   /* per GPU in text; JSON and CSV have them all */
 
-/* A row's causes, worst first (level, then severity), the first few in full. */
+/* Worst first: the level, then the severity. */
+static int cause_order(const void *a, const void *b)
+{
+    const struct mcf_cause *x = *(const struct mcf_cause *const *)a, *y = *(const struct mcf_cause *const *)b;
+    if (x->level != y->level)
+        return x->level > y->level ? -1 : 1;
+    return (x->severity < y->severity) - (x->severity > y->severity);
+}
+
+/* Rank r's flagged causes, worst first, in a fresh array (*n of them; NULL
+ * with *n 0 where it has none or memory ran out): one order for the text,
+ * the JSON and the page built on it. */
+static const struct mcf_cause **row_causes(const struct fleet *f, size_t r, size_t *n)
+{
+    const struct mcf_cause **v = NULL;
+    size_t m = 0;
+    *n = 0;
+    for (size_t k = 0; k < f->causes.n; k++)
+        m += f->causes.v[k].rank == r && f->causes.v[k].level > MCF_V_PASS;
+    if (!m || !(v = malloc(m * sizeof *v)))
+        return NULL;
+    for (size_t k = 0; k < f->causes.n; k++)
+        if (f->causes.v[k].rank == r && f->causes.v[k].level > MCF_V_PASS)
+            v[(*n)++] = &f->causes.v[k];
+    qsort(v, *n, sizeof *v, cause_order);
+    return v;
+}
+
+/* A row's causes, worst first, the first few in full. */
 static void print_causes(const struct fleet *f, size_t r, FILE *out)
 {
-    const struct mcf_cause *top[CAUSES_SHOWN];
-    size_t ntop = 0, n[3] = { 0 }, nfig = 0;
+    size_t all, n[3] = { 0 }, nfig = 0;
     double worst_dev = 0;
-    for (size_t k = 0; k < f->causes.n; k++) {
-        const struct mcf_cause *c = &f->causes.v[k];
-        if (c->rank != r || c->level == MCF_V_PASS)
-            continue;
+    const struct mcf_cause **v = row_causes(f, r, &all);
+    for (size_t k = 0; k < all; k++) {
+        const struct mcf_cause *c = v[k];
         n[c->level]++;
         if (isfinite(c->deviation) && (c->rule == MCF_RULE_FLEET || c->rule == MCF_RULE_NODE)) {
             nfig++;
             if (fabs(c->deviation) > fabs(worst_dev))
                 worst_dev = c->deviation;
         }
-        /* keep the CAUSES_SHOWN worst: insertion into a short sorted list */
-        size_t at = ntop;
-        while (at > 0 && (top[at - 1]->level < c->level ||
-                          (top[at - 1]->level == c->level && top[at - 1]->severity < c->severity)))
-            at--;
-        if (at >= CAUSES_SHOWN)
-            continue;
-        if (ntop < CAUSES_SHOWN)
-            ntop++;
-        memmove(&top[at + 1], &top[at], (ntop - 1 - at) * sizeof top[0]);
-        top[at] = c;
+        if (k < CAUSES_SHOWN)
+            fprintf(out, "       - %s %s: %s%s\n", mcf_vlevel_names[c->level], mcf_rule_names[c->rule], c->text,
+                    attr_tag[c->attr]);
     }
-    for (size_t i = 0; i < ntop; i++)
-        fprintf(out, "       - %s %s: %s%s\n", mcf_vlevel_names[top[i]->level], mcf_rule_names[top[i]->rule],
-                top[i]->text, attr_tag[top[i]->attr]);
-    size_t all = n[MCF_V_WARN] + n[MCF_V_FAIL];
-    if (all > ntop)
+    if (all > CAUSES_SHOWN)
         fprintf(out, "       ... %zu more (%zu causes in all: %zu FAIL, %zu WARN; %zu on peer figures, worst %+.1f%%; "
-                     "--format json lists them)\n", all - ntop, all, n[MCF_V_FAIL], n[MCF_V_WARN], nfig,
+                     "--format json lists them)\n", all - CAUSES_SHOWN, all, n[MCF_V_FAIL], n[MCF_V_WARN], nfig,
                 100 * worst_dev);
+    free(v);
 }
 
 static void print_flagged(const struct fleet *f, FILE *out)
@@ -487,12 +502,13 @@ void mcf_report_print_json(struct fleet *f, const struct world *w, const char *p
                 int_at(f->local, r), mcf_vlevel_names[ro->gpu[r]], mcf_attr_names[ro->attr[r]]);
         json_num(out, ro->severity[r]);
         fprintf(out, ", \"causes\": [");
-        int n = 0;
-        for (size_t c = 0; c < f->causes.n; c++)
-            if (f->causes.v[c].rank == r && f->causes.v[c].level > MCF_V_PASS) {
-                fputs(n++ ? ", " : "", out);
-                json_cause(out, &f->causes.v[c]);
-            }
+        size_t nc;
+        const struct mcf_cause **v = row_causes(f, r, &nc);   /* worst first, as in the text */
+        for (size_t c = 0; c < nc; c++) {
+            fputs(c ? ", " : "", out);
+            json_cause(out, v[c]);
+        }
+        free(v);
         fprintf(out, "],\n   \"evidence\": ");
         const struct mcf_cause *wc = worst_figure_cause(f, r);
         char ev[1024];
@@ -605,10 +621,10 @@ void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out)
         /* the causes, "LEVEL rule: text" joined by "; " */
         size_t len = 0;
         char *all = NULL;
-        for (size_t c = 0; c < f->causes.n; c++) {
-            const struct mcf_cause *x = &f->causes.v[c];
-            if (x->rank != r || x->level == MCF_V_PASS)
-                continue;
+        size_t nc;
+        const struct mcf_cause **v = row_causes(f, r, &nc);   /* worst first, as in the text */
+        for (size_t c = 0; c < nc; c++) {
+            const struct mcf_cause *x = v[c];
             char one[400];
             int n = snprintf(one, sizeof one, "%s%s %s: %s%s", len ? "; " : "", mcf_vlevel_names[x->level],
                              mcf_rule_names[x->rule], x->text, attr_tag[x->attr]);
@@ -623,6 +639,7 @@ void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out)
             memcpy(all + len, one, (size_t)n + 1);
             len += (size_t)n;
         }
+        free(v);
         csv_str(out, all ? all : "");
         free(all);
         for (size_t k = 0; k < f->nfigs; k++) {
