@@ -15,12 +15,12 @@
 template <class T>
 __device__ inline typename T::op load_operand(const uint8_t *tile, int lane, bool is_a)
 {
-    const mfma_layout L = { T::M, T::N, T::K, T::BLK };
+    const mfma_layout L = { T::M, T::N, T::K, T::BLK, (int)sizeof(typename T::cout) * 8 };
     unsigned long long bits = 0;
 #pragma unroll
     for (int v = 0; v < T::KL; v++) {
         int i, kk, b;
-        L.operand(lane, v, &i, &kk, &b);
+        mfma_layout_operand(L, lane, v, &i, &kk, &b);
         size_t idx = is_a ? (size_t)i * T::K + kk : (size_t)kk * T::N + i;
         unsigned long long x = 0;
         __builtin_memcpy(&x, tile + idx * (T::AB_BITS / 8), T::AB_BITS / 8);
@@ -63,13 +63,13 @@ __global__ void __launch_bounds__(512) k_mfma(const uint8_t *A, const uint8_t *B
         __syncthreads();
         if (threadIdx.x == 0) atomicMax(&span[1], gpu_globaltimer());
     }
-    const mfma_layout L = { T::M, T::N, T::K, T::BLK };
+    const mfma_layout L = { T::M, T::N, T::K, T::BLK, (int)sizeof(typename T::cout) * 8 };
 #pragma unroll
     for (int j = 0; j < ACC; j++)
 #pragma unroll
         for (int r = 0; r < T::ITEMS; r++) {
             int row, col, blk;
-            L.result(lane, r, &row, &col, &blk);
+            mfma_layout_result(L, lane, r, &row, &col, &blk);
             typename T::cout *tile = out + ((wave * ACC + j) * T::BLK + blk) * (size_t)(T::M * T::N);
             tile[row * T::N + col] = acc[j][r];
         }
