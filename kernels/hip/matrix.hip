@@ -31,6 +31,11 @@ __device__ inline typename T::op load_operand(const uint8_t *tile, int lane, boo
     return out;
 }
 
+/* Result item r of an accumulator: a vector's element, or the one double of
+ * v_mfma_f64_4x4x4f64 */
+template <class V> __device__ inline auto acc_item(const V &v, int r) { return v[r]; }
+__device__ inline double acc_item(double v, int) { return v; }
+
 template <class T, int ACC>
 __global__ void __launch_bounds__(512) k_mfma(const uint8_t *A, const uint8_t *B, const uint8_t *NB,
                                              typename T::cout *out, long long half, struct gpu_clock *clk,
@@ -71,7 +76,7 @@ __global__ void __launch_bounds__(512) k_mfma(const uint8_t *A, const uint8_t *B
             int row, col, blk;
             mfma_layout_result(L, lane, r, &row, &col, &blk);
             typename T::cout *tile = out + ((wave * ACC + j) * T::BLK + blk) * (size_t)(T::M * T::N);
-            tile[row * T::N + col] = acc[j][r];
+            tile[row * T::N + col] = acc_item(acc[j], r);
         }
 }
 
@@ -123,6 +128,7 @@ int gpu_mrun_bind(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e)
     switch (k->dtype) {
     case MCF_FP64:
         if (IS(16, 16, 4)) BIND(mfma_f64_16x16x4, mdecode_f64);
+        if (IS(4, 4, 4)) BIND(mfma_f64_4x4x4, mdecode_f64);
         break;
     case MCF_FP32:
         if (IS(32, 32, 2)) BIND(mfma_f32_32x32x2, mdecode_f32);

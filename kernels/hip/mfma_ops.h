@@ -53,8 +53,9 @@ typedef short i16x4 __attribute__((ext_vector_type(4)));
         }                                                                                             \
     }
 
-/* FP64 */
+/* FP64; 4x4x4 (4 blocks) has one result item per lane, a plain double */
 MFMA(mfma_f64_16x16x4, 16, 16, 4, 1, 64, double, f64x4, double, 1, 1, __builtin_amdgcn_mfma_f64_16x16x4f64);
+MFMA(mfma_f64_4x4x4, 4, 4, 4, 4, 64, double, double, double, 1, 1, __builtin_amdgcn_mfma_f64_4x4x4f64);
 /* FP32 */
 MFMA(mfma_f32_32x32x2, 32, 32, 2, 1, 32, float, f32x16, float, 1, 1, __builtin_amdgcn_mfma_f32_32x32x2f32);
 MFMA(mfma_f32_16x16x4, 16, 16, 4, 1, 32, float, f32x4, float, 1, 1, __builtin_amdgcn_mfma_f32_16x16x4f32);
