@@ -20,6 +20,7 @@ import sys
 # struct in kernels/hip/mfma_ops.h -> (CDNA2 mnemonic, CDNA3 mnemonic); None: absent there
 MNEMONIC = {
     "mfma_f64_16x16x4": ("v_mfma_f64_16x16x4f64", "v_mfma_f64_16x16x4_f64"),
+    "mfma_f64_4x4x4": ("v_mfma_f64_4x4x4f64", "v_mfma_f64_4x4x4_4b_f64"),
     "mfma_f32_32x32x2": ("v_mfma_f32_32x32x2f32", "v_mfma_f32_32x32x2_f32"),
     "mfma_f32_16x16x4": ("v_mfma_f32_16x16x4f32", "v_mfma_f32_16x16x4_f32"),
     "mfma_f32_32x32x1": ("v_mfma_f32_32x32x1f32", "v_mfma_f32_32x32x1_2b_f32"),

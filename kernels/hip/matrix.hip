@@ -15,12 +15,12 @@
 template <class T>
 __device__ inline typename T::op load_operand(const uint8_t *tile, int lane, bool is_a)
 {
-    const mfma_layout L = { T::M, T::N, T::K, T::BLK };
+    const mfma_layout L = { T::M, T::N, T::K, T::BLK, (int)sizeof(typename T::cout) * 8 };
     unsigned long long bits = 0;
 #pragma unroll
     for (int v = 0; v < T::KL; v++) {
         int i, kk, b;
-        L.operand(lane, v, &i, &kk, &b);
+        mfma_layout_operand(L, lane, v, &i, &kk, &b);
         size_t idx = is_a ? (size_t)i * T::K + kk : (size_t)kk * T::N + i;
         unsigned long long x = 0;
         __builtin_memcpy(&x, tile + idx * (T::AB_BITS / 8), T::AB_BITS / 8);
@@ -30,6 +30,11 @@ __device__ inline typename T::op load_operand(const uint8_t *tile, int lane, boo
     __builtin_memcpy(&out, &bits, sizeof out);
     return out;
 }
+
+/* Result item r of an accumulator: a vector's element, or the one double of
+ * v_mfma_f64_4x4x4f64 */
+template <class V> __device__ inline auto acc_item(const V &v, int r) { return v[r]; }
+__device__ inline double acc_item(double v, int) { return v; }
 
 template <class T, int ACC>
 __global__ void __launch_bounds__(512) k_mfma(const uint8_t *A, const uint8_t *B, const uint8_t *NB,
@@ -63,15 +68,15 @@ __global__ void __launch_bounds__(512) k_mfma(const uint8_t *A, const uint8_t *B
         __syncthreads();
         if (threadIdx.x == 0) atomicMax(&span[1], gpu_globaltimer());
     }
-    const mfma_layout L = { T::M, T::N, T::K, T::BLK };
+    const mfma_layout L = { T::M, T::N, T::K, T::BLK, (int)sizeof(typename T::cout) * 8 };
 #pragma unroll
     for (int j = 0; j < ACC; j++)
 #pragma unroll
         for (int r = 0; r < T::ITEMS; r++) {
             int row, col, blk;
-            L.result(lane, r, &row, &col, &blk);
+            mfma_layout_result(L, lane, r, &row, &col, &blk);
             typename T::cout *tile = out + ((wave * ACC + j) * T::BLK + blk) * (size_t)(T::M * T::N);
-            tile[row * T::N + col] = acc[j][r];
+            tile[row * T::N + col] = acc_item(acc[j], r);
         }
 }
 
@@ -123,6 +128,7 @@ int gpu_mrun_bind(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e)
     switch (k->dtype) {
     case MCF_FP64:
         if (IS(16, 16, 4)) BIND(mfma_f64_16x16x4, mdecode_f64);
+        if (IS(4, 4, 4)) BIND(mfma_f64_4x4x4, mdecode_f64);
         break;
     case MCF_FP32:
         if (IS(32, 32, 2)) BIND(mfma_f32_32x32x2, mdecode_f32);

@@ -2,7 +2,7 @@
  * block count, operand packing and the builtin. The lists follow the MI250X
  * paper's Table I (../shared/seeds/000_*) and the MI300A paper's Table 3
  * (003_*); the register layouts are AMD's matrix instruction calculator's,
- * computed generally in mfma_layout below.
+ * computed generally in mfma_layout.h.
  *
  * Operands: each lane holds KL = K*M*BLK/64 consecutive k-elements of A (and
  * of B), packed into one 32- or 64-bit register. Results: M*N*BLK/64 items
@@ -11,6 +11,8 @@
 #define MCF_MFMA_OPS_H
 
 #include <stdint.h>
+
+#include "mfma_layout.h"
 
 /* CDNA3 (gfx940, gfx941, gfx942) has FP8 and the k-doubled INT8 shapes, and
  * dropped gfx90a's 32x32x8 / 16x16x16 INT8 (its backend cannot select them).
@@ -37,31 +39,6 @@ typedef int i32x32 __attribute__((ext_vector_type(32)));
 typedef _Float16 f16x4 __attribute__((ext_vector_type(4)));
 typedef short i16x4 __attribute__((ext_vector_type(4)));
 
-/* Where lane `lane`'s operand element `v` and result item `r` sit, for an
- * M x N x K instruction of BLK blocks on a 64-wide wavefront. */
-struct mfma_layout {
-    int m, n, k, blk;
-    /* A[i][kk] of block b (B[kk][i] likewise, with i the column) */
-    __host__ __device__ void operand(int lane, int v, int *i, int *kk, int *b) const
-    {
-        int kl = k * m * blk / 64, rest = lane / m;
-        *i = lane % m;
-        *b = rest % blk;
-        *kk = (rest / blk) * kl + v;
-    }
-    /* D[i][j] of block b: the output rows come in groups of 4 per item */
-    __host__ __device__ void result(int lane, int r, int *i, int *j, int *b) const
-    {
-        int bi = (64 + m * n / 4 - 1) / (m * n / 4);    /* blocks side by side in the lanes */
-        int mi = 64 / bi / n;                           /* row groups side by side in the lanes */
-        int g = m / (4 * mi);                           /* row groups down the items */
-        int q = lane / n, t = r / 4;
-        *j = lane % n;
-        *i = (t % g) * 4 * mi + (q % mi) * 4 + r % 4;
-        *b = (t / g) * bi + q / mi;
-    }
-};
-
 /* NAME: shape M x N x K in BLK blocks, BITS per operand element packed into
  * OP, accumulator ACC of COUT items; C2 / C3: present on CDNA2 / CDNA3. */
 #define MFMA(NAME, M_, N_, K_, B_, BITS_, OP, ACC, COUT, C2, C3, BUILTIN)                              \
@@ -76,8 +53,9 @@ struct mfma_layout {
         }                                                                                             \
     }
 
-/* FP64 */
+/* FP64; 4x4x4 (4 blocks) has one result item per lane, a plain double */
 MFMA(mfma_f64_16x16x4, 16, 16, 4, 1, 64, double, f64x4, double, 1, 1, __builtin_amdgcn_mfma_f64_16x16x4f64);
+MFMA(mfma_f64_4x4x4, 4, 4, 4, 4, 64, double, double, double, 1, 1, __builtin_amdgcn_mfma_f64_4x4x4f64);
 /* FP32 */
 MFMA(mfma_f32_32x32x2, 32, 32, 2, 1, 32, float, f32x16, float, 1, 1, __builtin_amdgcn_mfma_f32_32x32x2f32);
 MFMA(mfma_f32_16x16x4, 16, 16, 4, 1, 32, float, f32x4, float, 1, 1, __builtin_amdgcn_mfma_f32_16x16x4f32);

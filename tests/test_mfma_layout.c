@@ -1,0 +1,414 @@
+/* mcfleet's MFMA register layouts (kernels/hip/mfma_layout.h) against AMD's:
+ * tests/data/mfma-layouts/{cdna2,cdna3}.txt, the matrix instruction
+ * calculator's tables (written by tools/mfma_layout_tables.py), element by
+ * element, for every MFMA(...) line of kernels/hip/mfma_ops.h.
+ *
+ * How mcfleet's (lane, v) and (lane, r) become the calculator's (lane, VGPR,
+ * bits): load_operand (matrix.hip) packs a lane's KL operand elements low
+ * element first into the instruction's `op` type, AB_BITS bits each, and op
+ * occupies consecutive VGPRs from the operand's first. So element v sits in
+ * VGPR v*AB_BITS/32 at bit (v*AB_BITS)%32 (fp16 x4: v=3 in VGPR 1, bits
+ * 16..31); a double is one element in a VGPR pair, named by its low VGPR.
+ * Result item r is accumulator vector element r: VGPR r for fp32 / int32
+ * items, the pair from VGPR 2r for fp64 items. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mfma_layout.h"
+
+#define MAX_OPS 64
+#define REPORT_MAX 8 /* mismatches printed per instruction and matrix */
+
+/* One MFMA(...) line of mfma_ops.h */
+struct op_line {
+    char name[64];
+    int m, n, k, blk, bits, dbits, on[2]; /* on[0]: CDNA2, on[1]: CDNA3 */
+};
+
+struct cell {
+    int lane, reg, lo;
+};
+
+/* One instruction's tables: a[blk][m][k], b[blk][k][n], d[blk][m][n] */
+struct table {
+    char name[64], calc[64];
+    int m, n, k, blk, abits, bbits, dbits;
+    struct cell *mat[3];
+};
+
+struct arch {
+    const char *file, *label;
+    struct table t[MAX_OPS];
+    int count;
+};
+
+struct state {
+    struct op_line ops[MAX_OPS];
+    int nops;
+    struct arch arch[2];
+};
+
+typedef void (*operand_fn)(struct mfma_layout, int, int, int *, int *, int *);
+typedef void (*result_fn)(struct mfma_layout, int, int, int *, int *, int *);
+
+static const char *srcdir(void)
+{
+    const char *s = getenv("srcdir");
+    return s && *s ? s : ".";
+}
+
+static int parse_ops(struct state *s)
+{
+    char path[4096], line[512];
+    snprintf(path, sizeof path, "%s/kernels/hip/mfma_ops.h", srcdir());
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "%s: cannot open (set srcdir)\n", path);
+        return -1;
+    }
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "MFMA(", 5) != 0) continue;
+        struct op_line *o = &s->ops[s->nops];
+        char opt[64], acc[64], cout[64];
+        if (s->nops == MAX_OPS ||
+            sscanf(line, "MFMA(%63[^,], %d, %d, %d, %d, %d, %63[^,], %63[^,], %63[^,], %d, %d,", o->name, &o->m,
+                   &o->n, &o->k, &o->blk, &o->bits, opt, acc, cout, &o->on[0], &o->on[1]) != 11) {
+            fprintf(stderr, "%s: cannot parse (or more than %d): %s", path, MAX_OPS, line);
+            fclose(f);
+            return -1;
+        }
+        o->dbits = strcmp(cout, "double") == 0 ? 64 : 32;
+        s->nops++;
+    }
+    fclose(f);
+    if (s->nops == 0) fprintf(stderr, "%s: no MFMA(...) lines\n", path);
+    return s->nops ? 0 : -1;
+}
+
+static size_t mat_size(const struct table *t, int x)
+{
+    return (size_t)t->blk * (x == 0 ? t->m * t->k : x == 1 ? t->k * t->n : t->m * t->n);
+}
+
+/* One "A|B|D BLOCK ROW cells..." line into t */
+static int parse_row(struct table *t, char *line, const char *where)
+{
+    int x = line[0] == 'A' ? 0 : line[0] == 'B' ? 1 : 2, cols = x == 0 ? t->k : t->n;
+    int rows = x == 1 ? t->k : t->m;
+    char *save, *tok = strtok_r(line + 1, " \n", &save);
+    int blk = tok ? atoi(tok) : -1;
+    tok = strtok_r(NULL, " \n", &save);
+    int row = tok ? atoi(tok) : -1;
+    if (blk < 0 || blk >= t->blk || row < 0 || row >= rows) {
+        fprintf(stderr, "%s: %s: block or row out of range\n", where, t->name);
+        return -1;
+    }
+    for (int c = 0; c < cols; c++) {
+        struct cell cl;
+        tok = strtok_r(NULL, " \n", &save);
+        if (!tok || sscanf(tok, "%d:%d:%d", &cl.lane, &cl.reg, &cl.lo) != 3 || cl.lane < 0 || cl.lane > 63) {
+            fprintf(stderr, "%s: %s: row %c %d %d: bad or missing cell %d\n", where, t->name, line[0], blk, row, c);
+            return -1;
+        }
+        struct cell *dst = &t->mat[x][((size_t)blk * rows + row) * cols + c];
+        if (dst->lane >= 0) {
+            fprintf(stderr, "%s: %s: %c %d %d %d given twice\n", where, t->name, line[0], blk, row, c);
+            return -1;
+        }
+        *dst = cl;
+    }
+    return 0;
+}
+
+static int load_arch(struct arch *a)
+{
+    char path[4096], line[4096];
+    snprintf(path, sizeof path, "%s/tests/data/mfma-layouts/%s", srcdir(), a->file);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "%s: cannot open (set srcdir)\n", path);
+        return -1;
+    }
+    struct table *t = NULL;
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        if (strncmp(line, "inst ", 5) == 0) {
+            if (a->count == MAX_OPS) { rc = -1; break; }
+            t = &a->t[a->count++];
+            if (sscanf(line, "inst %63s %63s %d %d %d %d %d %d %d", t->name, t->calc, &t->m, &t->n, &t->k, &t->blk,
+                       &t->abits, &t->bbits, &t->dbits) != 9 || t->m < 1 || t->n < 1 || t->k < 1 || t->blk < 1) {
+                fprintf(stderr, "%s: bad line: %s", path, line);
+                rc = -1;
+                break;
+            }
+            for (int x = 0; x < 3; x++) {
+                t->mat[x] = malloc(mat_size(t, x) * sizeof(struct cell));
+                if (!t->mat[x]) { rc = -1; break; }
+                for (size_t e = 0; e < mat_size(t, x); e++) t->mat[x][e].lane = -1;
+            }
+        } else if (t && (line[0] == 'A' || line[0] == 'B' || line[0] == 'D') && line[1] == ' ') {
+            rc = parse_row(t, line, path);
+        } else if (strncmp(line, "end", 3) == 0 && t) {
+            for (int x = 0; x < 3 && rc == 0; x++)
+                for (size_t e = 0; e < mat_size(t, x); e++)
+                    if (t->mat[x][e].lane < 0) {
+                        fprintf(stderr, "%s: %s: %c element %zu missing\n", path, t->name, "ABD"[x], e);
+                        rc = -1;
+                        break;
+                    }
+            t = NULL;
+        } else {
+            fprintf(stderr, "%s: unexpected line: %s", path, line);
+            rc = -1;
+        }
+    }
+    fclose(f);
+    if (rc == 0 && (t || a->count == 0)) {
+        fprintf(stderr, "%s: %s\n", path, t ? "last instruction has no end" : "no instructions");
+        rc = -1;
+    }
+    return rc;
+}
+
+static int setup(void **state)
+{
+    struct state *s = calloc(1, sizeof *s);
+    if (!s) return -1;
+    s->arch[0].file = "cdna2.txt", s->arch[0].label = "CDNA2";
+    s->arch[1].file = "cdna3.txt", s->arch[1].label = "CDNA3";
+    *state = s;
+    if (parse_ops(s) || load_arch(&s->arch[0]) || load_arch(&s->arch[1])) return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct state *s = *state;
+    for (int a = 0; s && a < 2; a++)
+        for (int i = 0; i < s->arch[a].count; i++)
+            for (int x = 0; x < 3; x++) free(s->arch[a].t[i].mat[x]);
+    free(s);
+    return 0;
+}
+
+static const struct table *find(const struct arch *a, const char *name)
+{
+    for (int i = 0; i < a->count; i++)
+        if (strcmp(a->t[i].name, name) == 0) return &a->t[i];
+    return NULL;
+}
+
+static int quiet; /* set while the mutation test runs wrong layouts on purpose */
+
+/* want NULL: mcfleet names an element outside the matrix; got NULL: mcfleet
+ * holds AMD's element nowhere. */
+static void mismatch(int *n, const char *label, const struct table *t, const char *what, const struct cell *want,
+                     const struct cell *got, int bits)
+{
+    if ((*n)++ >= REPORT_MAX || quiet) return;
+    fprintf(stderr, "%s %s (%s): %s: ", label, t->name, t->calc, what);
+    if (want)
+        fprintf(stderr, "AMD lane %d VGPR %d bits %d..%d, ", want->lane, want->reg, want->lo, want->lo + bits - 1);
+    else
+        fprintf(stderr, "no such element in AMD's table, ");
+    if (got)
+        fprintf(stderr, "mcfleet lane %d VGPR %d bits %d..%d\n", got->lane, got->reg, got->lo, got->lo + bits - 1);
+    else
+        fprintf(stderr, "mcfleet holds it nowhere\n");
+}
+
+/* A (x = 0) or B (x = 1) through `fn`: the number of elements that differ. */
+static int compare_operand(const char *label, const struct table *t, int x, operand_fn fn)
+{
+    const struct mfma_layout L = { t->m, t->n, t->k, t->blk, t->dbits };
+    const int bits = x == 0 ? t->abits : t->bbits, kl = t->k * t->m * t->blk / 64;
+    const int rows = x == 0 ? t->m : t->k, cols = x == 0 ? t->k : t->n;
+    char *seen = calloc(mat_size(t, x), 1);
+    char what[96];
+    int n = 0;
+    assert_non_null(seen);
+    for (int lane = 0; lane < 64; lane++)
+        for (int v = 0; v < kl; v++) {
+            int i, kk, b;
+            fn(L, lane, v, &i, &kk, &b);
+            const struct cell got = { lane, v * bits / 32, v * bits % 32 };
+            int row = x == 0 ? i : kk, col = x == 0 ? kk : i;
+            if (b < 0 || b >= t->blk || row < 0 || row >= rows || col < 0 || col >= cols) {
+                snprintf(what, sizeof what, "%c[%d][%d] of block %d", "AB"[x], row, col, b);
+                mismatch(&n, label, t, what, NULL, &got, bits);
+                continue;
+            }
+            size_t e = ((size_t)b * rows + row) * cols + col;
+            const struct cell *want = &t->mat[x][e];
+            seen[e] = 1;
+            snprintf(what, sizeof what, "%c[%s=%d][%s=%d] of block %d", "AB"[x], x == 0 ? "i" : "k", row,
+                     x == 0 ? "k" : "j", col, b);
+            if (want->lane != got.lane || want->reg != got.reg || want->lo != got.lo)
+                mismatch(&n, label, t, what, want, &got, bits);
+        }
+    for (size_t e = 0; e < mat_size(t, x); e++)
+        if (!seen[e]) {
+            snprintf(what, sizeof what, "%c element %zu (block-major, row-major)", "AB"[x], e);
+            mismatch(&n, label, t, what, &t->mat[x][e], NULL, bits);
+        }
+    free(seen);
+    return n;
+}
+
+/* D through `fn`: the number of elements that differ. */
+static int compare_result(const char *label, const struct table *t, result_fn fn)
+{
+    const struct mfma_layout L = { t->m, t->n, t->k, t->blk, t->dbits };
+    const int items = t->m * t->n * t->blk / 64;
+    char *seen = calloc(mat_size(t, 2), 1);
+    char what[96];
+    int n = 0;
+    assert_non_null(seen);
+    for (int lane = 0; lane < 64; lane++)
+        for (int r = 0; r < items; r++) {
+            int i, j, b;
+            fn(L, lane, r, &i, &j, &b);
+            const struct cell got = { lane, r * t->dbits / 32, 0 };
+            if (b < 0 || b >= t->blk || i < 0 || i >= t->m || j < 0 || j >= t->n) {
+                snprintf(what, sizeof what, "D[%d][%d] of block %d", i, j, b);
+                mismatch(&n, label, t, what, NULL, &got, t->dbits);
+                continue;
+            }
+            size_t e = ((size_t)b * t->m + i) * t->n + j;
+            const struct cell *want = &t->mat[2][e];
+            seen[e] = 1;
+            snprintf(what, sizeof what, "D[i=%d][j=%d] of block %d", i, j, b);
+            if (want->lane != got.lane || want->reg != got.reg || want->lo != got.lo)
+                mismatch(&n, label, t, what, want, &got, t->dbits);
+        }
+    for (size_t e = 0; e < mat_size(t, 2); e++)
+        if (!seen[e]) {
+            snprintf(what, sizeof what, "D element %zu (block-major, row-major)", e);
+            mismatch(&n, label, t, what, &t->mat[2][e], NULL, t->dbits);
+        }
+    free(seen);
+    return n;
+}
+
+static int compare(const char *label, const struct table *t, operand_fn op, result_fn res)
+{
+    int a = compare_operand(label, t, 0, op), b = compare_operand(label, t, 1, op), d = compare_result(label, t, res);
+    if (a + b + d && !quiet)
+        fprintf(stderr, "%s %s: %d A, %d B, %d D elements differ from AMD's table\n", label, t->name, a, b, d);
+    return a + b + d;
+}
+
+/* Every MFMA(...) line has its table on each architecture it is built for,
+ * with the same shape and widths, and the tables hold nothing else. */
+static void every_instruction_has_a_table(void **state)
+{
+    const struct state *s = *state;
+    int bad = 0;
+    for (int a = 0; a < 2; a++) {
+        const struct arch *ar = &s->arch[a];
+        int want = 0;
+        for (int i = 0; i < s->nops; i++) {
+            const struct op_line *o = &s->ops[i];
+            if (!o->on[a]) continue;
+            want++;
+            const struct table *t = find(ar, o->name);
+            if (!t) {
+                fprintf(stderr, "%s: %s (mfma_ops.h) has no table in %s\n", ar->label, o->name, ar->file);
+                bad++;
+            } else if (t->m != o->m || t->n != o->n || t->k != o->k || t->blk != o->blk || t->abits != o->bits ||
+                       t->bbits != o->bits || t->dbits != o->dbits) {
+                fprintf(stderr,
+                        "%s %s: mfma_ops.h says %dx%dx%d, %d blocks, %d-bit operands, %d-bit results; AMD's %s "
+                        "%dx%dx%d, %d blocks, A %d B %d D %d bits\n",
+                        ar->label, o->name, o->m, o->n, o->k, o->blk, o->bits, o->dbits, t->calc, t->m, t->n, t->k,
+                        t->blk, t->abits, t->bbits, t->dbits);
+                bad++;
+            }
+        }
+        if (want != ar->count) {
+            fprintf(stderr, "%s: %s has %d instructions, mfma_ops.h builds %d there (regenerate it)\n", ar->label,
+                    ar->file, ar->count, want);
+            bad++;
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
+static void layouts_match(const struct arch *ar)
+{
+    int bad = 0;
+    for (int i = 0; i < ar->count; i++)
+        bad += compare(ar->label, &ar->t[i], mfma_layout_operand, mfma_layout_result);
+    assert_int_equal(bad, 0);
+}
+
+static void cdna2_layouts_match_amd(void **state)
+{
+    layouts_match(&((struct state *)*state)->arch[0]);
+}
+
+static void cdna3_layouts_match_amd(void **state)
+{
+    layouts_match(&((struct state *)*state)->arch[1]);
+}
+
+/* Deliberately wrong layouts, to show the comparison catches a swapped index */
+static void operand_i_kk_swapped(struct mfma_layout L, int lane, int v, int *i, int *kk, int *b)
+{
+    mfma_layout_operand(L, lane, v, kk, i, b);
+}
+
+static void operand_lane_div_mod_swapped(struct mfma_layout L, int lane, int v, int *i, int *kk, int *b)
+{
+    mfma_layout_operand(L, (lane % L.m) * (64 / L.m) + lane / L.m, v, i, kk, b);
+}
+
+static void result_i_j_swapped(struct mfma_layout L, int lane, int r, int *i, int *j, int *b)
+{
+    mfma_layout_result(L, lane, r, j, i, b);
+}
+
+/* Each mutation is reported, on every instruction of both architectures. */
+static void a_wrong_layout_is_caught(void **state)
+{
+    const struct state *s = *state;
+    int missed = 0;
+    quiet = 1;
+    for (int a = 0; a < 2; a++)
+        for (int i = 0; i < s->arch[a].count; i++) {
+            const struct table *t = &s->arch[a].t[i];
+            const struct {
+                const char *what;
+                operand_fn op;
+                result_fn res;
+            } bad[] = {
+                { "operand i <-> kk", operand_i_kk_swapped, mfma_layout_result },
+                { "operand lane % m <-> lane / m", operand_lane_div_mod_swapped, mfma_layout_result },
+                { "result i <-> j", mfma_layout_operand, result_i_j_swapped },
+            };
+            for (size_t m = 0; m < sizeof bad / sizeof bad[0]; m++)
+                if (compare(s->arch[a].label, t, bad[m].op, bad[m].res) == 0) {
+                    fprintf(stderr, "%s %s: the mutation %s went unnoticed\n", s->arch[a].label, t->name, bad[m].what);
+                    missed++;
+                }
+        }
+    quiet = 0;
+    assert_int_equal(missed, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_instruction_has_a_table),
+        cmocka_unit_test(cdna2_layouts_match_amd),
+        cmocka_unit_test(cdna3_layouts_match_amd),
+        cmocka_unit_test(a_wrong_layout_is_caught),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Write tests/data/mfma-layouts/{cdna2,cdna3}.txt: AMD's register layouts of
+every MFMA instruction in kernels/hip/mfma_ops.h, as printed by AMD's Matrix
+Instruction Calculator (github.com/ROCm/amd_matrix_instruction_calculator).
+
+The calculator is run from a checkout given on the command line, never copied
+here; only what it prints (the layouts) is written. It needs the `tabulate`
+Python module (Debian: python3-tabulate); put it on PYTHONPATH if missing.
+
+    tools/mfma_layout_tables.py CALCULATOR_CHECKOUT [SRCDIR]
+
+Output format (read by tests/test_mfma_layout.c), one instruction at a time:
+    inst NAME CALC_NAME M N K BLK A_BITS B_BITS D_BITS
+    A BLOCK I  cell(k=0) cell(k=1) ...     one line per row i of A
+    B BLOCK K  cell(j=0) cell(j=1) ...     one line per row k of B
+    D BLOCK I  cell(j=0) cell(j=1) ...     one line per row i of D
+    end
+where a cell LANE:REG:LO says the element sits in lane LANE, VGPR REG (the
+lowest of a pair for 64-bit elements) counted from the operand's first, bits
+LO .. LO + bits - 1. Shapes and widths are what the calculator printed.
+"""
+import os
+import re
+import subprocess
+import sys
+
+ARCHS = (("cdna2", "CDNA2", "gfx90a"), ("cdna3", "CDNA3", "gfx940/gfx941/gfx942"))
+MFMA_LINE = re.compile(r"^MFMA\((\w+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+),\s*\w+,\s*\w+,\s*\w+,"
+                       r"\s*([01]),\s*([01]),\s*__builtin_amdgcn_(\w+)\);")
+# v3{17}.[15:0]  or  v[1:0]{5}  or  v2{0}
+CELL = re.compile(r"^v(?:(\d+)|\[(\d+):(\d+)\])\{(\d+)\}(?:\.\[(\d+):(\d+)\])?$")
+
+
+def die(msg):
+    sys.exit("mfma_layout_tables: " + msg)
+
+
+def parse_ops(path):
+    ops = []
+    with open(path) as f:
+        for line in f:
+            m = MFMA_LINE.match(line)
+            if m:
+                ops.append({"name": m.group(1), "shape": tuple(int(m.group(g)) for g in range(2, 6)),
+                            "c2": m.group(7) == "1", "c3": m.group(8) == "1", "builtin": m.group(9)})
+            elif line.startswith("MFMA("):
+                die("%s: cannot parse: %s" % (path, line.strip()))
+    if not ops:
+        die("%s: no MFMA(...) lines" % path)
+    return ops
+
+
+def calc(calculator, args):
+    cmd = [sys.executable, os.path.join(calculator, "matrix_calculator.py")] + args
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        die("%s failed: %s" % (" ".join(cmd), r.stderr.strip()))
+    return r.stdout
+
+
+def norm(name):
+    """v_mfma_f32_32x32x1_2b_f32 and mfma_f32_32x32x1f32 alike: CDNA3 renamed
+    the instructions (block count, underscores, bf16's _1k dropped)."""
+    name = re.sub(r"_\d+b(?=_)", "", name.lower())
+    return re.sub(r"_1k$", "", name).replace("v_", "", 1).replace("_", "")
+
+
+def calc_name(op, listed, arch):
+    exact = "v_" + op["builtin"]
+    if exact in listed:
+        return exact
+    hits = [n for n in listed if norm(n) == norm(op["builtin"])]
+    if len(hits) != 1:
+        die("%s: no single %s instruction for %s (candidates %s)" % (op["name"], arch, op["builtin"], hits))
+    return hits[0]
+
+
+def layout(calculator, arch, inst, matrix):
+    """{block: [(row, [(lane, reg, lo, bits), ...]), ...]} from the CSV."""
+    blocks, block = {}, None
+    for line in calc(calculator, ["-a", arch, "-i", inst, "-R", "-" + matrix, "--csv"]).splitlines():
+        if line.startswith("Block "):
+            block = blocks.setdefault(int(line.split()[1]), [])
+        elif block is not None and line and line[0].isdigit():
+            fields = line.split(",")
+            cells = []
+            for c in fields[1:]:
+                m = CELL.match(c)
+                if not m:
+                    die("%s %s %s: unexpected cell %r" % (arch, inst, matrix, c))
+                if m.group(1) is not None:
+                    reg, bits = int(m.group(1)), 32
+                else:
+                    hi, lo = int(m.group(2)), int(m.group(3))
+                    reg, bits = lo, 32 * (hi - lo + 1)
+                lo_bit = 0
+                if m.group(5) is not None:
+                    lo_bit, bits = int(m.group(6)), int(m.group(5)) - int(m.group(6)) + 1
+                cells.append((int(m.group(4)), reg, lo_bit, bits))
+            block.append((int(fields[0]), cells))
+    if not blocks:
+        die("%s %s %s: no layout printed" % (arch, inst, matrix))
+    return blocks
+
+
+def emit(out, arch, op, inst, tables):
+    shape = {}
+    for mat, blocks in tables.items():
+        widths = {c[3] for rows in blocks.values() for _, cells in rows for c in cells}
+        if len(widths) != 1:
+            die("%s %s: mixed element widths %s" % (inst, mat, widths))
+        shape[mat] = (len(blocks), len(blocks[0]), len(blocks[0][0][1]), widths.pop())
+    (blk, m, k, abits), (_, _, n, bbits), (_, _, _, dbits) = shape["A"], shape["B"], shape["D"]
+    out.write("# python3 matrix_calculator.py -a %s -i %s -R -A --csv (and -B, -D)\n" % (arch, inst))
+    out.write("inst %s %s %d %d %d %d %d %d %d\n" % (op["name"], inst, m, n, k, blk, abits, bbits, dbits))
+    for mat in ("A", "B", "D"):
+        for b in sorted(tables[mat]):
+            for row, cells in tables[mat][b]:
+                out.write("%s %d %d %s\n" % (mat, b, row, " ".join("%d:%d:%d" % c[:3] for c in cells)))
+    out.write("end\n")
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        die("usage: mfma_layout_tables.py CALCULATOR_CHECKOUT [SRCDIR]")
+    calculator = os.path.abspath(sys.argv[1])
+    srcdir = sys.argv[2] if len(sys.argv) == 3 else os.path.join(os.path.dirname(__file__), "..")
+    commit = subprocess.run(["git", "-C", calculator, "rev-parse", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or os.environ.get("CALC_COMMIT", "unknown")
+    ops = parse_ops(os.path.join(srcdir, "kernels/hip/mfma_ops.h"))
+    outdir = os.path.join(srcdir, "tests/data/mfma-layouts")
+    os.makedirs(outdir, exist_ok=True)
+    for fname, arch, targets in ARCHS:
+        listed = set(calc(calculator, ["-a", arch, "-L"]).split())
+        path = os.path.join(outdir, fname + ".txt")
+        with open(path, "w") as out:
+            out.write("# MFMA register layouts on %s (%s), from AMD's Matrix Instruction Calculator\n" % (arch, targets))
+            out.write("# repository: https://github.com/ROCm/amd_matrix_instruction_calculator\n")
+            out.write("# commit: %s\n" % commit)
+            out.write("# written by: tools/mfma_layout_tables.py CALCULATOR_CHECKOUT, which runs in that\n")
+            out.write("#   checkout the command line above each instruction (with tabulate 0.8.9)\n")
+            out.write("# format: see tools/mfma_layout_tables.py; cells are LANE:VGPR:LOW_BIT\n")
+            count = 0
+            for op in ops:
+                if not op["c3" if arch == "CDNA3" else "c2"]:
+                    continue
+                inst = calc_name(op, listed, arch)
+                tables = {mat: layout(calculator, arch, inst, mat) for mat in ("A", "B", "D")}
+                emit(out, arch, op, inst, tables)
+                count += 1
+        print("%s: %d instructions" % (path, count))
+
+
+if __name__ == "__main__":
+    main()
