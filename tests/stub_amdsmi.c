@@ -1,0 +1,116 @@
+/* A stand-in for libamd_smi.so with scripted values (MCFLEET_AMDSMI_LIB).
+ * Two sockets of one GCD each, like an MI250X package as amd-smi lists it:
+ * 0000:c1:00.0 (the primary GCD: reports socket power for the package) and
+ * 0000:c6:00.0 (the secondary GCD: power 0). STUB_AMDSMI, comma-separated
+ * words: "ok" or "init-fail"; "layout-6.1" (amdsmi_power_info_t as ROCm
+ * 6.1-6.3 lay it out, the current power missing and the average given: an
+ * MI200) instead of 6.4's; "no-edge" (no edge sensor, as MI300: the hotspot
+ * answers). Built with -DSTUB_NO_ENERGY it lacks amdsmi_get_energy_count.
+ * The declarations are this file's own (names and values of amdsmi.h). */
+#include <stdint.h>
+#include <string.h>
+
+#include "stub_words.h"
+
+static int mode_is(const char *m) { return stub_word("STUB_AMDSMI", m); }
+static uint64_t reads;
+static int gcd[2] = { 0, 1 };              /* the processor handles point here */
+static int socket_of[2] = { 0, 1 };        /* the socket handles point here */
+
+#define SUCCESS 0
+#define NOT_SUPPORTED 2
+#define INIT_ERROR 18
+#define INVAL 1
+
+static int which(void *h) { return h == &gcd[1]; }
+
+int amdsmi_status_code_to_string(int rc, const char **s)
+{
+    *s = rc == INIT_ERROR ? "AMDSMI_STATUS_INIT_ERROR (stub)" : rc == NOT_SUPPORTED ? "AMDSMI_STATUS_NOT_SUPPORTED (stub)" : "stub";
+    return SUCCESS;
+}
+int amdsmi_init(uint64_t flags)
+{
+    reads = 0;
+    if (flags != (1u << 1)) return INVAL;   /* AMDSMI_INIT_AMD_GPUS */
+    return mode_is("init-fail") ? INIT_ERROR : SUCCESS;
+}
+int amdsmi_shut_down(void) { return SUCCESS; }
+int amdsmi_get_socket_handles(uint32_t *n, void **h)
+{
+    if (h) {
+        if (*n < 2) return INVAL;
+        h[0] = &socket_of[0];
+        h[1] = &socket_of[1];
+    }
+    *n = 2;
+    return SUCCESS;
+}
+int amdsmi_get_processor_handles(void *socket, uint32_t *n, void **h)
+{
+    if (h) {
+        if (*n < 1) return INVAL;
+        h[0] = socket == &socket_of[1] ? &gcd[1] : &gcd[0];
+    }
+    *n = 1;
+    return SUCCESS;
+}
+int amdsmi_get_gpu_device_bdf(void *h, uint64_t *bdf)
+{
+    *bdf = ((uint64_t)0 << 16) | ((which(h) ? 0xc6u : 0xc1u) << 8);   /* domain 0, device 0, function 0 */
+    return SUCCESS;
+}
+int amdsmi_get_power_info(void *h, void *info)
+{
+    /* 6.4: uint64 socket_power at 0; 6.1-6.3: uint32 current at 0, average at 4 (0xFFFF: none) */
+    uint32_t w = which(h) ? 0 : 480;
+    if (mode_is("layout-6.1")) {
+        uint32_t f[2] = { which(h) ? 0 : 0xFFFFu, w };
+        memcpy(info, f, sizeof f);
+    } else {
+        uint64_t socket = w;
+        uint32_t f[2] = { 0xFFFFFFFFu, 0xFFFFFFFFu };    /* current, average: not given */
+        memcpy(info, &socket, sizeof socket);
+        memcpy((char *)info + 8, f, sizeof f);
+    }
+    return SUCCESS;
+}
+#ifndef STUB_NO_ENERGY
+int amdsmi_get_energy_count(void *h, uint64_t *c, float *res, uint64_t *ts)
+{
+    (void)h;
+    reads++;
+    *c = 1000000 * reads;          /* x 15.3 uJ */
+    *res = 15.3f;
+    *ts = 5000000000ull + 100000000ull * reads;
+    return SUCCESS;
+}
+#endif
+int amdsmi_get_temp_metric(void *h, int sensor, int metric, int64_t *t)
+{
+    (void)h;
+    if (metric != 0) return NOT_SUPPORTED;
+    if (sensor == 0 && !mode_is("no-edge")) { *t = 51; return SUCCESS; }   /* edge, degrees C */
+    if (sensor == 1) { *t = 77; return SUCCESS; }                          /* hotspot */
+    return NOT_SUPPORTED;
+}
+int amdsmi_get_clock_info(void *h, int type, void *info)
+{
+    uint32_t mhz = type == 0 ? 1700 : type == 4 ? 1600 : 0;   /* GFX, MEM */
+    (void)h;
+    if (!mhz) return NOT_SUPPORTED;
+    memcpy(info, &mhz, sizeof mhz);   /* clk at 0 */
+    return SUCCESS;
+}
+int amdsmi_get_pcie_info(void *h, void *info)
+{
+    /* pcie_static: max width at 0, max speed (MT/s) at 4; pcie_metric at 96: width, speed at 100 */
+    uint16_t wmax = 16, w = 16;
+    uint32_t smax = 32000, s = 16000;
+    (void)h;
+    memcpy((char *)info + 0, &wmax, sizeof wmax);
+    memcpy((char *)info + 4, &smax, sizeof smax);
+    memcpy((char *)info + 96, &w, sizeof w);
+    memcpy((char *)info + 100, &s, sizeof s);
+    return SUCCESS;
+}
