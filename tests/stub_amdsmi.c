@@ -5,7 +5,9 @@
  * words: "ok" or "init-fail"; "layout-6.1" (amdsmi_power_info_t as ROCm
  * 6.1-6.3 lay it out, the current power missing and the average given: an
  * MI200) instead of 6.4's; "no-edge" (no edge sensor, as MI300: the hotspot
- * answers). Built with -DSTUB_NO_ENERGY it lacks amdsmi_get_energy_count.
+ * answers); health: "ecc-uncorrected", "page-unreservable" (one page that
+ * could not be retired), "no-health" (the health entry points fail: not
+ * supported). Built with -DSTUB_NO_ENERGY it lacks amdsmi_get_energy_count.
  * The declarations are this file's own (names and values of amdsmi.h). */
 #include <stdint.h>
 #include <string.h>
@@ -21,6 +23,7 @@ static int socket_of[2] = { 0, 1 };        /* the socket handles point here */
 #define NOT_SUPPORTED 2
 #define INIT_ERROR 18
 #define INVAL 1
+#define INSUFFICIENT_SIZE 41
 
 static int which(void *h) { return h == &gcd[1]; }
 
@@ -108,9 +111,39 @@ int amdsmi_get_pcie_info(void *h, void *info)
     uint16_t wmax = 16, w = 16;
     uint32_t smax = 32000, s = 16000;
     (void)h;
+    if (mode_is("no-health")) return NOT_SUPPORTED;
     memcpy((char *)info + 0, &wmax, sizeof wmax);
     memcpy((char *)info + 4, &smax, sizeof smax);
     memcpy((char *)info + 96, &w, sizeof w);
     memcpy((char *)info + 100, &s, sizeof s);
     return SUCCESS;
+}
+
+/* ---- health */
+int amdsmi_get_gpu_total_ecc_count(void *h, void *ec)
+{
+    /* correctable at 0, uncorrectable at 8, deferred at 16 */
+    uint64_t c[3] = { 5, (uint64_t)mode_is("ecc-uncorrected"), 0 };
+    (void)h;
+    if (mode_is("no-health")) return NOT_SUPPORTED;
+    memcpy(ec, c, sizeof c);
+    return SUCCESS;
+}
+struct page { uint64_t page_address, page_size; int status; };
+int amdsmi_get_gpu_memory_reserved_pages(void *h, uint32_t *num, struct page *rec)
+{
+    /* two reserved, one pending; one unreservable where asked */
+    static const int status[] = { 0, 0, 1, 2 };
+    uint32_t have = mode_is("page-unreservable") ? 4 : 3;
+    (void)h;
+    if (mode_is("no-health")) return NOT_SUPPORTED;
+    if (!rec) { *num = have; return SUCCESS; }
+    uint32_t n = *num < have ? *num : have;
+    for (uint32_t i = 0; i < n; i++) {
+        rec[i].page_address = 0x10000u * i;
+        rec[i].page_size = 4096;
+        rec[i].status = status[i];
+    }
+    *num = have;
+    return n < have ? INSUFFICIENT_SIZE : SUCCESS;
 }

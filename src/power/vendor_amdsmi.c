@@ -22,6 +22,8 @@ static const struct { size_t off; const char *name; } symbols[] = {
     { offsetof(struct mcf_amdsmi, temp), "amdsmi_get_temp_metric" },
     { offsetof(struct mcf_amdsmi, clock), "amdsmi_get_clock_info" },
     { offsetof(struct mcf_amdsmi, pcie), "amdsmi_get_pcie_info" },
+    { offsetof(struct mcf_amdsmi, ecc_total), "amdsmi_get_gpu_total_ecc_count" },
+    { offsetof(struct mcf_amdsmi, reserved_pages), "amdsmi_get_gpu_memory_reserved_pages" },
 };
 
 const char *mcf_amdsmi_error(const struct mcf_amdsmi *a, amdsmi_status_t rc)

@@ -1,6 +1,6 @@
 /* amd-smi (libamd_smi.so, ROCm 6.1 onward; MI300-era systems use it in place
  * of rocm-smi-lib), loaded with dlopen ($MCFLEET_AMDSMI_LIB for the tests'
- * stub): one loader for the power source and, later, health counters, so one
+ * stub): one loader for the power source and the health counters, so one
  * binary runs where ROCm is absent. The device is found by PCI bus id: every
  * socket's processor handles, each one's amdsmi_get_gpu_device_bdf. Only the
  * entry points needed to find the device are required; the rest may be NULL,
@@ -10,10 +10,13 @@
  * values are those of AMD's include/amd_smi/amdsmi.h (checked against the
  * amdsmi 24.7 header of October 2024, ROCm 6.3, and the layouts of ROCm 6.4
  * onward named where they differ). Handles are opaque pointers; every call
- * used returns amdsmi_status_t, a C enum (int). Structs are never declared:
- * the two calls that fill one (amdsmi_get_power_info, amdsmi_get_pcie_info)
- * write into an oversized zeroed buffer, and only fields at offsets that no
- * release has moved are read (mcf_amdsmi_power, mcf_amdsmi_link). */
+ * used returns amdsmi_status_t, a C enum (int). One small struct is declared
+ * (a retired page's record, stable since ROCm 6.0); the calls that fill a
+ * struct that has changed (amdsmi_get_power_info, amdsmi_get_pcie_info,
+ * amdsmi_get_clock_info, amdsmi_get_gpu_total_ecc_count) write into an
+ * oversized zeroed buffer, and only fields at offsets that no release has
+ * moved are read (mcf_amdsmi_power, mcf_amdsmi_link, mcf_amdsmi_clock,
+ * health_amdsmi.c). */
 #ifndef MCF_VENDOR_AMDSMI_H
 #define MCF_VENDOR_AMDSMI_H
 
@@ -31,6 +34,11 @@ typedef void *amdsmi_processor_handle;
 #define AMDSMI_TEMP_CURRENT 0
 #define AMDSMI_CLK_TYPE_GFX 0                  /* = _SYS */
 #define AMDSMI_CLK_TYPE_MEM 4
+#define AMDSMI_STATUS_INSUFFICIENT_SIZE 41
+enum { AMDSMI_MEM_PAGE_STATUS_RESERVED = 0, AMDSMI_MEM_PAGE_STATUS_PENDING, AMDSMI_MEM_PAGE_STATUS_UNRESERVABLE };
+
+/* amdsmi_retired_page_record_t, unchanged since 2023 (ROCm 6.0): 24 bytes. */
+struct mcf_amdsmi_page { uint64_t page_address, page_size; int status; };
 
 struct mcf_amdsmi {
     void *lib;
@@ -51,6 +59,9 @@ struct mcf_amdsmi {
     amdsmi_status_t (*temp)(amdsmi_processor_handle, int, int, int64_t *);
     amdsmi_status_t (*clock)(amdsmi_processor_handle, int, void *);
     amdsmi_status_t (*pcie)(amdsmi_processor_handle, void *);
+    /* health (src/power/health_amdsmi.c) */
+    amdsmi_status_t (*ecc_total)(amdsmi_processor_handle, void *);
+    amdsmi_status_t (*reserved_pages)(amdsmi_processor_handle, uint32_t *, struct mcf_amdsmi_page *);
 };
 
 /* Loads, initializes (AMDSMI_INIT_AMD_GPUS) and finds the device at bus.
