@@ -2,10 +2,14 @@
  * Two sockets of one GCD each, like an MI250X package as amd-smi lists it:
  * 0000:c1:00.0 (the primary GCD: reports socket power for the package) and
  * 0000:c6:00.0 (the secondary GCD: power 0). STUB_AMDSMI, comma-separated
- * words: "ok" or "init-fail"; "layout-6.1" (amdsmi_power_info_t as ROCm
- * 6.1-6.3 lay it out, the current power missing and the average given: an
- * MI200) instead of 6.4's; "no-edge" (no edge sensor, as MI300: the hotspot
- * answers); health: "ecc-uncorrected", "page-unreservable" (one page that
+ * words: "ok" or "init-fail"; the library's version and the
+ * amdsmi_power_info_t layout that goes with it: 26 (ROCm 7) by default,
+ * "layout-6.1" (year 24, ROCm 6.1-6.3: the current power missing and the
+ * average given, an MI200), "layout-6.0" (year 23: the average at 0),
+ * "layout-6.4" (25: socket_power left 0, as 6.4 fills it only on a
+ * virtualization host; the current power at 8, an MI300),
+ * "no-version" (amdsmi_get_lib_version fails); "no-edge" (no edge sensor,
+ * as MI300: the hotspot answers); health: "ecc-uncorrected", "page-unreservable" (one page that
  * could not be retired), "no-health" (the health entry points fail: not
  * supported). Built with -DSTUB_NO_ENERGY it lacks amdsmi_get_energy_count.
  * The declarations are this file's own (names and values of amdsmi.h). */
@@ -63,13 +67,31 @@ int amdsmi_get_gpu_device_bdf(void *h, uint64_t *bdf)
     *bdf = ((uint64_t)0 << 16) | ((which(h) ? 0xc6u : 0xc1u) << 8);   /* domain 0, device 0, function 0 */
     return SUCCESS;
 }
+int amdsmi_get_lib_version(void *v)
+{
+    /* the first word: the year until 25.3 (ROCm 6.4), then the major version */
+    uint32_t first = mode_is("layout-6.0") ? 23 : mode_is("layout-6.1") ? 24 : mode_is("layout-6.4") ? 25 : 26;
+    uint32_t rest[3] = { 7, 0, 0 };
+    if (mode_is("no-version")) return NOT_SUPPORTED;
+    memcpy(v, &first, sizeof first);
+    memcpy((char *)v + 4, rest, sizeof rest);
+    return SUCCESS;
+}
 int amdsmi_get_power_info(void *h, void *info)
 {
-    /* 6.4: uint64 socket_power at 0; 6.1-6.3: uint32 current at 0, average at 4 (0xFFFF: none) */
+    /* 7.0: uint64 socket_power at 0; 6.1-6.3: uint32 current at 0, average at 4 (0xFFFF: none);
+     * 6.0: average at 0, the GFX voltage (mV) at 4 */
     uint32_t w = which(h) ? 0 : 480;
-    if (mode_is("layout-6.1")) {
+    if (mode_is("layout-6.0")) {
+        uint32_t f[2] = { w, 850 };
+        memcpy(info, f, sizeof f);
+    } else if (mode_is("layout-6.1")) {
         uint32_t f[2] = { which(h) ? 0 : 0xFFFFu, w };
         memcpy(info, f, sizeof f);
+    } else if (mode_is("layout-6.4")) {
+        uint32_t f[2] = { w ? w : 0xFFFFFFFFu, 0xFFFFFFFFu };   /* current, average */
+        memset(info, 0, 8);
+        memcpy((char *)info + 8, f, sizeof f);
     } else {
         uint64_t socket = w;
         uint32_t f[2] = { 0xFFFFFFFFu, 0xFFFFFFFFu };    /* current, average: not given */

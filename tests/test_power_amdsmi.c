@@ -38,7 +38,7 @@ static void readings_by_pci_bus_id(void **state)
     assert_string_equal(mcf_power_kind_name(mcf_power_amdsmi.kind), "amdsmi");
     assert_int_equal(open_at("0000:c1:00.0", "ok", &st, &e), MCF_OK);
     assert_int_equal(mcf_power_amdsmi.read(st, &r, &e), MCF_OK);
-    assert_float_equal(r.s.power_w, 480.0, 1e-9);                       /* 6.4's socket_power, W */
+    assert_float_equal(r.s.power_w, 480.0, 1e-9);                       /* 7.0's socket_power, W */
     assert_float_equal(r.s.energy_j, 1000000 * 15.3f * 1e-6, 1e-6);     /* counter x resolution (uJ) */
     assert_float_equal(r.src_t, 5.1, 1e-9);                             /* the counter's own ns stamp */
     assert_float_equal(r.temp_c, 51.0, 1e-9);                           /* edge, degrees C */
@@ -55,7 +55,7 @@ static void readings_by_pci_bus_id(void **state)
     mcf_power_amdsmi.close(st);
 }
 
-static void older_layout_and_no_edge_sensor(void **state)
+static void every_power_layout_and_no_edge_sensor(void **state)
 {
     (void)state;
     void *st;
@@ -67,6 +67,22 @@ static void older_layout_and_no_edge_sensor(void **state)
     assert_float_equal(r.s.power_w, 480.0, 1e-9);
     assert_float_equal(r.temp_c, 77.0, 1e-9);                           /* the hotspot, as on MI300 */
     mcf_power_amdsmi.close(st);
+    /* ROCm 6.0's: the average at 0 (the GFX voltage at 4 is never read as power) */
+    assert_int_equal(open_at("0000:c1:00.0", "layout-6.0", &st, &e), MCF_OK);
+    assert_int_equal(mcf_power_amdsmi.read(st, &r, &e), MCF_OK);
+    assert_float_equal(r.s.power_w, 480.0, 1e-9);
+    mcf_power_amdsmi.close(st);
+    assert_int_equal(open_at("0000:c6:00.0", "layout-6.0", &st, &e), MCF_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, "reports no power"));
+    /* ROCm 6.4's: socket_power not filled on bare metal, the current power at 8 */
+    assert_int_equal(open_at("0000:c1:00.0", "layout-6.4", &st, &e), MCF_OK);
+    assert_int_equal(mcf_power_amdsmi.read(st, &r, &e), MCF_OK);
+    assert_float_equal(r.s.power_w, 480.0, 1e-9);
+    mcf_power_amdsmi.close(st);
+    assert_int_equal(open_at("0000:c6:00.0", "layout-6.4", &st, &e), MCF_EUNSUPPORTED);
+    /* no version: no guess at the layout */
+    assert_int_equal(open_at("0000:c1:00.0", "no-version", &st, &e), MCF_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, "amd-smi: amdsmi_get_lib_version gave no version"));
 }
 
 static void link_and_its_maximum(void **state)
@@ -121,7 +137,7 @@ int main(void)
     snprintf(lib_noenergy, sizeof lib_noenergy, "%s/tests/libstub_amdsmi_noenergy.so", b ? b : ".");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(readings_by_pci_bus_id),
-        cmocka_unit_test(older_layout_and_no_edge_sensor),
+        cmocka_unit_test(every_power_layout_and_no_edge_sensor),
         cmocka_unit_test(link_and_its_maximum),
         cmocka_unit_test(secondary_gcd_and_failures),
     };

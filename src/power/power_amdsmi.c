@@ -1,6 +1,6 @@
 /* The amd-smi power source (the library is loaded by src/power/vendor_amdsmi.c).
  * Power: the socket power of amdsmi_get_power_info (W; mcf_amdsmi_power says
- * which fields of which layouts); energy: amdsmi_get_energy_count's counter
+ * which fields of which layouts, chosen by the library's version); energy: amdsmi_get_energy_count's counter
  * times its resolution (µJ), with the counter's own timestamp (ns);
  * temperature: amdsmi_get_temp_metric, the edge sensor, else the hotspot
  * (MI300 has no edge sensor), in °C (the library divides the driver's
@@ -39,6 +39,13 @@ static int amdsmi_open(void **state, const struct mcf_power_env *env, struct mcf
     MCF_TRY(mcf_amdsmi_need(&p->a, p->a.power_info != NULL, "amdsmi_get_power_info", e));
     MCF_TRY(mcf_amdsmi_need(&p->a, p->a.energy != NULL, "amdsmi_get_energy_count", e));
     MCF_TRY(mcf_amdsmi_need(&p->a, p->a.temp != NULL, "amdsmi_get_temp_metric", e));
+    MCF_TRY(mcf_amdsmi_need(&p->a, p->a.lib_version != NULL, "amdsmi_get_lib_version", e));
+    if (p->a.version == 0)
+        MCF_FAIL(e, MCF_EUNSUPPORTED, "amd-smi: amdsmi_get_lib_version gave no version, which the layout of "
+                                      "amdsmi_power_info_t depends on");
+    if (p->a.version < 23)
+        MCF_FAIL(e, MCF_EUNSUPPORTED, "amd-smi: library version %u predates ROCm 6.0: its amdsmi_power_info_t "
+                                      "layout is not known here", (unsigned)p->a.version);
     if (mcf_amdsmi_power(&p->a, &w) != 0)
         MCF_FAIL(e, MCF_EUNSUPPORTED, "amd-smi: this GCD reports no power (on MI250X its package's primary GCD "
                                       "does, for the whole package)");

@@ -17,6 +17,7 @@ static const struct { size_t off; const char *name; } symbols[] = {
     { offsetof(struct mcf_amdsmi, sockets), "amdsmi_get_socket_handles" },
     { offsetof(struct mcf_amdsmi, processors), "amdsmi_get_processor_handles" },
     { offsetof(struct mcf_amdsmi, bdf), "amdsmi_get_gpu_device_bdf" },
+    { offsetof(struct mcf_amdsmi, lib_version), "amdsmi_get_lib_version" },
     { offsetof(struct mcf_amdsmi, power_info), "amdsmi_get_power_info" },
     { offsetof(struct mcf_amdsmi, energy), "amdsmi_get_energy_count" },
     { offsetof(struct mcf_amdsmi, temp), "amdsmi_get_temp_metric" },
@@ -106,6 +107,12 @@ int mcf_amdsmi_open(struct mcf_amdsmi *a, const char *bus, struct mcf_err *e)
     if ((rc = a->init(AMDSMI_INIT_AMD_GPUS)) != AMDSMI_STATUS_SUCCESS)
         MCF_FAIL(e, MCF_ERUNTIME, "amd-smi: amdsmi_init failed: %s", mcf_amdsmi_error(a, rc));
     initialized = 1;
+    if (a->lib_version) {
+        uint64_t v[16];   /* 128 bytes: amdsmi_version_t is 24 */
+        memset(v, 0, sizeof v);
+        if (a->lib_version(v) == AMDSMI_STATUS_SUCCESS)
+            memcpy(&a->version, v, sizeof a->version);
+    }
     if ((rc = a->sockets(&n, NULL)) != AMDSMI_STATUS_SUCCESS)
         MCF_FAIL(e, MCF_ERUNTIME, "amd-smi: amdsmi_get_socket_handles failed: %s", mcf_amdsmi_error(a, rc));
     if (n > 0) {
@@ -151,26 +158,34 @@ static uint32_t u32_at(const void *buf, size_t off)
     return v;
 }
 
-/* amdsmi_power_info_t has had two layouts since ROCm 6.1, both in W:
- *   ROCm 6.1-6.3:  uint32 current_socket_power at 0, average_socket_power at 4
- *   ROCm 6.4 on:   uint64 socket_power at 0 (its high half, at 4, is 0 for any
- *                  real reading), then current_ and average_socket_power.
- * So the uint32 at 0 is the socket power in both (the current socket power
- * in 6.1-6.3, the socket_power field in 6.4), and the uint32 at 4 is the
- * average in the older layout and 0 in the newer: the power is the first of
- * the two that holds a reading. In 6.1-6.3, MI200 and earlier report only
- * the average, MI300 only the current. (ROCm 6.0's
- * first layout, average at 0 and the GFX voltage at 4, is not read right
- * where the average is missing; amd-smi of 6.0 predates MI300 support.) */
+/* amdsmi_power_info_t has had three layouts, all in W on bare metal; the
+ * library's version (a->version) tells which:
+ *   23, ROCm 6.0 (as released): uint32 average_socket_power at 0
+ *   24, ROCm 6.1-6.3:   uint32 current_socket_power at 0, average at 4
+ *                       (0xFFFF: the GPU has none; MI300 has only the
+ *                       current, MI200 and earlier only the average)
+ *   25 on, ROCm 6.4 on: uint64 socket_power at 0 (filled on bare metal from
+ *                       ROCm 7.0), uint32 current_socket_power at 8, average
+ *                       at 12 (UINT32_MAX: none)
+ * The power is the first of a layout's fields that holds a reading. */
 int mcf_amdsmi_power(const struct mcf_amdsmi *a, double *w)
 {
-    uint64_t buf[128];   /* 1 KiB: more than any release's struct (192 bytes in 6.4) */
+    uint64_t buf[128];   /* 1 KiB: more than any release's struct (192 bytes in 7.0) */
+    size_t off[2] = { 0, 0 }, n;
+    if (a->version >= 25) { off[0] = 8; off[1] = 12; n = 2; }
+    else if (a->version == 24) { off[0] = 0; off[1] = 4; n = 2; }
+    else if (a->version == 23) { n = 1; }
+    else return -1;   /* unknown: no guess at the layout */
     memset(buf, 0, sizeof buf);
     if (!a->power_info || a->power_info(a->dev, buf) != AMDSMI_STATUS_SUCCESS)
         return -1;
-    for (size_t off = 0; off <= 4; off += 4)
-        if (held(u32_at(buf, off))) {
-            *w = u32_at(buf, off);
+    if (a->version >= 25 && buf[0] > 0 && buf[0] < 0xFFFFu) {   /* socket_power */
+        *w = (double)buf[0];
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (held(u32_at(buf, off[i]))) {
+            *w = u32_at(buf, off[i]);
             return 0;
         }
     return -1;
@@ -186,11 +201,11 @@ double mcf_amdsmi_clock(const struct mcf_amdsmi *a, int type)
     return u32_at(buf, 0);
 }
 
-/* A link speed in MT/s (a value below 1000 is in GT/s, as 6.4's header
- * documents max_pcie_speed) as its generation; -1 where it holds none. */
+/* A link speed in MT/s (a value below 1000 is in GT/s, as later headers
+ * document max_pcie_speed) as its generation; -1 where it holds none. */
 static int gen_of(uint32_t speed)
 {
-    if (!held(speed))
+    if (speed == 0 || speed == 0xFFFFu || speed == UINT32_MAX)
         return -1;
     return mcf_pcie_gen_of_rate((uint64_t)speed * (speed < 1000 ? 1000000000ull : 1000000ull));
 }

@@ -7,16 +7,18 @@
  * and the part that needs one says so.
  *
  * The declarations below are written here, not copied: their names and
- * values are those of AMD's include/amd_smi/amdsmi.h (checked against the
- * amdsmi 24.7 header of October 2024, ROCm 6.3, and the layouts of ROCm 6.4
- * onward named where they differ). Handles are opaque pointers; every call
+ * values are those of AMD's include/amd_smi/amdsmi.h (checked against that
+ * header at ROCm/amdsmi commit 0ceca28 of October 2024, library version
+ * 24.7.0, the ROCm 6.3 line, against its history back to ROCm 6.0, and
+ * against the 6.4-onward layouts where they differ). Handles are opaque pointers; every call
  * used returns amdsmi_status_t, a C enum (int). One small struct is declared
  * (a retired page's record, stable since ROCm 6.0); the calls that fill a
  * struct that has changed (amdsmi_get_power_info, amdsmi_get_pcie_info,
  * amdsmi_get_clock_info, amdsmi_get_gpu_total_ecc_count) write into an
- * oversized zeroed buffer, and only fields at offsets that no release has
- * moved are read (mcf_amdsmi_power, mcf_amdsmi_link, mcf_amdsmi_clock,
- * health_amdsmi.c). */
+ * oversized zeroed buffer, and only fields at fixed offsets are read: ones
+ * no release has moved (mcf_amdsmi_link, mcf_amdsmi_clock, health_amdsmi.c),
+ * or, for the power, those of the layout the library's version names
+ * (mcf_amdsmi_power). */
 #ifndef MCF_VENDOR_AMDSMI_H
 #define MCF_VENDOR_AMDSMI_H
 
@@ -44,6 +46,11 @@ struct mcf_amdsmi {
     void *lib;
     char path[256];
     amdsmi_processor_handle dev;
+    /* The first word of amdsmi_get_lib_version's amdsmi_version_t: the year
+     * (23: ROCm 6.0, 24: ROCm 6.1-6.3) until the year was dropped in 25.3
+     * (ROCm 6.4), the major version (25 on) since; 0 where it could not be
+     * read. It tells the layout of amdsmi_power_info_t (vendor_amdsmi.c). */
+    uint32_t version;
     /* required */
     amdsmi_status_t (*init)(uint64_t);
     amdsmi_status_t (*shutdown)(void);
@@ -54,6 +61,7 @@ struct mcf_amdsmi {
      * bits 0-2, device 3-7, bus 8-15, domain 16-63 */
     amdsmi_status_t (*bdf)(amdsmi_processor_handle, uint64_t *);
     /* power (src/power/power_amdsmi.c) */
+    amdsmi_status_t (*lib_version)(void *);
     amdsmi_status_t (*power_info)(amdsmi_processor_handle, void *);
     amdsmi_status_t (*energy)(amdsmi_processor_handle, uint64_t *, float *, uint64_t *);
     amdsmi_status_t (*temp)(amdsmi_processor_handle, int, int, int64_t *);
@@ -75,7 +83,8 @@ int mcf_amdsmi_need(const struct mcf_amdsmi *a, int present, const char *name, s
 /* "0000:c1:00.0" as amdsmi_bdf_t's uint64_t; -1 where bus is not one. */
 int mcf_amdsmi_parse_bdf(const char *bus, uint64_t *bdf);
 /* Socket power (W) from amdsmi_get_power_info: 0, or -1 where the device
- * reports none (see vendor_amdsmi.c for the layouts it reads). */
+ * reports none or the library's version is unknown (see vendor_amdsmi.c for
+ * the layouts it reads). */
 int mcf_amdsmi_power(const struct mcf_amdsmi *a, double *w);
 /* A clock (AMDSMI_CLK_TYPE_*) in MHz from amdsmi_get_clock_info; NaN if none. */
 double mcf_amdsmi_clock(const struct mcf_amdsmi *a, int type);
