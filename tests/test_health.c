@@ -304,6 +304,10 @@ static void amdsmi_every_counter(void **state)
     snap(&mcf_health_amdsmi, AMD_BUS, &s);
     expect(&s, MCF_HC_ECC_UNC_VOL, 1);
     expect(&s, MCF_HC_REMAP_FAILED, 1);   /* a page that could not be retired */
+    setenv("STUB_AMDSMI", "layout-6.0", 1);
+    snap(&mcf_health_amdsmi, AMD_BUS, &s);
+    expect_none(&s, MCF_HC_PCIE_GEN, "before ROCm 6.1 is not read");
+    expect(&s, MCF_HC_ECC_CORR_VOL, 5);
     /* tried after rocm-smi; every health call failing: -1 with amd-smi's words, the serial from sysfs */
     setenv("STUB_AMDSMI", "no-health", 1);
     mcf_health_begin(&h, AMD_BUS, "sysfs-serial");

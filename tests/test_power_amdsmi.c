@@ -71,6 +71,7 @@ static void every_power_layout_and_no_edge_sensor(void **state)
     assert_int_equal(open_at("0000:c1:00.0", "layout-6.0", &st, &e), MCF_OK);
     assert_int_equal(mcf_power_amdsmi.read(st, &r, &e), MCF_OK);
     assert_float_equal(r.s.power_w, 480.0, 1e-9);
+    assert_int_equal(r.pcie_gen, -1);                                   /* 6.0's amdsmi_pcie_info_t: not read */
     mcf_power_amdsmi.close(st);
     assert_int_equal(open_at("0000:c6:00.0", "layout-6.0", &st, &e), MCF_EUNSUPPORTED);
     assert_non_null(strstr(e.msg, "reports no power"));

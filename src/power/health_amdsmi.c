@@ -104,8 +104,9 @@ static void pcie_link(const struct mcf_amdsmi *a, struct mcf_health_snap *s)
     static const int all[] = { MCF_HC_PCIE_GEN, MCF_HC_PCIE_GEN_MAX, MCF_HC_PCIE_WIDTH, MCF_HC_PCIE_WIDTH_MAX };
     if (mcf_amdsmi_link(a, &g, &w, &gm, &wm) != 0) {
         for (size_t i = 0; i < 4; i++)
-            mcf_health_none(s, all[i], a->pcie ? "amdsmi_get_pcie_info failed or gave no link"
-                                               : "amd-smi lacks amdsmi_get_pcie_info");
+            mcf_health_none(s, all[i], !a->pcie ? "amd-smi lacks amdsmi_get_pcie_info"
+                                       : a->version < 24 ? "amdsmi_get_pcie_info's struct before ROCm 6.1 is not read"
+                                                         : "amdsmi_get_pcie_info failed or gave no link");
         return;
     }
     s->v[MCF_HC_PCIE_GEN] = g;

@@ -210,10 +210,11 @@ static int gen_of(uint32_t speed)
     return mcf_pcie_gen_of_rate((uint64_t)speed * (speed < 1000 ? 1000000000ull : 1000000ull));
 }
 
-/* amdsmi_pcie_info_t (ROCm 6.1 on): pcie_static, 96 bytes in every release
- * (uint16 max_pcie_width at 0, uint32 max_pcie_speed at 4, then fields and
- * reserved words), then pcie_metric: uint16 pcie_width at 96, uint32
- * pcie_speed (MT/s) at 100. */
+/* amdsmi_pcie_info_t since ROCm 6.1 (version 24 on): pcie_static, 96 bytes
+ * in every release since (uint16 max_pcie_width at 0, uint32 max_pcie_speed
+ * at 4, then fields and reserved words), then pcie_metric: uint16
+ * pcie_width at 96, uint32 pcie_speed (MT/s) at 100. ROCm 6.0's struct was
+ * another (the current lanes and speed only): not read. */
 int mcf_amdsmi_link(const struct mcf_amdsmi *a, int *gen, int *width, int *gen_max, int *width_max)
 {
     uint64_t buf[256];   /* 2 KiB: more than any release's struct (about 0.5 KiB) */
@@ -222,7 +223,7 @@ int mcf_amdsmi_link(const struct mcf_amdsmi *a, int *gen, int *width, int *gen_m
     if (gen_max) *gen_max = -1;
     if (width_max) *width_max = -1;
     memset(buf, 0, sizeof buf);
-    if (!a->pcie || a->pcie(a->dev, buf) != AMDSMI_STATUS_SUCCESS)
+    if (a->version < 24 || !a->pcie || a->pcie(a->dev, buf) != AMDSMI_STATUS_SUCCESS)
         return -1;
     memcpy(&wm, (const char *)buf + 0, sizeof wm);
     memcpy(&w, (const char *)buf + 96, sizeof w);
