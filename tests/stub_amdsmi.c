@@ -4,15 +4,16 @@
  * 0000:c6:00.0 (the secondary GCD: power 0). STUB_AMDSMI, comma-separated
  * words: "ok" or "init-fail"; the library's version and the
  * amdsmi_power_info_t layout that goes with it: 26 (ROCm 7) by default,
- * "layout-6.1" (year 24, ROCm 6.1-6.3: the current power missing and the
- * average given, an MI200), "layout-6.0" (year 23: the average at 0),
  * "layout-6.4" (25: socket_power left 0, as 6.4 fills it only on a
- * virtualization host; the current power at 8, an MI300),
- * "no-version" (amdsmi_get_lib_version fails); "no-edge" (no edge sensor,
- * as MI300: the hotspot answers); health: "ecc-uncorrected", "page-unreservable" (one page that
- * could not be retired), "no-health" (the health entry points fail: not
- * supported). Built with -DSTUB_NO_ENERGY it lacks amdsmi_get_energy_count.
- * The declarations are this file's own (names and values of amdsmi.h). */
+ * virtualization host; the current power at 8, an MI300), "layout-6.1"
+ * (year 24, ROCm 6.1-6.3: the current power missing and the average given,
+ * an MI200), "layout-6.0" (year 23: the average at 0), "no-version"
+ * (amdsmi_get_lib_version fails); "no-edge" (no edge sensor, as MI300: the
+ * hotspot answers), "millidegrees" (the hotspot in m°C); health:
+ * "ecc-uncorrected", "page-unreservable" (one page that could not be
+ * retired), "no-health" (the health entry points fail: not supported).
+ * Built with -DSTUB_NO_ENERGY it lacks amdsmi_get_energy_count. The
+ * declarations are this file's own (names and values of amdsmi.h). */
 #include <stdint.h>
 #include <string.h>
 
@@ -116,7 +117,7 @@ int amdsmi_get_temp_metric(void *h, int sensor, int metric, int64_t *t)
     (void)h;
     if (metric != 0) return NOT_SUPPORTED;
     if (sensor == 0 && !mode_is("no-edge")) { *t = 51; return SUCCESS; }   /* edge, degrees C */
-    if (sensor == 1) { *t = 77; return SUCCESS; }                          /* hotspot */
+    if (sensor == 1) { *t = mode_is("millidegrees") ? 77000 : 77; return SUCCESS; }   /* hotspot */
     return NOT_SUPPORTED;
 }
 int amdsmi_get_clock_info(void *h, int type, void *info)

@@ -67,6 +67,10 @@ static void every_power_layout_and_no_edge_sensor(void **state)
     assert_float_equal(r.s.power_w, 480.0, 1e-9);
     assert_float_equal(r.temp_c, 77.0, 1e-9);                           /* the hotspot, as on MI300 */
     mcf_power_amdsmi.close(st);
+    assert_int_equal(open_at("0000:c1:00.0", "no-edge,millidegrees", &st, &e), MCF_OK);
+    assert_int_equal(mcf_power_amdsmi.read(st, &r, &e), MCF_OK);
+    assert_float_equal(r.temp_c, 77.0, 1e-9);                           /* a release that passes m°C through */
+    mcf_power_amdsmi.close(st);
     /* ROCm 6.0's: the average at 0 (the GFX voltage at 4 is never read as power) */
     assert_int_equal(open_at("0000:c1:00.0", "layout-6.0", &st, &e), MCF_OK);
     assert_int_equal(mcf_power_amdsmi.read(st, &r, &e), MCF_OK);

@@ -3,8 +3,9 @@
  * which fields of which layouts, chosen by the library's version); energy: amdsmi_get_energy_count's counter
  * times its resolution (µJ), with the counter's own timestamp (ns);
  * temperature: amdsmi_get_temp_metric, the edge sensor, else the hotspot
- * (MI300 has no edge sensor), in °C (the library divides the driver's
- * millidegrees, whatever its header's comment says); the GFX and memory
+ * (MI300 has no edge sensor), in °C (the library of the ROCm 6.3 line
+ * divides the driver's millidegrees, whatever its header's comment says; a
+ * value above 1000 is taken for millidegrees); the GFX and memory
  * clocks of amdsmi_get_clock_info (MHz); every MCF_LINK_EVERY reads, the
  * current PCIe link of amdsmi_get_pcie_info.
  *
@@ -76,7 +77,7 @@ static int amdsmi_read(void *state, struct mcf_preading *out, struct mcf_err *e)
     }
     if (a->temp(a->dev, AMDSMI_TEMPERATURE_TYPE_EDGE, AMDSMI_TEMP_CURRENT, &deg) == AMDSMI_STATUS_SUCCESS ||
         a->temp(a->dev, AMDSMI_TEMPERATURE_TYPE_HOTSPOT, AMDSMI_TEMP_CURRENT, &deg) == AMDSMI_STATUS_SUCCESS)
-        out->temp_c = (double)deg;
+        out->temp_c = deg > 1000 ? deg * 1e-3 : (double)deg;   /* millidegrees, should a release pass them through */
     out->sm_mhz = mcf_amdsmi_clock(a, AMDSMI_CLK_TYPE_GFX);
     out->mem_mhz = mcf_amdsmi_clock(a, AMDSMI_CLK_TYPE_MEM);
     if (p->reads++ % MCF_LINK_EVERY == 0)
