@@ -7,7 +7,8 @@
  * "layout-6.4" (25: socket_power left 0, as 6.4 fills it only on a
  * virtualization host; the current power at 8, an MI300), "layout-6.1"
  * (year 24, ROCm 6.1-6.3: the current power missing and the average given,
- * an MI200), "layout-6.0" (year 23: the average at 0), "no-version"
+ * an MI200), "version-25-old-layout" (25 with 6.1-6.3's layout),
+ * "layout-6.0" (year 23: the average at 0), "no-version"
  * (amdsmi_get_lib_version fails); "no-edge" (no edge sensor, as MI300: the
  * hotspot answers), "millidegrees" (the hotspot in m°C); health:
  * "ecc-uncorrected", "page-unreservable" (one page that could not be
@@ -71,7 +72,8 @@ int amdsmi_get_gpu_device_bdf(void *h, uint64_t *bdf)
 int amdsmi_get_lib_version(void *v)
 {
     /* the first word: the year until 25.3 (ROCm 6.4), then the major version */
-    uint32_t first = mode_is("layout-6.0") ? 23 : mode_is("layout-6.1") ? 24 : mode_is("layout-6.4") ? 25 : 26;
+    uint32_t first = mode_is("layout-6.0") ? 23 : mode_is("layout-6.1") ? 24 : mode_is("layout-6.4") ? 25
+                   : mode_is("version-25-old-layout") ? 25 : 26;
     uint32_t rest[3] = { 7, 0, 0 };
     if (mode_is("no-version")) return NOT_SUPPORTED;
     memcpy(v, &first, sizeof first);
@@ -86,8 +88,8 @@ int amdsmi_get_power_info(void *h, void *info)
     if (mode_is("layout-6.0")) {
         uint32_t f[2] = { w, 850 };
         memcpy(info, f, sizeof f);
-    } else if (mode_is("layout-6.1")) {
-        uint32_t f[2] = { which(h) ? 0 : 0xFFFFu, w };
+    } else if (mode_is("layout-6.1") || mode_is("version-25-old-layout")) {
+        uint32_t f[4] = { 0xFFFFu, w, 850, 900 };   /* an MI200: no current power; GFX and SoC mV at 8, 12 */
         memcpy(info, f, sizeof f);
     } else if (mode_is("layout-6.4")) {
         uint32_t f[2] = { w ? w : 0xFFFFFFFFu, 0xFFFFFFFFu };   /* current, average */

@@ -85,6 +85,12 @@ static void every_power_layout_and_no_edge_sensor(void **state)
     assert_float_equal(r.s.power_w, 480.0, 1e-9);
     mcf_power_amdsmi.close(st);
     assert_int_equal(open_at("0000:c6:00.0", "layout-6.4", &st, &e), MCF_EUNSUPPORTED);
+    /* a 25.x library with 6.1-6.3's layout: the check finds it (never the GFX voltage at 8 as power) */
+    assert_int_equal(open_at("0000:c1:00.0", "version-25-old-layout", &st, &e), MCF_OK);
+    assert_int_equal(mcf_power_amdsmi.read(st, &r, &e), MCF_OK);
+    assert_float_equal(r.s.power_w, 480.0, 1e-9);
+    mcf_power_amdsmi.close(st);
+    assert_int_equal(open_at("0000:c6:00.0", "version-25-old-layout", &st, &e), MCF_EUNSUPPORTED);
     /* no version: no guess at the layout */
     assert_int_equal(open_at("0000:c1:00.0", "no-version", &st, &e), MCF_EUNSUPPORTED);
     assert_non_null(strstr(e.msg, "amd-smi: amdsmi_get_lib_version gave no version"));

@@ -167,7 +167,12 @@ static uint32_t u32_at(const void *buf, size_t off)
  *   25 on, ROCm 6.4 on: uint64 socket_power at 0 (filled on bare metal from
  *                       ROCm 7.0), uint32 current_socket_power at 8, average
  *                       at 12 (UINT32_MAX: none)
- * The power is the first of a layout's fields that holds a reading. */
+ * The power is the first of a layout's fields that holds a reading. The
+ * library's major version should change with every struct change, but
+ * which 25.x release took the 64-bit layout is not documented (6.4.1's has
+ * it), so a 25-on reading is checked: the word at 4, the high half of
+ * socket_power, is 0 or all ones, and the word at 0 is never 6.1-6.3's
+ * 0xFFFF; a reading that fails that is read as 6.1-6.3's layout. */
 int mcf_amdsmi_power(const struct mcf_amdsmi *a, double *w)
 {
     uint64_t buf[128];   /* 1 KiB: more than any release's struct (192 bytes in 7.0) */
@@ -179,7 +184,10 @@ int mcf_amdsmi_power(const struct mcf_amdsmi *a, double *w)
     memset(buf, 0, sizeof buf);
     if (!a->power_info || a->power_info(a->dev, buf) != AMDSMI_STATUS_SUCCESS)
         return -1;
-    if (a->version >= 25 && buf[0] > 0 && buf[0] < 0xFFFFu) {   /* socket_power */
+    if (a->version >= 25 && ((u32_at(buf, 4) != 0 && u32_at(buf, 4) != UINT32_MAX) || u32_at(buf, 0) == 0xFFFFu)) {
+        off[0] = 0;   /* 6.1-6.3's layout after all */
+        off[1] = 4;
+    } else if (a->version >= 25 && buf[0] > 0 && buf[0] < 0xFFFFu) {   /* socket_power */
         *w = (double)buf[0];
         return 0;
     }
