@@ -9,6 +9,7 @@
 
 #include "deck.h"
 #include "numparse.h"
+#include "power.h"
 
 #define HEAD "tests:\n  - name: x\n    kernel: matrix\n    dtype: fp64\n    shape: [8, 8, 4]\n"
 
@@ -53,6 +54,8 @@ static const struct bad bad_decks[] = {
       "deck.yaml:2:14: 'period_ms' in 'power' must be an integer between 1 and 1000" },
     { "power:\n  series: maybe\ntests:\n  - name: x\n    kernel: valu\n    dtype: fp64\n",
       "deck.yaml:2:11: 'series' in 'power' must be true or false, got 'maybe'" },
+    { "power:\n  sources: [rsmi, amd-smi]\ntests:\n  - name: x\n    kernel: valu\n    dtype: fp64\n",
+      "deck.yaml:2:19: unknown power source 'amd-smi' (nvml, rsmi, craypm, amdsmi)" },
     { "tests:\n  - name: bad/name\n    kernel: valu\n    dtype: fp64\n",
       "deck.yaml:2:11: test name must be" },
     { HEAD "    dtype_b: fp8-e5m2\n",
@@ -175,6 +178,20 @@ static void default_deck_parses(void **state)
     assert_int_equal(d.tests[0].kernel.shape[2], 4);
     assert_int_equal(d.tests[0].repetitions, 10);
     assert_non_null(strstr(d.text, "name: default"));
+    mcf_deck_free(&d);
+}
+
+/* power: sources: names the kinds of power.h, amdsmi among them. */
+static void power_sources_by_name(void **state)
+{
+    (void)state;
+    struct mcf_deck d;
+    struct mcf_err e = { 0 };
+    assert_int_equal(mcf_deck_parse("d.yaml", "power:\n  sources: [rsmi, amdsmi]\n" HEAD, &d, &e), MCF_OK);
+    assert_int_equal(d.power_sources, (1u << MCF_POWER_RSMI) | (1u << MCF_POWER_AMDSMI));
+    mcf_deck_free(&d);
+    assert_int_equal(mcf_deck_parse("d.yaml", "power:\n  sources: [amdsmi]\n" HEAD, &d, &e), MCF_OK);
+    assert_int_equal(d.power_sources, 1u << MCF_POWER_AMDSMI);
     mcf_deck_free(&d);
 }
 
@@ -436,6 +453,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_error_class_names_file_line_column),
         cmocka_unit_test(default_deck_parses),
+        cmocka_unit_test(power_sources_by_name),
         cmocka_unit_test(sizes),
         cmocka_unit_test(strict_whole_numbers),
         cmocka_unit_test(expansion_refuses_unwritable_or_repeated_names),

@@ -16,7 +16,7 @@
 #include "power_run.h"
 #include "vendor_rsmi.h"
 
-static char nvml[512], nvml_old[512], rsmi[512];
+static char nvml[512], nvml_old[512], rsmi[512], amdsmi[512];
 #define NV_BUS "0000:00:06.0"
 #define AMD_BUS "0000:c1:00.0"
 
@@ -26,6 +26,7 @@ static void use(const char *nvml_lib, const char *nvml_mode, const char *rsmi_li
     setenv("STUB_NVML", nvml_mode, 1);
     setenv("MCFLEET_RSMI_LIB", rsmi_lib, 1);
     setenv("STUB_RSMI", rsmi_mode, 1);
+    setenv("MCFLEET_AMDSMI_LIB", "/nonexistent/libamd_smi.so", 1);   /* amdsmi_every_counter sets its stub */
     unsetenv("STUB_NVML_GEN");
     unsetenv("STUB_RSMI_GEN");
 }
@@ -279,6 +280,52 @@ static void rsmi_every_counter(void **state)
     assert_int_equal(mcf_pcie_gen_of_rate(0), -1);
 }
 
+static void amdsmi_every_counter(void **state)
+{
+    (void)state;
+    struct mcf_health_snap s;
+    struct mcf_health h;
+    use("/nonexistent/libnvidia-ml.so.1", "", "/nonexistent/librocm_smi64.so", "");
+    setenv("MCFLEET_AMDSMI_LIB", amdsmi, 1);
+    setenv("STUB_AMDSMI", "ok", 1);
+    snap(&mcf_health_amdsmi, AMD_BUS, &s);
+    expect(&s, MCF_HC_ECC_CORR_VOL, 5);   /* the library's total over the enabled blocks */
+    expect(&s, MCF_HC_ECC_UNC_VOL, 0);
+    expect_none(&s, MCF_HC_ECC_CORR_AGG, "since the driver loaded");
+    expect_none(&s, MCF_HC_REMAP_CORR, "retire pages, not rows");
+    expect(&s, MCF_HC_REMAP_FAILED, 0);
+    expect(&s, MCF_HC_RETIRED, 2);
+    expect(&s, MCF_HC_RETIRED_PENDING, 1);
+    expect(&s, MCF_HC_PCIE_GEN, 4);       /* 16000 MT/s */
+    expect(&s, MCF_HC_PCIE_GEN_MAX, 5);   /* 32000 MT/s */
+    expect(&s, MCF_HC_PCIE_WIDTH, 16);
+    expect(&s, MCF_HC_PCIE_WIDTH_MAX, 16);
+    setenv("STUB_AMDSMI", "ecc-uncorrected,page-unreservable", 1);
+    snap(&mcf_health_amdsmi, AMD_BUS, &s);
+    expect(&s, MCF_HC_ECC_UNC_VOL, 1);
+    expect(&s, MCF_HC_REMAP_FAILED, 1);   /* a page that could not be retired */
+    setenv("STUB_AMDSMI", "layout-6.0", 1);
+    snap(&mcf_health_amdsmi, AMD_BUS, &s);
+    expect_none(&s, MCF_HC_PCIE_GEN, "before ROCm 6.1 is not read");
+    expect(&s, MCF_HC_ECC_CORR_VOL, 5);
+    /* tried after rocm-smi; every health call failing: -1 with amd-smi's words, the serial from sysfs */
+    setenv("STUB_AMDSMI", "no-health", 1);
+    mcf_health_begin(&h, AMD_BUS, "sysfs-serial");
+    assert_string_equal(h.source, "amdsmi");
+    assert_string_equal(h.serial, "sysfs-serial");
+    expect_none(&h.before, MCF_HC_ECC_CORR_VOL, "amdsmi_get_gpu_total_ecc_count: AMDSMI_STATUS_NOT_SUPPORTED (stub)");
+    expect_none(&h.before, MCF_HC_RETIRED, "amdsmi_get_gpu_memory_reserved_pages: AMDSMI_STATUS_NOT_SUPPORTED");
+    expect_none(&h.before, MCF_HC_PCIE_GEN, "amdsmi_get_pcie_info failed");
+    mcf_health_end(&h, 5.0);
+    /* rocm-smi, where it works, comes first */
+    use("/nonexistent/libnvidia-ml.so.1", "", rsmi, "ok");
+    setenv("MCFLEET_AMDSMI_LIB", amdsmi, 1);
+    mcf_health_begin(&h, AMD_BUS, "");
+    assert_string_equal(h.source, "rsmi");
+    mcf_health_end(&h, 5.0);
+    setenv("MCFLEET_AMDSMI_LIB", "/nonexistent/libamd_smi.so", 1);
+}
+
 static void no_library_or_no_gpu_leaves_every_counter_unknown_with_the_reason(void **state)
 {
     (void)state;
@@ -288,6 +335,7 @@ static void no_library_or_no_gpu_leaves_every_counter_unknown_with_the_reason(vo
     assert_null(h.src);
     assert_non_null(strstr(h.source, "off: NVML: cannot load /nonexistent/libnvidia-ml.so.1"));
     assert_non_null(strstr(h.source, "; rocm-smi: cannot load /nonexistent/librocm_smi64.so"));
+    assert_non_null(strstr(h.source, "; amd-smi: cannot load /nonexistent/libamd_smi.so"));
     for (int c = 0; c < MCF_HC_COUNT; c++) {
         expect(&h.before, c, -1);
         expect(&h.after, c, -1);
@@ -359,6 +407,7 @@ int main(void)
     snprintf(nvml, sizeof nvml, "%s/tests/libstub_nvml.so", b ? b : ".");
     snprintf(nvml_old, sizeof nvml_old, "%s/tests/libstub_nvml_old.so", b ? b : ".");
     snprintf(rsmi, sizeof rsmi, "%s/tests/libstub_rsmi.so", b ? b : ".");
+    snprintf(amdsmi, sizeof amdsmi, "%s/tests/libstub_amdsmi.so", b ? b : ".");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nvml_every_counter),
         cmocka_unit_test(a_vendor_error_or_missing_symbol_disables_only_its_counter),
@@ -366,6 +415,7 @@ int main(void)
         cmocka_unit_test(a_width_below_its_maximum_is_recorded),
         cmocka_unit_test(the_power_source_reads_the_link_every_few_readings),
         cmocka_unit_test(rsmi_every_counter),
+        cmocka_unit_test(amdsmi_every_counter),
         cmocka_unit_test(no_library_or_no_gpu_leaves_every_counter_unknown_with_the_reason),
         cmocka_unit_test(evidence_over_a_test_window),
     };

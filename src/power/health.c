@@ -27,7 +27,7 @@ const char *const mcf_health_names[MCF_HC_COUNT] = {
     [MCF_HC_PCIE_WIDTH_MAX] = "pcie_width_max",
 };
 
-/* Both loaders are dlopen'd at run time and need nothing at build time:
+/* Every loader is dlopen'd at run time and needs nothing at build time:
  * each entry is there unless the build leaves it out. */
 #ifndef MCF_HEALTH_NO_NVML
 #define MCF_HEALTH_NVML 1
@@ -35,12 +35,18 @@ const char *const mcf_health_names[MCF_HC_COUNT] = {
 #ifndef MCF_HEALTH_NO_RSMI
 #define MCF_HEALTH_RSMI 1
 #endif
+#ifndef MCF_HEALTH_NO_AMDSMI
+#define MCF_HEALTH_AMDSMI 1
+#endif
 const struct mcf_health_source *const mcf_health_sources[] = {
 #if MCF_HEALTH_NVML
     &mcf_health_nvml,
 #endif
 #if MCF_HEALTH_RSMI
     &mcf_health_rsmi,
+#endif
+#if MCF_HEALTH_AMDSMI
+    &mcf_health_amdsmi,
 #endif
     NULL,
 };

@@ -1,7 +1,7 @@
 /* Health counters of a rank's GPU, read before the first test and after the
  * last: ECC errors, remapped rows or retired pages, the PCIe link against
  * its maximum, and the board serial. Sources are tables like the power
- * sources (NVML, rocm-smi, loaded with dlopen): the first that opens on this
+ * sources (NVML, rocm-smi, amd-smi, loaded with dlopen): the first that opens on this
  * rank's device is used; none opening leaves every counter -1 with the
  * reasons, and the run goes on. The verdict reads them from the file
  * (docs/results-format.md, /health; docs/acceptance.md, "Health counters").
@@ -55,7 +55,7 @@ struct mcf_health_source {
     void (*close)(void *state);
 };
 
-extern const struct mcf_health_source mcf_health_nvml, mcf_health_rsmi;
+extern const struct mcf_health_source mcf_health_nvml, mcf_health_rsmi, mcf_health_amdsmi;
 /* NULL-terminated, in the order they are tried. */
 extern const struct mcf_health_source *const mcf_health_sources[];
 
@@ -63,7 +63,7 @@ extern const struct mcf_health_source *const mcf_health_sources[];
 struct mcf_health {
     const struct mcf_health_source *src;   /* NULL: off */
     void *state;
-    char source[512];          /* "nvml", "rsmi", or "off: <why>" */
+    char source[512];          /* "nvml", "rsmi", "amdsmi", or "off: <why>" */
     char serial[64];           /* "" where none */
     char notes[1024];          /* why counters are -1 (mcf_health_notes), before; after where it differs */
     struct mcf_health_snap before, after;

@@ -1,5 +1,5 @@
 /* Power sources as tables, like the backends: NVML (NVIDIA), rocm-smi-lib
- * (AMD), HPE Cray pm_counters. Each may be absent: opening one that cannot
+ * and amd-smi (AMD), HPE Cray pm_counters. Each may be absent: opening one that cannot
  * work disables it with its reason (recorded), and the run goes on. Vendor
  * libraries are loaded with dlopen, so one binary runs where they are not. */
 #ifndef MCF_POWER_H
@@ -52,11 +52,12 @@ static inline void mcf_preading_blank(struct mcf_preading *r)
 }
 
 /* The kinds of source a deck names under `power: sources:` (bit k of its
- * mask): the one list of those names. craypm covers both Cray counters. */
-enum mcf_power_kind { MCF_POWER_NVML, MCF_POWER_RSMI, MCF_POWER_CRAYPM, MCF_POWER_KINDS };
+ * mask): the one list of those names. craypm covers both Cray counters.
+ * New kinds go last, so a kind's bit never changes. */
+enum mcf_power_kind { MCF_POWER_NVML, MCF_POWER_RSMI, MCF_POWER_CRAYPM, MCF_POWER_AMDSMI, MCF_POWER_KINDS };
 static inline const char *mcf_power_kind_name(int k)
 {
-    static const char *const names[MCF_POWER_KINDS] = { "nvml", "rsmi", "craypm" };
+    static const char *const names[MCF_POWER_KINDS] = { "nvml", "rsmi", "craypm", "amdsmi" };
     return k >= 0 && k < MCF_POWER_KINDS ? names[k] : "?";
 }
 
@@ -71,7 +72,8 @@ struct mcf_power_source {
     void (*close)(void *state);
 };
 
-extern const struct mcf_power_source mcf_power_nvml, mcf_power_rsmi, mcf_power_craypm, mcf_power_craypm_node;
+extern const struct mcf_power_source mcf_power_nvml, mcf_power_rsmi, mcf_power_amdsmi, mcf_power_craypm,
+    mcf_power_craypm_node;
 /* NULL-terminated, in the order they are tried (power_sources.c). */
 extern const struct mcf_power_source *const mcf_power_sources[];
 
