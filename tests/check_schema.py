@@ -18,7 +18,7 @@ HUNG_STR = ["hostname", "device_uuid", "pci_bus_id", "device_name", "test"]
 META_INT = ["nranks", "nnodes", "complete", "quick", "acceptance"]
 # the verdict's default rules of the writing version (docs/acceptance.md)
 META_VERDICT = {"verdict_warn_rel": 0.035, "verdict_fail_rel": 0.07, "verdict_alpha": 0.01, "verdict_k_min": 3.5,
-                "verdict_small_n": 2.5, "verdict_clock_rel": 0.02}
+                "verdict_small_n": 2.5, "verdict_clock_rel": 0.02, "verdict_power_rel": 0.05}
 # docs/results-format.md: /results attribute status_codes
 STATUS_CODES = "1=verified,0=wrong,-1=unsupported,-2=error,-3=not run,-4=hung,-5=cut"
 DTYPE_BYTES = {"fp64": 8, "fp32": 4, "fp16": 2, "bf16": 2}

@@ -13,6 +13,9 @@
  * hotspot answers), "millidegrees" (the hotspot in m°C); health:
  * "ecc-uncorrected", "page-unreservable" (one page that could not be
  * retired), "no-health" (the health entry points fail: not supported).
+ * $STUB_AMDSMI_SCALE scales its power and energy, one factor per world rank
+ * ($OMPI_COMM_WORLD_RANK), comma-separated, the last repeated (default 1):
+ * a library that reads unlike rocm-smi's stub on that rank.
  * Built with -DSTUB_NO_ENERGY it lacks amdsmi_get_energy_count. The
  * declarations are this file's own (names and values of amdsmi.h). */
 #include <stdint.h>
@@ -84,7 +87,7 @@ int amdsmi_get_power_info(void *h, void *info)
 {
     /* 7.0: uint64 socket_power at 0; 6.1-6.3: uint32 current at 0, average at 4 (0xFFFF: none);
      * 6.0: average at 0, the GFX voltage (mV) at 4 */
-    uint32_t w = which(h) ? 0 : 480;
+    uint32_t w = which(h) ? 0 : (uint32_t)(480 * stub_rank_value("STUB_AMDSMI_SCALE", 1) + 0.5);
     if (mode_is("layout-6.0")) {
         uint32_t f[2] = { w, 850 };
         memcpy(info, f, sizeof f);
@@ -108,7 +111,7 @@ int amdsmi_get_energy_count(void *h, uint64_t *c, float *res, uint64_t *ts)
 {
     (void)h;
     reads++;
-    *c = 1000000 * reads;          /* x 15.3 uJ */
+    *c = (uint64_t)(1000000 * stub_rank_value("STUB_AMDSMI_SCALE", 1)) * reads;   /* x 15.3 uJ */
     *res = 15.3f;
     *ts = 5000000000ull + 100000000ull * reads;
     return SUCCESS;

@@ -126,20 +126,7 @@ int nvmlDeviceGetSerial(void *d, char *serial, unsigned len)
 
 /* the count only, as mcfleet asks: (count 0, list NULL) gives INSUFFICIENT_SIZE
  * with the number, or success where there is none */
-static unsigned procs_of_this_rank(void)
-{
-    const char *s = getenv("STUB_NVML_PROCS"), *rank = getenv("OMPI_COMM_WORLD_RANK");
-    unsigned v = 1;
-    int r = rank ? atoi(rank) : 0;
-    for (int i = 0; s && *s; i++) {
-        v = (unsigned)atoi(s);
-        if (i >= r)
-            break;
-        s = strchr(s, ',');
-        s = s ? s + 1 : NULL;
-    }
-    return v;
-}
+static unsigned procs_of_this_rank(void) { return (unsigned)stub_rank_value("STUB_NVML_PROCS", 1); }
 int nvmlDeviceGetComputeRunningProcesses_v3(void *d, unsigned *count, void *infos)
 {
     unsigned have = procs_of_this_rank();

@@ -15,4 +15,22 @@ static int stub_word(const char *var, const char *m)
             return 1;
     return 0;
 }
+
+/* This world rank's value ($OMPI_COMM_WORLD_RANK, else 0) of the environment
+ * variable var, comma-separated values, one per rank, the last repeated;
+ * dflt where unset or empty. */
+static __attribute__((unused)) double stub_rank_value(const char *var, double dflt)
+{
+    const char *s = getenv(var), *rank = getenv("OMPI_COMM_WORLD_RANK");
+    double v = dflt;
+    int r = rank ? atoi(rank) : 0;
+    for (int i = 0; s && *s; i++) {
+        v = atof(s);
+        if (i >= r)
+            break;
+        s = strchr(s, ',');
+        s = s ? s + 1 : NULL;
+    }
+    return v;
+}
 #endif

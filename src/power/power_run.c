@@ -333,6 +333,54 @@ static void models(const struct mcf_result *res, int n, struct mcf_power_figures
         }
 }
 
+/* Every per-rank source against the primary over each test's whole window
+ * (the same window as span_w): the figures rest on one source, and a second
+ * reading of the same power is what shows it wrong (rocm-smi against
+ * amd-smi reading the same package, NVML or rocm-smi against a Cray node's
+ * accelerator counter). */
+static int source_check(const struct mcf_power_run *p, const struct mcf_result *res, int n,
+                        struct mcf_power_figures *f, struct mcf_err *e)
+{
+    struct timed *tv = NULL;
+    MCF_ALLOC(e, tv, f->nsources);
+    for (int j = 0; j < f->nsources; j++) {
+        const struct mcf_series *v = f->sources[j].series;
+        tv[j] = (struct timed){ NULL, 0, NAN };
+        if (v && v->on && !v->src->node_level && j != f->primary)
+            timed_make(v, &tv[j]);   /* out of memory: NaN for that source */
+    }
+    for (int i = 0; i < n; i++) {
+        struct mcf_test_power *t = &f->tests[i];
+        const struct mcf_result *r = &res[i];
+        int reps = r->inst->repetitions;
+        double worst = -1;
+        MCF_ALLOC(e, t->source_w, f->nsources);
+        t->check_source = -1;
+        t->power_ratio = NAN;
+        for (int j = 0; j < f->nsources; j++) {
+            t->source_w[j] = j == f->primary ? t->span_w : NAN;
+            if (!tv[j].s || r->status != MCF_STATUS_VERIFIED || reps <= 0)
+                continue;
+            t->source_w[j] = window(&tv[j], r->rep_start[0], r->rep_end[reps - 1]).avg_power_w;
+            double q = t->source_w[j] / t->span_w;
+            if (isfinite(q) && q > 0 && fabs(log(q)) > worst) {
+                worst = fabs(log(q));
+                t->check_source = j;
+                t->power_ratio = q;
+            }
+        }
+    }
+    for (int j = 0; j < f->nsources; j++)
+        timed_free(&tv[j]);
+    free(tv);
+    return MCF_OK;
+fail:
+    for (int j = 0; tv && j < f->nsources; j++)
+        timed_free(&tv[j]);
+    free(tv);
+    return e->rc;
+}
+
 int mcf_power_compute(const struct mcf_power_run *p, const struct mcf_result *res, int n,
                       struct mcf_power_figures *f, struct mcf_err *e)
 {
@@ -342,11 +390,15 @@ int mcf_power_compute(const struct mcf_power_run *p, const struct mcf_result *re
     f->per_test = p->all_on;
     f->keep_series = p->keep_series;
     f->period_s = p->sampler.period_s;
+    f->primary = -1;
     while (mcf_power_sources[f->nsources])
         f->nsources++;
     MCF_ALLOC(e, f->sources, f->nsources);
-    for (int i = 0; i < f->nsources; i++)
+    for (int i = 0; i < f->nsources; i++) {
         source_figures(p, mcf_power_sources[i], &f->sources[i]);
+        if (v && f->sources[i].series == v)
+            f->primary = i;
+    }
     if (!p->all_on)
         return MCF_OK;
     if (v)
@@ -355,6 +407,7 @@ int mcf_power_compute(const struct mcf_power_run *p, const struct mcf_result *re
     f->ntests = n;
     for (int i = 0; i < n; i++)
         MCF_TRY(test_figures(&primary, v, &res[i], &f->tests[i], e));
+    MCF_TRY(source_check(p, res, n, f, e));
     models(res, n, f);
     timed_free(&primary);
     return MCF_OK;
@@ -368,7 +421,7 @@ void mcf_power_figures_free(struct mcf_power_figures *f)
     for (int i = 0; f->tests && i < f->ntests; i++) {
         struct mcf_test_power *t = &f->tests[i];
         free(t->energy); free(t->power); free(t->mean); free(t->count); free(t->under); free(t->eff);
-        free(t->sm_mhz); free(t->clock_ratio);
+        free(t->sm_mhz); free(t->clock_ratio); free(t->source_w);
     }
     free(f->tests);
     free(f->sources);

@@ -68,6 +68,15 @@ struct mcf_test_power {
     enum mcf_rate_kind rate;   /* what eff and span_eff are per watt of */
     double tflops_med;         /* the median rate, for the model (NaN without one) */
     struct mcf_evidence ev;
+    /* Two readings of one quantity: every per-rank source that is on, over
+     * the whole test as span_w (one per registered source, in the
+     * registry's order; NaN where off, node-level, or the test did not
+     * verify), and of the others the one that departs most from the primary:
+     * its index in sources[] and its power over the primary's (-1 and NaN
+     * where the rank has one source). */
+    double *source_w;
+    int check_source;
+    double power_ratio;
 };
 
 /* The most tests one model is fitted over (the first ones of the deck). */
@@ -88,6 +97,7 @@ struct mcf_power_figures {
     double period_s;
     int nsources;              /* one per registered source, in the registry's order */
     struct mcf_source_figures *sources;
+    int primary;               /* sources[primary] gives the per-test figures; -1: none on this rank */
     int ntests;
     struct mcf_test_power *tests;
     int nmodels;

@@ -68,6 +68,7 @@ void mcf_lines_add(struct lines *l, int *oom, const char *fmt, ...)
 const char *const mcf_ev_names[NEV] = {
     [EV_SM_MHZ] = "test_sm_mhz", [EV_TEMP] = "test_temp_c_max", [EV_THROTTLE] = "test_throttle_reasons",
     [EV_POWER] = "test_avg_power_w", [EV_CLOCK_RATIO] = "test_clock_ratio", [EV_PROCS] = "test_gpu_procs_max",
+    [EV_POWER_RATIO] = "test_power_ratio",
 };
 
 static void missing(struct fleet *f, int rc, const char *obj)
@@ -336,6 +337,10 @@ static void read_evidence(struct fleet *f, hid_t g, const char *gname, const cha
         any |= (ev.col[k] = read_column(f, g, gname, mcf_ev_names[k])) != NULL;
     if (!any)
         return;
+    if (ev.col[EV_POWER_RATIO] &&
+        mcf_rd_strings(&f->rd, g, gname, "test_power_ratio_source", f->nranks, &ev.ratio_src) > 0)
+        for (size_t r = 0; r < ev.ratio_src.n; r++)
+            mcf_rd_clean(ev.ratio_src.buf + r * ev.ratio_src.stride);
     if (f->nev == f->capev) {
         size_t cap = f->capev ? 2 * f->capev : 32;
         struct evidence *v = realloc(f->ev, cap * sizeof *v);
@@ -343,6 +348,7 @@ static void read_evidence(struct fleet *f, hid_t g, const char *gname, const cha
             f->oom = 1;
             for (int k = 0; k < NEV; k++)
                 free(ev.col[k]);
+            mcf_strs_free(&ev.ratio_src);
             return;
         }
         f->ev = v;
@@ -730,6 +736,19 @@ done:
     H5Gclose(h);
 }
 
+/* Which source each rank's per-test power figures come from (files before
+ * 2026-11-26 lack it: "?"). */
+static void read_primary_source(struct fleet *f, hid_t file)
+{
+    hid_t p = H5I_INVALID_HID;
+    if (mcf_rd_open(&f->rd, file, "", "power", H5I_GROUP, &p) <= 0)
+        return;
+    if (mcf_rd_strings(&f->rd, p, "/power", "primary_source", f->nranks, &f->primary_source) > 0)
+        for (size_t r = 0; r < f->primary_source.n; r++)
+            mcf_rd_clean(f->primary_source.buf + r * f->primary_source.stride);
+    H5Gclose(p);
+}
+
 /* The fleet verdict and exit code: a malformed file (2), an incomplete run
  * (3), a FAIL (1), else PASS or WARN (0). */
 static void conclude(struct fleet *f, const struct world *w)
@@ -823,6 +842,7 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
         read_ranks(&f, ranks);
     read_world(&f, file, meta, ranks, &w);
     read_health(&f, file);
+    read_primary_source(&f, file);
     char *texts[] = { f.version, f.backend, f.start, f.deck, f.injected, f.deck_arch };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (texts[i])
@@ -857,7 +877,7 @@ fail:
     if (meta >= 0) H5Gclose(meta);
     if (file >= 0) H5Fclose(file);
     struct mcf_strs *strs[] = { &f.host, &f.device, &f.arch, &f.uuid, &f.pci, &f.serial, &f.slurm_name,
-                                &f.health_source };
+                                &f.health_source, &f.primary_source };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         mcf_strs_free(strs[i]);
     long long *ints[] = { f.node, f.compute_units, f.local_rank, f.device_index, f.world_rank, f.local, f.gen_busy, f.width_busy };
@@ -871,6 +891,8 @@ fail:
     for (size_t i = 0; i < f.nev; i++)
         for (int k = 0; k < NEV; k++)
             free(f.ev[i].col[k]);
+    for (size_t i = 0; i < f.nev; i++)
+        mcf_strs_free(&f.ev[i].ratio_src);
     free(f.ev);
     struct lines *ls[] = { &f.table, &f.problems, &f.notes, &f.reasons, &f.profiles, &f.profile_table };
     for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)

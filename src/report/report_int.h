@@ -36,11 +36,12 @@ struct fig {
 };
 
 /* Per test, what a technician reads beside a flag (NULL where not in the file). */
-enum { EV_SM_MHZ, EV_TEMP, EV_THROTTLE, EV_POWER, EV_CLOCK_RATIO, EV_PROCS, NEV };
+enum { EV_SM_MHZ, EV_TEMP, EV_THROTTLE, EV_POWER, EV_CLOCK_RATIO, EV_PROCS, EV_POWER_RATIO, NEV };
 extern const char *const mcf_ev_names[NEV];
 struct evidence {
     char test[128];
     double *col[NEV];            /* [nranks] */
+    struct mcf_strs ratio_src;   /* the source of EV_POWER_RATIO per rank (test_power_ratio_source) */
 };
 
 #define MCF_NHEALTH 16
@@ -51,6 +52,7 @@ struct fleet {
     int complete;
     /* /ranks: identity */
     struct mcf_strs host, device, arch, uuid, pci, serial, slurm_name;
+    struct mcf_strs primary_source;   /* /power/primary_source: the per-test figures' source per rank */
     long long *node, *local_rank, *device_index, *world_rank, *local;   /* local: cores_local_to_gpu */
     long long *compute_units;
     long long nnodes, oversubscribed_nodes, acceptance;

@@ -4,6 +4,7 @@
  * cause names the GPU's row, the rule, the figure and the reference. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,30 +146,88 @@ static void judge_profile(struct fleet *f, const struct mcf_profile *p, const si
     free(x);
 }
 
-/* The two clocks of every test: the in-kernel clock (cycles over the GPU's
- * timer) against the power source's SM clock over the same repetitions. The
- * fraction of peak at the measured clock rests on the first; where they part
- * by more than clock_rel the figure is flagged with both readings. On an
- * H100 they part in bursts of tensor work (the SMs slow at once, NVML keeps
- * its set clock) and after a load (docs/performance.md, "Which clock").
- * Judged per SKU (rows): where more than half of the SKU's GPUs (at least 2)
- * part the two the same way on a test, the disagreement is the SKU's way of
- * reading its clock under that load (an H200 under wgmma: NVML's SM clock
- * 9-10% above the SMs' effective one): said once for the fleet, and each GPU
- * is checked against the SKU's median ratio instead of 1, so only a GPU
- * unlike its peers is flagged. */
-static void judge_clocks(struct fleet *f, const char *sku, const size_t *rows, size_t n)
+/* Two readings of one quantity, per test, as a ratio per GPU (an EV_
+ * column): where it departs from 1 by more than rel the GPU is flagged with
+ * both readings. Judged per SKU (rows): where more than half of the SKU's
+ * GPUs (at least 2) part the two the same way on a test, that is the SKU's
+ * way of reading it under that load, not a GPU's fault: said once for the
+ * fleet (one line per SKU and check, naming the tests), and each GPU is
+ * checked against the SKU's median ratio instead of 1, so only a GPU unlike
+ * its peers is flagged. */
+struct pair_check {
+    int col, rule;
+    const char *what;                    /* "the in-kernel and the power source's SM clocks" */
+    double (*rel)(const struct mcf_vrules *r);
+    /* a GPU's cause: its two readings and how they part (ref 1: against 1) */
+    void (*cause)(struct fleet *f, const struct evidence *ev, size_t r, double ref, double d, double rel);
+};
+
+static double clock_rel(const struct mcf_vrules *r) { return r->clock_rel; }
+static double power_rel(const struct mcf_vrules *r) { return r->power_rel; }
+
+/* The in-kernel clock (cycles over the GPU's timer) against the power
+ * source's SM clock over the same repetitions: the fraction of peak at the
+ * measured clock rests on the first. An H100 parts them in bursts of tensor
+ * work (the SMs slow at once, NVML keeps its set clock) and after a load
+ * (docs/performance.md, "Which clock"); an H200 under wgmma reads NVML's SM
+ * clock 9-10% above the SMs' effective one on every GPU (the SKU case). */
+static void clock_cause(struct fleet *f, const struct evidence *ev, size_t r, double ref, double d, double rel)
 {
-    double rel = f->opts->rules.clock_rel;
+    const double *ratio = ev->col[EV_CLOCK_RATIO], *sm = ev->col[EV_SM_MHZ];
+    const struct fig *clk = mcf_fig_of(f, ev->test, "clock_mhz");
+    if (ref == 1.0)
+        add(f, r, MCF_RULE_CLOCK, MCF_V_WARN, ev->test, "clock_mhz", ratio[r], 1.0, fabs(d) / rel,
+            "%s: the in-kernel clock %.0f MHz and the power source's %.0f MHz differ by %+.1f%% (more than "
+            "%.0f%%, median over the repetitions): a figure per clock or fraction of peak is only as good "
+            "as the clock it used", ev->test, clk ? clk->med[r] : NAN, sm ? sm[r] : NAN, 100 * d, 100 * rel);
+    else
+        add(f, r, MCF_RULE_CLOCK, MCF_V_WARN, ev->test, "clock_mhz", ratio[r], ref, fabs(d) / rel,
+            "%s: the in-kernel clock %.0f MHz over the power source's %.0f MHz is %.3f, %+.1f%% from its "
+            "SKU's median ratio %.3f (more than %.0f%%): this GPU reads its clock unlike its peers",
+            ev->test, clk ? clk->med[r] : NAN, sm ? sm[r] : NAN, ratio[r], 100 * d, ref, 100 * rel);
+}
+
+/* A second power source against the one the figures come from, over the
+ * whole test: rocm-smi and amd-smi read the same package (a disagreement is
+ * a library's), NVML or rocm-smi and a Cray node's accelerator counter are
+ * two sensors. The per-watt figures are only as good as their source. */
+static void power_cause(struct fleet *f, const struct evidence *ev, size_t r, double ref, double d, double rel)
+{
+    const double *ratio = ev->col[EV_POWER_RATIO], *w = ev->col[EV_POWER];
+    const char *other = mcf_strs_at(&ev->ratio_src, r), *primary = mcf_strs_at(&f->primary_source, r);
+    double pw = w ? w[r] : NAN;
+    if (ref == 1.0)
+        add(f, r, MCF_RULE_POWER, MCF_V_WARN, ev->test, "test_avg_power_w", ratio[r], 1.0, fabs(d) / rel,
+            "%s: power sources disagree: %s reads %.0f W where %s, the figures' source, reads %.0f W (%+.1f%%, "
+            "more than %.0f%%, over the whole test): the power and per-watt figures are only as good as their "
+            "source", ev->test, other, pw * ratio[r], primary, pw, 100 * d, 100 * rel);
+    else
+        add(f, r, MCF_RULE_POWER, MCF_V_WARN, ev->test, "test_avg_power_w", ratio[r], ref, fabs(d) / rel,
+            "%s: %s reads %.0f W where %s reads %.0f W, a ratio of %.3f, %+.1f%% from its SKU's median ratio "
+            "%.3f (more than %.0f%%): this GPU's power sources disagree unlike its peers'", ev->test, other,
+            pw * ratio[r], primary, pw, ratio[r], 100 * d, ref, 100 * rel);
+}
+
+static const struct pair_check pair_checks[] = {
+    { .col = EV_CLOCK_RATIO, .rule = MCF_RULE_CLOCK,
+      .what = "the in-kernel and the power source's SM clocks", .rel = clock_rel, .cause = clock_cause },
+    { .col = EV_POWER_RATIO, .rule = MCF_RULE_POWER,
+      .what = "the two power sources", .rel = power_rel, .cause = power_cause },
+};
+
+static void judge_pair(struct fleet *f, const struct pair_check *pc, const char *sku, const size_t *rows, size_t n)
+{
+    double rel = pc->rel(&f->opts->rules), lo = INFINITY, hi = -INFINITY;
     double *q = malloc(sizeof *q * (n ? n : 1));
+    char tests[512] = "";
+    size_t len = 0, ntests = 0, most = 0, kmin = SIZE_MAX, kmax = 0;
     if (!q) {
         f->oom = 1;
         return;
     }
     for (size_t i = 0; i < f->nev; i++) {
         const struct evidence *ev = &f->ev[i];
-        const double *ratio = ev->col[EV_CLOCK_RATIO], *sm = ev->col[EV_SM_MHZ];
-        const struct fig *clk = mcf_fig_of(f, ev->test, "clock_mhz");
+        const double *ratio = ev->col[pc->col];
         if (!ratio)
             continue;
         size_t m = 0, low = 0, high = 0;
@@ -181,28 +240,35 @@ static void judge_clocks(struct fleet *f, const char *sku, const size_t *rows, s
         double ref = 1.0;
         if (m >= 2 && (2 * low > m || 2 * high > m)) {
             ref = mcf_median(q, m);
-            mcf_lines_add(&f->profiles, &f->oom,
-                          "%.100s: %s: the in-kernel and the power source's SM clocks differ on %zu of %zu GPUs "
-                          "(median ratio %.3f): this SKU's clock reading under this load, not a GPU's fault; each GPU "
-                          "is checked against that median (clock-check)\n",
-                          sku, ev->test, 2 * low > m ? low : high, m, ref);
+            lo = ref < lo ? ref : lo;
+            hi = ref > hi ? ref : hi;
+            most = m;
+            size_t k = 2 * low > m ? low : high;
+            kmin = k < kmin ? k : kmin;
+            kmax = k > kmax ? k : kmax;
+            if (len < sizeof tests)
+                len += (size_t)snprintf(tests + len, sizeof tests - len, "%s%s", ntests ? ", " : "", ev->test);
+            ntests++;
         }
         for (size_t k = 0; k < n; k++) {
             size_t r = rows[k];
             double d = ratio[r] / ref - 1;
-            if (!isfinite(d) || fabs(d) <= rel)
-                continue;
-            if (ref == 1.0)
-                add(f, r, MCF_RULE_CLOCK, MCF_V_WARN, ev->test, "clock_mhz", ratio[r], 1.0, fabs(d),
-                    "%s: the in-kernel clock %.0f MHz and the power source's %.0f MHz differ by %+.1f%% (more than "
-                    "%.0f%%, median over the repetitions): a figure per clock or fraction of peak is only as good "
-                    "as the clock it used", ev->test, clk ? clk->med[r] : NAN, sm ? sm[r] : NAN, 100 * d, 100 * rel);
-            else
-                add(f, r, MCF_RULE_CLOCK, MCF_V_WARN, ev->test, "clock_mhz", ratio[r], ref, fabs(d),
-                    "%s: the in-kernel clock %.0f MHz over the power source's %.0f MHz is %.3f, %+.1f%% from its "
-                    "SKU's median ratio %.3f (more than %.0f%%): this GPU reads its clock unlike its peers",
-                    ev->test, clk ? clk->med[r] : NAN, sm ? sm[r] : NAN, ratio[r], 100 * d, ref, 100 * rel);
+            if (isfinite(d) && fabs(d) > rel)
+                pc->cause(f, ev, r, ref, d, rel);
         }
+    }
+    if (ntests) {
+        char range[64], top[24];
+        snprintf(range, sizeof range, "%.3f", lo);
+        snprintf(top, sizeof top, "%.3f", hi);
+        if (strcmp(top, range))   /* two values at this precision */
+            snprintf(range + strlen(range), sizeof range - strlen(range), " to %s", top);
+        mcf_lines_add(&f->profiles, &f->oom,
+                      "%.100s: %s differ the same way on %s%zu of %zu GPUs on %zu test%s (%.300s%s), median "
+                      "ratio %s: this SKU's reading under that load, not a GPU's fault; each GPU is checked against "
+                      "its SKU's median there (%s)\n", sku, pc->what, kmin < kmax ? "up to " : "", kmax, most, ntests,
+                      ntests == 1 ? "" : "s", tests, len >= sizeof tests ? "..." : "", range,
+                      mcf_rule_names[pc->rule]);
     }
     free(q);
 }
@@ -329,7 +395,8 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
         for (size_t k = 0; k < f->nfigs; k++)
             if (judge_peers(f, &f->figs[k], rows, n) < 0)
                 f->oom = 1;
-        judge_clocks(f, sr[a].name, rows, n);
+        for (size_t c = 0; c < sizeof pair_checks / sizeof pair_checks[0]; c++)
+            judge_pair(f, &pair_checks[c], sr[a].name, rows, n);
         if (have_prof) {
             judge_profile(f, &prof, rows, n);
             mcf_profile_free(&prof);

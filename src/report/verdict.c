@@ -12,7 +12,7 @@ const char *const mcf_rule_names[MCF_RULE_COUNT] = {
     [MCF_RULE_FLEET] = "fleet-peer", [MCF_RULE_NODE] = "node-peer", [MCF_RULE_PROFILE] = "profile",
     [MCF_RULE_VERIFY] = "verification", [MCF_RULE_STATUS] = "status", [MCF_RULE_UNSUPPORTED] = "unsupported",
     [MCF_RULE_DECK] = "deck", [MCF_RULE_HEALTH] = "health", [MCF_RULE_SUSPECT] = "suspect",
-    [MCF_RULE_CLOCK] = "clock-check",
+    [MCF_RULE_CLOCK] = "clock-check", [MCF_RULE_POWER] = "power-check",
 };
 
 static int ends_with(const char *s, const char *tail)
@@ -57,7 +57,7 @@ int mcf_better_parse(const char *t)
 void mcf_vrules_default(struct mcf_vrules *r)
 {
     *r = (struct mcf_vrules){ .warn_rel = 0.035, .fail_rel = 0.07, .alpha = 0.01, .k_min = 3.5, .small_n = 2.5,
-                            .clock_rel = 0.02 };
+                            .clock_rel = 0.02, .power_rel = 0.05 };
 }
 
 double mcf_normal_quantile_upper(double p)

@@ -27,6 +27,7 @@ struct mcf_vrules {
     double k_min;                /* the least spread multiplier: 3.5 */
     double small_n;              /* spreads from n GPUs are widened by 1 + small_n / sqrt(n): 2.5 */
     double clock_rel;            /* in-kernel against the power source's SM clock: 0.02 */
+    double power_rel;            /* a second power source against the figures' source: 0.05 */
 };
 void mcf_vrules_default(struct mcf_vrules *r);
 
@@ -88,6 +89,7 @@ enum mcf_rule {
     MCF_RULE_HEALTH,       /* ECC, row remapping, retired pages, PCIe link */
     MCF_RULE_SUSPECT,      /* a figure above the SKU's datasheet peak: the measurement is suspect */
     MCF_RULE_CLOCK,        /* the in-kernel clock and the power source's disagree: a fraction of peak is suspect */
+    MCF_RULE_POWER,        /* two power sources of one GPU disagree: the per-watt figures are suspect */
     MCF_RULE_COUNT
 };
 extern const char *const mcf_rule_names[MCF_RULE_COUNT];

@@ -108,6 +108,7 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     MCF_TRY(mcf_h5_attr_double(h, "/meta", "verdict_k_min", vr.k_min, e));
     MCF_TRY(mcf_h5_attr_double(h, "/meta", "verdict_small_n", vr.small_n, e));
     MCF_TRY(mcf_h5_attr_double(h, "/meta", "verdict_clock_rel", vr.clock_rel, e));
+    MCF_TRY(mcf_h5_attr_double(h, "/meta", "verdict_power_rel", vr.power_rel, e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "world_size", wd->size, e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "nhung", wd->nhung, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "hung_ranks", hung, e));

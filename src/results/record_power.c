@@ -81,9 +81,20 @@ static int row(struct mcf_h5 *h, const char *g, const char *name, const double *
     return mcf_h5_rows_double(h, path, v, n, unit, e);
 }
 
-static int record_test(struct mcf_h5 *h, const struct mcf_test_power *f, const struct mcf_result *r,
-                       struct mcf_err *e)
+/* The registered sources' names, comma-separated: the columns of
+ * source_avg_power_w. */
+static void source_names(const struct mcf_power_figures *pf, char *out, size_t cap)
 {
+    size_t len = 0;
+    out[0] = '\0';
+    for (int j = 0; j < pf->nsources && len < cap; j++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", j ? "," : "", pf->sources[j].src->name);
+}
+
+static int record_test(struct mcf_h5 *h, const struct mcf_power_figures *pf, const struct mcf_test_power *f,
+                       const struct mcf_result *r, struct mcf_err *e)
+{
+    char names[256];
     int reps = r->inst->repetitions, flops = f->rate == MCF_RATE_FLOPS;
     const char *rate = flops ? "gflops_per_w" : "gbs_per_w", *unit = flops ? "GFLOP/s/W" : "GB/s/W";
     char g[256], name[64], path[384];
@@ -117,6 +128,15 @@ static int record_test(struct mcf_h5 *h, const struct mcf_test_power *f, const s
     MCF_TRY(row(h, g, "test_temp_c_max", &f->ev.temp_c_max, 0, "degC", e));
     MCF_TRY(row(h, g, "test_throttle_reasons", &f->ev.throttle, 0, "NVML clock-event reason bit mask", e));
     MCF_TRY(row(h, g, "test_gpu_procs_max", &f->ev.gpu_procs_max, 0, "processes", e));
+    /* two readings of one power: every source's, and the one that departs
+     * most from the primary's, over it (the report's power-check) */
+    MCF_TRY(row(h, g, "source_avg_power_w", f->source_w, pf->nsources, "W", e));
+    source_names(pf, names, sizeof names);
+    snprintf(path, sizeof path, "%s/source_avg_power_w", g);
+    MCF_TRY(mcf_h5_attr_str(h, path, "sources", names, e));
+    MCF_TRY(row(h, g, "test_power_ratio", &f->power_ratio, 0, "1", e));
+    snprintf(path, sizeof path, "%s/test_power_ratio_source", g);
+    MCF_TRY(mcf_h5_rows_str(h, path, f->check_source >= 0 ? pf->sources[f->check_source].src->name : "", e));
     return MCF_OK;
 fail:
     return e->rc;
@@ -171,10 +191,11 @@ int mcf_record_power(struct mcf_h5 *h, const struct mcf_power_figures *f, const 
     MCF_TRY(mcf_h5_attr_long(h, "/power", "per_test_figures", f->per_test, e));
     for (int i = 0; i < f->nsources; i++)
         MCF_TRY(record_source(h, f, &f->sources[i], e));
+    MCF_TRY(mcf_h5_rows_str(h, "/power/primary_source", f->primary >= 0 ? f->sources[f->primary].src->name : "", e));
     if (!f->per_test)
         return MCF_OK;
     for (int i = 0; i < n && i < f->ntests; i++)
-        MCF_TRY(record_test(h, &f->tests[i], &res[i], e));
+        MCF_TRY(record_test(h, f, &f->tests[i], &res[i], e));
     for (int m = 0; m < f->nmodels; m++)
         MCF_TRY(record_model(h, &f->models[m], res, n, e));
     return MCF_OK;
