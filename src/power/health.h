@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "amd_pages.h"
 #include "error.h"
 #include "results.h"
 #include "sampler.h"
@@ -40,6 +41,16 @@ struct mcf_health_snap {
 void mcf_health_snap_blank(struct mcf_health_snap *s, const char *why);
 /* Counter c is -1 for the reason given. */
 void mcf_health_none(struct mcf_health_snap *s, int c, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An AMD library's reserved-pages call: 0 (all n records read, or the count
+ * alone where rec is NULL), 1 (more than n: the n that fit are read), or -1
+ * with the library's error text in *why. */
+typedef int (*mcf_amd_pages_get)(const void *lib, uint32_t *n, struct mcf_amd_page *rec, const char **why);
+/* AMD retires pages, not rows: reserved pages are retired_pages, pending
+ * ones retired_pages_pending, pages that could not be reserved count as
+ * remap_failed, and the row counters are -1. get NULL: the library (name)
+ * lacks the call. */
+void mcf_health_amd_pages(struct mcf_health_snap *s, const void *lib, mcf_amd_pages_get get, const char *name,
+                          const char *call);
 /* The reasons as one line: "a,b: why; c: why2" (counters with a value left out). */
 void mcf_health_notes(const struct mcf_health_snap *s, char *buf, size_t len);
 

@@ -57,45 +57,12 @@ static void ecc(const struct mcf_amdsmi *a, struct mcf_health_snap *s)
     s->v[MCF_HC_ECC_UNC_VOL] = (long long)buf[1];
 }
 
-static void pages(const struct mcf_amdsmi *a, struct mcf_health_snap *s)
+static int amdsmi_pages(const void *lib, uint32_t *n, struct mcf_amd_page *rec, const char **why)
 {
-    static const int counted[] = { MCF_HC_RETIRED, MCF_HC_RETIRED_PENDING, MCF_HC_REMAP_FAILED };
-    struct mcf_amdsmi_page *rec = NULL;
-    uint32_t n = 0;
-    amdsmi_status_t rc;
-    const char *call = "amdsmi_get_gpu_memory_reserved_pages";
-    for (int c = MCF_HC_REMAP_CORR; c <= MCF_HC_REMAP_PENDING; c++)
-        mcf_health_none(s, c, "AMD GPUs retire pages, not rows (see retired_pages*)");
-    if (!a->reserved_pages) {
-        for (size_t i = 0; i < 3; i++)
-            mcf_health_none(s, counted[i], "amd-smi lacks %s", call);
-        return;
-    }
-    /* the count first, then the records; a page retired in between is the next reading's */
-    rc = a->reserved_pages(a->dev, &n, NULL);
-    if (rc == AMDSMI_STATUS_SUCCESS && n > 0) {
-        if (!(rec = calloc(n, sizeof *rec))) {
-            for (size_t i = 0; i < 3; i++)
-                mcf_health_none(s, counted[i], "out of memory for %u page records", n);
-            return;
-        }
-        rc = a->reserved_pages(a->dev, &n, rec);
-        if (rc == AMDSMI_STATUS_INSUFFICIENT_SIZE)
-            rc = AMDSMI_STATUS_SUCCESS;   /* the records it had room for */
-    }
-    if (rc != AMDSMI_STATUS_SUCCESS) {
-        for (size_t i = 0; i < 3; i++)
-            mcf_health_none(s, counted[i], "%s: %s", call, mcf_amdsmi_error(a, rc));
-        free(rec);
-        return;
-    }
-    s->v[MCF_HC_RETIRED] = s->v[MCF_HC_RETIRED_PENDING] = s->v[MCF_HC_REMAP_FAILED] = 0;
-    for (uint32_t i = 0; rec && i < n; i++) {
-        if (rec[i].status == AMDSMI_MEM_PAGE_STATUS_RESERVED) s->v[MCF_HC_RETIRED]++;
-        else if (rec[i].status == AMDSMI_MEM_PAGE_STATUS_PENDING) s->v[MCF_HC_RETIRED_PENDING]++;
-        else s->v[MCF_HC_REMAP_FAILED]++;   /* unreservable: the retirement failed */
-    }
-    free(rec);
+    const struct mcf_amdsmi *a = lib;
+    amdsmi_status_t rc = a->reserved_pages(a->dev, n, rec);
+    *why = mcf_amdsmi_error(a, rc);
+    return rc == AMDSMI_STATUS_SUCCESS ? 0 : rc == AMDSMI_STATUS_INSUFFICIENT_SIZE && rec ? 1 : -1;
 }
 
 static void pcie_link(const struct mcf_amdsmi *a, struct mcf_health_snap *s)
@@ -122,7 +89,8 @@ static void read_amdsmi(void *state, struct mcf_health_snap *s)
     const struct mcf_amdsmi *a = state;
     mcf_health_snap_blank(s, "");
     ecc(a, s);
-    pages(a, s);
+    mcf_health_amd_pages(s, a, a->reserved_pages ? amdsmi_pages : NULL, "amd-smi",
+                         "amdsmi_get_gpu_memory_reserved_pages");
     pcie_link(a, s);
 }
 

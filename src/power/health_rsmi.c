@@ -67,45 +67,12 @@ static void ecc(const struct mcf_rsmi *r, struct mcf_health_snap *s)
     s->v[MCF_HC_ECC_UNC_VOL] = unc;
 }
 
-static void pages(const struct mcf_rsmi *r, struct mcf_health_snap *s)
+static int rsmi_pages(const void *lib, uint32_t *n, struct mcf_amd_page *rec, const char **why)
 {
-    static const int counted[] = { MCF_HC_RETIRED, MCF_HC_RETIRED_PENDING, MCF_HC_REMAP_FAILED };
-    rsmi_retired_page_record_t *rec = NULL;
-    uint32_t n = 0;
-    rsmi_status_t rc;
-    const char *call = "rsmi_dev_memory_reserved_pages_get";
-    for (int c = MCF_HC_REMAP_CORR; c <= MCF_HC_REMAP_PENDING; c++)
-        mcf_health_none(s, c, "AMD GPUs retire pages, not rows (see retired_pages*)");
-    if (!r->reserved_pages) {
-        for (size_t i = 0; i < 3; i++)
-            mcf_health_none(s, counted[i], "rocm-smi lacks %s", call);
-        return;
-    }
-    /* the count first, then the records; a page retired in between is the next reading's */
-    rc = r->reserved_pages(r->dev, &n, NULL);
-    if (rc == RSMI_OK && n > 0) {
-        if (!(rec = calloc(n, sizeof *rec))) {
-            for (size_t i = 0; i < 3; i++)
-                mcf_health_none(s, counted[i], "out of memory for %u page records", n);
-            return;
-        }
-        rc = r->reserved_pages(r->dev, &n, rec);
-        if (rc == RSMI_STATUS_INSUFFICIENT_SIZE)
-            rc = RSMI_OK;   /* the records it had room for */
-    }
-    if (rc != RSMI_OK) {
-        for (size_t i = 0; i < 3; i++)
-            mcf_health_none(s, counted[i], "%s: %s", call, mcf_rsmi_error(r, rc));
-        free(rec);
-        return;
-    }
-    s->v[MCF_HC_RETIRED] = s->v[MCF_HC_RETIRED_PENDING] = s->v[MCF_HC_REMAP_FAILED] = 0;
-    for (uint32_t i = 0; rec && i < n; i++) {
-        if (rec[i].status == RSMI_MEM_PAGE_STATUS_RESERVED) s->v[MCF_HC_RETIRED]++;
-        else if (rec[i].status == RSMI_MEM_PAGE_STATUS_PENDING) s->v[MCF_HC_RETIRED_PENDING]++;
-        else s->v[MCF_HC_REMAP_FAILED]++;   /* unreservable: the retirement failed */
-    }
-    free(rec);
+    const struct mcf_rsmi *r = lib;
+    rsmi_status_t rc = r->reserved_pages(r->dev, n, rec);
+    *why = mcf_rsmi_error(r, rc);
+    return rc == RSMI_OK ? 0 : rc == RSMI_STATUS_INSUFFICIENT_SIZE && rec ? 1 : -1;
 }
 
 static void pcie_link(const struct mcf_rsmi *r, struct mcf_health_snap *s)
@@ -129,7 +96,7 @@ static void read_rsmi(void *state, struct mcf_health_snap *s)
     const struct mcf_rsmi *r = state;
     mcf_health_snap_blank(s, "");
     ecc(r, s);
-    pages(r, s);
+    mcf_health_amd_pages(s, r, r->reserved_pages ? rsmi_pages : NULL, "rocm-smi", "rsmi_dev_memory_reserved_pages_get");
     pcie_link(r, s);
 }
 

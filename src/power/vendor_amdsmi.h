@@ -12,7 +12,8 @@
  * 24.7.0, the ROCm 6.3 line, against its history back to ROCm 6.0, and
  * against the 6.4-onward layouts where they differ). Handles are opaque pointers; every call
  * used returns amdsmi_status_t, a C enum (int). One small struct is declared
- * (a retired page's record, stable since ROCm 6.0); the calls that fill a
+ * (a retired page's record, stable since ROCm 6.0, shared with rocm-smi's:
+ * amd_pages.h); the calls that fill a
  * struct that has changed (amdsmi_get_power_info, amdsmi_get_pcie_info,
  * amdsmi_get_clock_info, amdsmi_get_gpu_total_ecc_count) write into an
  * oversized zeroed buffer, and only fields at fixed offsets are read: ones
@@ -24,6 +25,7 @@
 
 #include <stdint.h>
 
+#include "amd_pages.h"
 #include "error.h"
 
 typedef int amdsmi_status_t;
@@ -37,10 +39,7 @@ typedef void *amdsmi_processor_handle;
 #define AMDSMI_CLK_TYPE_GFX 0                  /* = _SYS */
 #define AMDSMI_CLK_TYPE_MEM 4
 #define AMDSMI_STATUS_INSUFFICIENT_SIZE 41
-enum { AMDSMI_MEM_PAGE_STATUS_RESERVED = 0, AMDSMI_MEM_PAGE_STATUS_PENDING, AMDSMI_MEM_PAGE_STATUS_UNRESERVABLE };
 
-/* amdsmi_retired_page_record_t, unchanged since 2023 (ROCm 6.0): 24 bytes. */
-struct mcf_amdsmi_page { uint64_t page_address, page_size; int status; };
 
 struct mcf_amdsmi {
     void *lib;
@@ -69,7 +68,7 @@ struct mcf_amdsmi {
     amdsmi_status_t (*pcie)(amdsmi_processor_handle, void *);
     /* health (src/power/health_amdsmi.c) */
     amdsmi_status_t (*ecc_total)(amdsmi_processor_handle, void *);
-    amdsmi_status_t (*reserved_pages)(amdsmi_processor_handle, uint32_t *, struct mcf_amdsmi_page *);
+    amdsmi_status_t (*reserved_pages)(amdsmi_processor_handle, uint32_t *, struct mcf_amd_page *);   /* amdsmi_retired_page_record_t */
 };
 
 /* Loads, initializes (AMDSMI_INIT_AMD_GPUS) and finds the device at bus.

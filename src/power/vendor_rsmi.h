@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "amd_pages.h"
 #include "error.h"
 
 typedef int rsmi_status_t;
@@ -18,10 +19,8 @@ typedef int rsmi_status_t;
 #define RSMI_MAX_NUM_FREQUENCIES 33
 #define RSMI_GPU_BLOCK_FIRST 0x1ull
 #define RSMI_GPU_BLOCK_LAST 0x2000ull
-enum { RSMI_MEM_PAGE_STATUS_RESERVED = 0, RSMI_MEM_PAGE_STATUS_PENDING, RSMI_MEM_PAGE_STATUS_UNRESERVABLE };
 
 typedef struct { uint64_t correctable_err, uncorrectable_err; } rsmi_error_count_t;
-typedef struct { uint64_t page_address, page_size; int status; } rsmi_retired_page_record_t;
 typedef struct {
     bool has_deep_sleep;
     uint32_t num_supported, current;
@@ -50,7 +49,7 @@ struct mcf_rsmi {
     /* health (src/power/health_rsmi.c) */
     rsmi_status_t (*ecc_enabled)(uint32_t, uint64_t *);
     rsmi_status_t (*ecc_count)(uint32_t, uint64_t, rsmi_error_count_t *);
-    rsmi_status_t (*reserved_pages)(uint32_t, uint32_t *, rsmi_retired_page_record_t *);
+    rsmi_status_t (*reserved_pages)(uint32_t, uint32_t *, struct mcf_amd_page *);   /* rsmi_retired_page_record_t */
     rsmi_status_t (*pci_bandwidth)(uint32_t, rsmi_pcie_bandwidth_t *);
     rsmi_status_t (*serial)(uint32_t, char *, uint32_t);
 };
