@@ -20,12 +20,21 @@ int mcf_mfma_generation(const char *gfx)
     return 0;
 }
 
-double mcf_mfma_operand(enum mcf_dtype t, const uint8_t *tiles, size_t idx)
+double mcf_mfma_operand(enum mcf_dtype t, const void *tiles, size_t idx)
 {
     size_t bytes = (size_t)mcf_operand_bits(t) / 8;
     uint64_t bits = 0;
-    memcpy(&bits, tiles + idx * bytes, bytes);   /* little-endian: the low bytes */
+    memcpy(&bits, (const uint8_t *)tiles + idx * bytes, bytes);   /* little-endian: the low bytes */
     return mcf_decode(t, bits, MCF_FP8_FNUZ) * (t == MCF_INT8 ? 8 : 1);
+}
+
+double mcf_mfma_dot(const struct mcf_mfma_insn *in, const void *a_tiles, const void *b_tiles, int b, int i, int j)
+{
+    long double sum = 0;
+    for (int kk = 0; kk < in->k; kk++)
+        sum += (long double)mcf_mfma_operand(in->ta, a_tiles, ((size_t)b * in->m + i) * in->k + kk) *
+               mcf_mfma_operand(in->tb, b_tiles, ((size_t)b * in->k + kk) * in->n + j);
+    return (double)sum;
 }
 
 size_t mcf_mfma_dreg_bytes(const struct mcf_mfma_insn *in)

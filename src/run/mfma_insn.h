@@ -42,7 +42,10 @@ static inline int mcf_mfma_kl(const struct mcf_mfma_insn *in) { return in->k * i
 
 /* The value the matrix unit reads in operand element idx of encoded tiles of
  * type t (an int8 element is its integer j, not mcfleet's j/8). */
-double mcf_mfma_operand(enum mcf_dtype t, const uint8_t *tiles, size_t idx);
+double mcf_mfma_operand(enum mcf_dtype t, const void *tiles, size_t idx);
+/* D_b[i][j] = sum_k A_b[i][k] B_b[k][j] of encoded tiles (blk x m x k and
+ * blk x k x n, row-major), in long double: exact for the self-test's inputs. */
+double mcf_mfma_dot(const struct mcf_mfma_insn *in, const void *a_tiles, const void *b_tiles, int b, int i, int j);
 /* Result registers: 64 lanes x items, lane-major, dbits each (double for
  * fp64, int32 for int8 operands, else float). Read and write item r of lane. */
 double mcf_mfma_dreg_get(const struct mcf_mfma_insn *in, const void *dregs, int lane, int r);
