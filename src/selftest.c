@@ -204,8 +204,8 @@ int mcf_selftest_main(int argc, char **argv, FILE *out, FILE *err)
     MCF_TRY(mcf_layout_inject_parse(spec, &inj, &e));
     MCF_TRY(choose(&o, &be, out, &e));
     if (inj.active)
-        fprintf(out, "injected: %s=%s (1 added to lane %d, register item %d, of the matching instructions)\n",
-                MCF_INJECT_LAYOUT_ENV, spec, inj.lane, inj.reg);
+        fprintf(out, "injected: %s=%s (1 added to lane %d, register a[%d] (fp64: a[%d:%d]), of the matching "
+                "instructions)\n", MCF_INJECT_LAYOUT_ENV, spec, inj.lane, inj.reg, 2 * inj.reg, 2 * inj.reg + 1);
     const struct mcf_rank_env env = { .local_rank = 0, .local_size = 1, .ncpus = 0 };
     MCF_TRY(be.init(&state, &env, &e));
     MCF_TRY(be.device_count(state, &count, &e));
