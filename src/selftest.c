@@ -128,8 +128,6 @@ fail:
     return e->rc;
 }
 
-static const char *gfx_name(int gen) { return gen == 2 ? "gfx90a" : "gfx942"; }
-
 /* Every instruction on the open device: gen 2 or 3 for the host's emulation,
  * 0 for a GPU (devgen: its generation, for the mnemonics). */
 static int run_block(const struct mcf_backend *be, void *state, int gen, int devgen,
@@ -143,8 +141,6 @@ static int run_block(const struct mcf_backend *be, void *state, int gen, int dev
         const char *label = g && in->mnemonic[g - 2][0] ? in->mnemonic[g - 2] : in->name;
         int injected = 0;
         int rc = mcf_mfma_selftest(be, state, in, gen, mfma_layout_result, inj, &injected, line, sizeof line, e);
-        if (rc == MCF_EUNSUPPORTED && gen)
-            snprintf(line, sizeof line, "absent on %s", gfx_name(gen));
         if (rc != MCF_OK && rc != MCF_EVERIFY && rc != MCF_EUNSUPPORTED) {
             fprintf(out, "%-30s ERROR %s\n", label, e->msg);
             return rc;
@@ -175,7 +171,7 @@ static int run_device(const struct mcf_backend *be, void *state, int dev, const 
     const int all[2] = { 2, 3 };
     const int *gens = o->ngens ? o->gens : all, ngens = o->ngens ? o->ngens : 2;
     for (int g = 0; g < ngens; g++) {
-        fprintf(out, "%s (CDNA%d), emulated by the host backend:\n", gfx_name(gens[g]), gens[g]);
+        fprintf(out, "%s (CDNA%d), emulated by the host backend:\n", mcf_mfma_gfx(gens[g]), gens[g]);
         MCF_TRY(run_block(be, state, gens[g], gens[g], inj, &t, out, e));
         *mismatches += t.bad;
     }

@@ -20,6 +20,8 @@ int mcf_mfma_generation(const char *gfx)
     return 0;
 }
 
+const char *mcf_mfma_gfx(int gen) { return gen == 2 ? "gfx90a" : gen == 3 ? "gfx942" : "?"; }
+
 double mcf_mfma_operand(enum mcf_dtype t, const void *tiles, size_t idx)
 {
     size_t bytes = (size_t)mcf_operand_bits(t) / 8;

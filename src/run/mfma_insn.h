@@ -30,6 +30,8 @@ extern const struct mcf_mfma_insn mcf_mfma_insns[MCF_MFMA_COUNT];
 /* The CDNA generation (2 or 3) of a gfx target ("gfx90a:sramecc+:xnack-",
  * "gfx942"); 0 for anything else. */
 int mcf_mfma_generation(const char *gfx);
+/* A gfx target of CDNA generation gen (2: gfx90a, 3: gfx942), for messages */
+const char *mcf_mfma_gfx(int gen);
 
 static inline struct mfma_layout mcf_mfma_layout(const struct mcf_mfma_insn *in)
 {

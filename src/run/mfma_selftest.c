@@ -158,7 +158,7 @@ int mcf_mfma_selftest(const struct mcf_backend *be, void *state, const struct mc
     int rc;
     *injected = 0;
     if (gen && !in->on[gen - 2]) {
-        snprintf(line, len, "absent on CDNA%d", gen);
+        snprintf(line, len, "absent on %s", mcf_mfma_gfx(gen));
         return MCF_EUNSUPPORTED;
     }
     MCF_TRY(mcf_mfma_case_make(&c, in, e));
