@@ -17,7 +17,8 @@ enum mcf_exit {
 int mcfleet_main(int argc, char **argv);
 
 /* Whether this command line runs benchmarks (and so needs MPI_Init); --help,
- * --version and "report" work on a login node without a launcher. */
+ * --version and the subcommands ("report", "selftest", ...) work on a login
+ * node without a launcher. */
 int mcfleet_needs_mpi(int argc, char **argv);
 
 /* Catches the stop signals (SIGTERM, SIGINT, SIGUSR1, SIGUSR2) from now on,

@@ -7,6 +7,9 @@ For each gfx target directory given:
     guides), exactly 2 x ACC of them inside its one loop and 3 x ACC in all,
     and no other v_mfma; on a generation without the instruction, the kernel
     holds s_trap and no v_mfma (the host never launches it);
+  - every self-test kernel k_selftest<T> (kernels/hip/selftest.hip) issues
+    T's instruction exactly once, and nothing else, or holds s_trap and no
+    v_mfma where the generation lacks it;
   - every instruction of the table has its kernels;
   - every VALU kernel's main loop issues only its type's FMA (v_fma_f64,
     v_fma_f32, v_pk_fma_f32 for fp32x2, v_pk_fma_f16), in multiples of 8 chains;
@@ -62,6 +65,7 @@ FMA = re.compile(r"^\s*(v_\w*fma\w*)")
 GENERATION = {"gfx90a": 0, "gfx940": 1, "gfx941": 1, "gfx942": 1}
 KERNEL = re.compile(r"^(_Z\w+):\s*(?:;.*)?$")
 MFMA_KERNEL = re.compile(r"k_mfmaI\d+(\w+?)Li(\d+)E")
+SELFTEST_KERNEL = re.compile(r"k_selftestI\d+(\w+?)E")
 LOOP_HEAD = re.compile(r"^(\.LBB\d+_\d+):.*Loop Header")
 MFMA = re.compile(r"^\s*(v_mfma_\w+)")
 
@@ -105,10 +109,25 @@ def scratch_problems(text):
     return out
 
 
+def check_selftest(arch, gen, struct, body):
+    """the layout self-test's kernel: one instruction, T's, issued once"""
+    if struct not in MNEMONIC:
+        return ["%s: k_selftest<%s>: no expected instruction" % (arch, struct)]
+    want = MNEMONIC[struct][gen]
+    issued = [MFMA.match(l).group(1) for l in body if MFMA.match(l)]
+    where = "%s k_selftest<%s>" % (arch, struct)
+    if want is None:
+        if issued or not any("s_trap" in l for l in body):
+            return ["%s: absent on this generation, yet issues %s / has no s_trap" % (where, issued)]
+    elif issued != [want]:
+        return ["%s: issues %s, expected one %s" % (where, issued, want)]
+    return []
+
+
 def check_target(d):
     arch = os.path.basename(os.path.normpath(d))
     gen = GENERATION[arch]
-    problems, seen, seen_valu, nkernels = [], set(), set(), 0
+    problems, seen, seen_valu, seen_selftest, nkernels = [], set(), set(), set(), 0
     for f in sorted(os.listdir(d)):
         if not f.endswith(".s"):
             continue
@@ -127,6 +146,11 @@ def check_target(d):
                 else:
                     print("%s k_valu<%s>: %d x %s per iteration" % (arch, v.group(1), len(main), main[0]))
                 seen_valu.add(v.group(1))
+                continue
+            st = SELFTEST_KERNEL.search(name)
+            if st:
+                problems += check_selftest(arch, gen, st.group(1), body)
+                seen_selftest.add(st.group(1))
                 continue
             m = MFMA_KERNEL.search(name)
             if not m:
@@ -155,6 +179,7 @@ def check_target(d):
             else:
                 print("%s: %d x %s per iteration" % (where, per_iter[0], want))
     missing = sorted(set(MNEMONIC) - seen) + sorted("k_valu<%s>" % t for t in set(VALU) - seen_valu)
+    missing += sorted("k_selftest<%s>" % t for t in set(MNEMONIC) - seen_selftest)
     if missing:
         problems.append("%s: no kernels for %s" % (arch, ", ".join(missing)))
     print("%s: %d kernels, %d MFMA instructions checked, no scratch: %s"

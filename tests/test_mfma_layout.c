@@ -1,7 +1,8 @@
 /* mcfleet's MFMA register layouts (kernels/hip/mfma_layout.h) against AMD's:
  * tests/data/mfma-layouts/{cdna2,cdna3}.txt, the matrix instruction
  * calculator's tables (written by tools/mfma_layout_tables.py), element by
- * element, for every MFMA(...) line of kernels/hip/mfma_ops.h.
+ * element, for every instruction of kernels/hip/mfma_list.h (the C table of
+ * src/run/mfma_insn.c, which the layout self-test uses too).
  *
  * How mcfleet's (lane, v) and (lane, r) become the calculator's (lane, VGPR,
  * bits): load_operand (matrix.hip) packs a lane's KL operand elements low
@@ -19,14 +20,15 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "mfma_insn.h"
 #include "mfma_layout.h"
 
 #define MAX_OPS 64
 #define REPORT_MAX 8 /* mismatches printed per instruction and matrix */
 
-/* One MFMA(...) line of mfma_ops.h */
+/* One instruction of mfma_list.h */
 struct op_line {
-    char name[64];
+    char name[64], mnemonic[2][64];
     int m, n, k, blk, bits, dbits, on[2]; /* on[0]: CDNA2, on[1]: CDNA3 */
 };
 
@@ -62,31 +64,22 @@ static const char *srcdir(void)
     return s && *s ? s : ".";
 }
 
-static int parse_ops(struct state *s)
+/* The instructions of kernels/hip/mfma_list.h, through the C table */
+static int load_ops(struct state *s)
 {
-    char path[4096], line[512];
-    snprintf(path, sizeof path, "%s/kernels/hip/mfma_ops.h", srcdir());
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "%s: cannot open (set srcdir)\n", path);
-        return -1;
-    }
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "MFMA(", 5) != 0) continue;
-        struct op_line *o = &s->ops[s->nops];
-        char opt[64], acc[64], cout[64];
-        if (s->nops == MAX_OPS ||
-            sscanf(line, "MFMA(%63[^,], %d, %d, %d, %d, %d, %63[^,], %63[^,], %63[^,], %d, %d,", o->name, &o->m,
-                   &o->n, &o->k, &o->blk, &o->bits, opt, acc, cout, &o->on[0], &o->on[1]) != 11) {
-            fprintf(stderr, "%s: cannot parse (or more than %d): %s", path, MAX_OPS, line);
-            fclose(f);
+    for (int n = 0; n < MCF_MFMA_COUNT; n++) {
+        const struct mcf_mfma_insn *in = &mcf_mfma_insns[n];
+        struct op_line *o = &s->ops[s->nops++];
+        if (s->nops > MAX_OPS) {
+            fprintf(stderr, "mfma_list.h: more than %d instructions\n", MAX_OPS);
             return -1;
         }
-        o->dbits = strcmp(cout, "double") == 0 ? 64 : 32;
-        s->nops++;
+        *o = (struct op_line){ .m = in->m, .n = in->n, .k = in->k, .blk = in->blk, .bits = in->ab_bits,
+                               .dbits = in->dbits, .on = { in->on[0], in->on[1] } };
+        snprintf(o->name, sizeof o->name, "%s", in->name);
+        for (int a = 0; a < 2; a++)
+            snprintf(o->mnemonic[a], sizeof o->mnemonic[a], "%s", in->mnemonic[a]);
     }
-    fclose(f);
-    if (s->nops == 0) fprintf(stderr, "%s: no MFMA(...) lines\n", path);
     return s->nops ? 0 : -1;
 }
 
@@ -183,7 +176,7 @@ static int setup(void **state)
     s->arch[0].file = "cdna2.txt", s->arch[0].label = "CDNA2";
     s->arch[1].file = "cdna3.txt", s->arch[1].label = "CDNA3";
     *state = s;
-    if (parse_ops(s) || load_arch(&s->arch[0]) || load_arch(&s->arch[1])) return -1;
+    if (load_ops(s) || load_arch(&s->arch[0]) || load_arch(&s->arch[1])) return -1;
     return 0;
 }
 
@@ -304,8 +297,10 @@ static int compare(const char *label, const struct table *t, operand_fn op, resu
     return a + b + d;
 }
 
-/* Every MFMA(...) line has its table on each architecture it is built for,
- * with the same shape and widths, and the tables hold nothing else. */
+/* Every instruction of mfma_list.h has its table on each architecture it is
+ * built for, with the same mnemonic, shape and widths, and the tables hold
+ * nothing else. An instruction absent on an architecture has no mnemonic
+ * there. */
 static void every_instruction_has_a_table(void **state)
 {
     const struct state *s = *state;
@@ -315,16 +310,27 @@ static void every_instruction_has_a_table(void **state)
         int want = 0;
         for (int i = 0; i < s->nops; i++) {
             const struct op_line *o = &s->ops[i];
-            if (!o->on[a]) continue;
+            if (!o->on[a]) {
+                if (o->mnemonic[a][0]) {
+                    fprintf(stderr, "%s: %s is absent there, yet mfma_list.h names it %s\n", ar->label, o->name,
+                            o->mnemonic[a]);
+                    bad++;
+                }
+                continue;
+            }
             want++;
             const struct table *t = find(ar, o->name);
             if (!t) {
-                fprintf(stderr, "%s: %s (mfma_ops.h) has no table in %s\n", ar->label, o->name, ar->file);
+                fprintf(stderr, "%s: %s (mfma_list.h) has no table in %s\n", ar->label, o->name, ar->file);
+                bad++;
+            } else if (strcmp(t->calc, o->mnemonic[a]) != 0) {
+                fprintf(stderr, "%s %s: mfma_list.h names it %s, AMD's table %s\n", ar->label, o->name,
+                        o->mnemonic[a][0] ? o->mnemonic[a] : "\"\"", t->calc);
                 bad++;
             } else if (t->m != o->m || t->n != o->n || t->k != o->k || t->blk != o->blk || t->abits != o->bits ||
                        t->bbits != o->bits || t->dbits != o->dbits) {
                 fprintf(stderr,
-                        "%s %s: mfma_ops.h says %dx%dx%d, %d blocks, %d-bit operands, %d-bit results; AMD's %s "
+                        "%s %s: mfma_list.h says %dx%dx%d, %d blocks, %d-bit operands, %d-bit results; AMD's %s "
                         "%dx%dx%d, %d blocks, A %d B %d D %d bits\n",
                         ar->label, o->name, o->m, o->n, o->k, o->blk, o->bits, o->dbits, t->calc, t->m, t->n, t->k,
                         t->blk, t->abits, t->bbits, t->dbits);
@@ -332,7 +338,7 @@ static void every_instruction_has_a_table(void **state)
             }
         }
         if (want != ar->count) {
-            fprintf(stderr, "%s: %s has %d instructions, mfma_ops.h builds %d there (regenerate it)\n", ar->label,
+            fprintf(stderr, "%s: %s has %d instructions, mfma_list.h builds %d there (regenerate it)\n", ar->label,
                     ar->file, ar->count, want);
             bad++;
         }

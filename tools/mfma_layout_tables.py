@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write tests/data/mfma-layouts/{cdna2,cdna3}.txt: AMD's register layouts of
-every MFMA instruction in kernels/hip/mfma_ops.h, as printed by AMD's Matrix
+every MFMA instruction in kernels/hip/mfma_list.h, as printed by AMD's Matrix
 Instruction Calculator (github.com/ROCm/amd_matrix_instruction_calculator).
 
 The calculator is run from a checkout given on the command line, never copied
@@ -25,8 +25,9 @@ import subprocess
 import sys
 
 ARCHS = (("cdna2", "CDNA2", "gfx90a"), ("cdna3", "CDNA3", "gfx940/gfx941/gfx942"))
-MFMA_LINE = re.compile(r"^MFMA\((\w+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+),\s*\w+,\s*\w+,\s*\w+,"
-                       r"\s*([01]),\s*([01]),\s*__builtin_amdgcn_(\w+)\);")
+# one X(...) row of MCF_MFMA_LIST, its continuation lines joined
+MFMA_ROW = re.compile(r"\bX\((\w+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+),\s*\w+,\s*\w+,\s*\w+,"
+                      r"\s*([01]),\s*([01]),\s*__builtin_amdgcn_(\w+),")
 # v3{17}.[15:0]  or  v[1:0]{5}  or  v2{0}
 CELL = re.compile(r"^v(?:(\d+)|\[(\d+):(\d+)\])\{(\d+)\}(?:\.\[(\d+):(\d+)\])?$")
 
@@ -36,17 +37,15 @@ def die(msg):
 
 
 def parse_ops(path):
-    ops = []
     with open(path) as f:
-        for line in f:
-            m = MFMA_LINE.match(line)
-            if m:
-                ops.append({"name": m.group(1), "shape": tuple(int(m.group(g)) for g in range(2, 6)),
-                            "c2": m.group(7) == "1", "c3": m.group(8) == "1", "builtin": m.group(9)})
-            elif line.startswith("MFMA("):
-                die("%s: cannot parse: %s" % (path, line.strip()))
-    if not ops:
-        die("%s: no MFMA(...) lines" % path)
+        raw = f.read()
+    text = raw.replace("\\\n", " ")
+    ops = [{"name": m.group(1), "shape": tuple(int(m.group(g)) for g in range(2, 6)),
+            "c2": m.group(7) == "1", "c3": m.group(8) == "1", "builtin": m.group(9)}
+           for m in MFMA_ROW.finditer(text)]
+    rows = len(re.findall(r"^\s*X\(", raw, re.M))
+    if not ops or len(ops) != rows:
+        die("%s: read %d of its %d X(...) rows" % (path, len(ops), rows))
     return ops
 
 
@@ -127,7 +126,7 @@ def main():
     srcdir = sys.argv[2] if len(sys.argv) == 3 else os.path.join(os.path.dirname(__file__), "..")
     commit = subprocess.run(["git", "-C", calculator, "rev-parse", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or os.environ.get("CALC_COMMIT", "unknown")
-    ops = parse_ops(os.path.join(srcdir, "kernels/hip/mfma_ops.h"))
+    ops = parse_ops(os.path.join(srcdir, "kernels/hip/mfma_list.h"))
     outdir = os.path.join(srcdir, "tests/data/mfma-layouts")
     os.makedirs(outdir, exist_ok=True)
     for fname, arch, targets in ARCHS:

@@ -8,10 +8,8 @@
 #include <stdint.h>
 
 #include "gpu.h"
+#include "operand.h"   /* mcf_encode, mcf_decode, mcf_operand_bits */
 
-/* FP8 comes in two encodings: OCP's (NVIDIA, exponent bias 7 / 15) and the
- * "fnuz" one of AMD CDNA3 (bias 8 / 16, no negative zero: 0x80 is NaN). */
-enum mcf_fp8_kind { MCF_FP8_OCP, MCF_FP8_FNUZ };
 
 /* A (m x k, row-major) and B (k x n, row-major) as the values their operand
  * types hold (inputs random: normal values rounded to the type, int8 j/8 for
@@ -26,15 +24,8 @@ int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *
                 struct mcf_err *e);
 void mtiles_free(struct mtiles *t);
 
-/* The bits of v in an operand type (fp64, fp32, tf32 in an fp32 word, fp16,
- * bf16, fp8, int8 as j*8), rounded to nearest even, and back; computed here
- * in plain arithmetic, not by the vendor's conversion intrinsics, so the
- * reference is independent of them. */
-extern "C" uint64_t mcf_encode(enum mcf_dtype t, double v, enum mcf_fp8_kind fp8);
-extern "C" double mcf_decode(enum mcf_dtype t, uint64_t bits, enum mcf_fp8_kind fp8);
 /* One operand value of a type for an input kind, from the generator. */
 extern "C" double mcf_operand_value(enum mcf_dtype t, enum mcf_inputs in, enum mcf_fp8_kind fp8, uint64_t *rng);
-int mcf_operand_bits(enum mcf_dtype t);
 /* Encodes a rows x cols matrix (row-major values) into a device-ready byte array. */
 int mtile_encode(enum mcf_dtype t, const double *v, int count, int negate, enum mcf_fp8_kind fp8, uint8_t **out,
                  struct mcf_err *e);

@@ -7,34 +7,8 @@
 #include <string.h>
 
 #include "gpu_mrun.h"
+#include "mfma_insn.h"
 #include "mfma_ops.h"
-
-/* One operand register of lane `lane`: its KL elements of A (M x K, row-major)
- * or of B (K x N, row-major), packed low element first. Every block of a
- * multi-block instruction multiplies the same A and B. */
-template <class T>
-__device__ inline typename T::op load_operand(const uint8_t *tile, int lane, bool is_a)
-{
-    const mfma_layout L = { T::M, T::N, T::K, T::BLK, (int)sizeof(typename T::cout) * 8 };
-    unsigned long long bits = 0;
-#pragma unroll
-    for (int v = 0; v < T::KL; v++) {
-        int i, kk, b;
-        mfma_layout_operand(L, lane, v, &i, &kk, &b);
-        size_t idx = is_a ? (size_t)i * T::K + kk : (size_t)kk * T::N + i;
-        unsigned long long x = 0;
-        __builtin_memcpy(&x, tile + idx * (T::AB_BITS / 8), T::AB_BITS / 8);
-        bits |= x << (v * T::AB_BITS);
-    }
-    typename T::op out;
-    __builtin_memcpy(&out, &bits, sizeof out);
-    return out;
-}
-
-/* Result item r of an accumulator: a vector's element, or the one double of
- * v_mfma_f64_4x4x4f64 */
-template <class V> __device__ inline auto acc_item(const V &v, int r) { return v[r]; }
-__device__ inline double acc_item(double v, int) { return v; }
 
 template <class T, int ACC>
 __global__ void __launch_bounds__(512) k_mfma(const uint8_t *A, const uint8_t *B, const uint8_t *NB,
@@ -43,9 +17,9 @@ __global__ void __launch_bounds__(512) k_mfma(const uint8_t *A, const uint8_t *B
 {
     const int lane = threadIdx.x % 64;
     const size_t wave = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 64;
-    const typename T::op a = load_operand<T>(A, lane, true);
-    const typename T::op b = load_operand<T>(B, lane, false);
-    const typename T::op nb = load_operand<T>(NB, lane, false);
+    const typename T::op a = load_operand<T>(A, lane, true, 0);
+    const typename T::op b = load_operand<T>(B, lane, false, 0);
+    const typename T::op nb = load_operand<T>(NB, lane, false, 0);
     typename T::acc acc[ACC];
 #pragma unroll
     for (int j = 0; j < ACC; j++)
@@ -90,13 +64,7 @@ template <class T> static void launch_mfma(struct mrun *r)
 }
 
 /* CDNA generation of the open device from its gfx target; 0: not CDNA2/3 */
-static int cdna_generation(const struct gpu_state *s)
-{
-    const char *arch = s->prop.gcnArchName;
-    if (!strncmp(arch, "gfx90a", 6)) return 2;
-    if (!strncmp(arch, "gfx940", 6) || !strncmp(arch, "gfx941", 6) || !strncmp(arch, "gfx942", 6)) return 3;
-    return 0;
-}
+static int cdna_generation(const struct gpu_state *s) { return mcf_mfma_generation(s->prop.gcnArchName); }
 
 template <class T> static int bind(struct mrun *r, const char *insn, double (*decode)(const void *, size_t),
                                    struct mcf_err *e)

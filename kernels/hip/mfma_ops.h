@@ -1,8 +1,8 @@
-/* One struct per MFMA instruction (CDNA2 gfx90a, CDNA3 gfx94x): its shape,
- * block count, operand packing and the builtin. The lists follow the MI250X
- * paper's Table I (../shared/seeds/000_*) and the MI300A paper's Table 3
- * (003_*); the register layouts are AMD's matrix instruction calculator's,
- * computed generally in mfma_layout.h.
+/* One struct per MFMA instruction of mfma_list.h (CDNA2 gfx90a, CDNA3
+ * gfx94x): its shape, block count, operand packing and the builtin; and how a
+ * lane loads its operands and reads its result items. The register layouts
+ * are AMD's matrix instruction calculator's, computed generally in
+ * mfma_layout.h.
  *
  * Operands: each lane holds KL = K*M*BLK/64 consecutive k-elements of A (and
  * of B), packed into one 32- or 64-bit register. Results: M*N*BLK/64 items
@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "mfma_layout.h"
+#include "mfma_list.h"
 
 /* CDNA3 (gfx940, gfx941, gfx942) has FP8 and the k-doubled INT8 shapes, and
  * dropped gfx90a's 32x32x8 / 16x16x16 INT8 (its backend cannot select them).
@@ -39,9 +40,10 @@ typedef int i32x32 __attribute__((ext_vector_type(32)));
 typedef _Float16 f16x4 __attribute__((ext_vector_type(4)));
 typedef short i16x4 __attribute__((ext_vector_type(4)));
 
-/* NAME: shape M x N x K in BLK blocks, BITS per operand element packed into
- * OP, accumulator ACC of COUT items; C2 / C3: present on CDNA2 / CDNA3. */
-#define MFMA(NAME, M_, N_, K_, B_, BITS_, OP, ACC, COUT, C2, C3, BUILTIN)                              \
+/* One struct per row of mfma_list.h: NAME::mma(a, b, c) issues the
+ * instruction (or traps on a target without it); C2 / C3: present on CDNA2 /
+ * CDNA3. The columns after BUILTIN are C's (src/run/mfma_insn.c). */
+#define MFMA(NAME, M_, N_, K_, B_, BITS_, OP, ACC, COUT, C2, C3, BUILTIN, ...)                         \
     struct NAME {                                                                                     \
         enum { M = M_, N = N_, K = K_, BLK = B_, AB_BITS = BITS_, KL = K_ * M_ * B_ / 64,             \
                ITEMS = M_ * N_ * B_ / 64, ON_CDNA2 = C2, ON_CDNA3 = C3 };                             \
@@ -51,46 +53,37 @@ typedef short i16x4 __attribute__((ext_vector_type(4)));
             if constexpr ((MCF_CDNA2 && C2) || (MCF_CDNA3 && C3)) return BUILTIN(a, b, c, 0, 0, 0);   \
             else { __builtin_trap(); return c; }                                                      \
         }                                                                                             \
-    }
+    };
+MCF_MFMA_LIST(MFMA)
+#undef MFMA
 
-/* FP64; 4x4x4 (4 blocks) has one result item per lane, a plain double */
-MFMA(mfma_f64_16x16x4, 16, 16, 4, 1, 64, double, f64x4, double, 1, 1, __builtin_amdgcn_mfma_f64_16x16x4f64);
-MFMA(mfma_f64_4x4x4, 4, 4, 4, 4, 64, double, double, double, 1, 1, __builtin_amdgcn_mfma_f64_4x4x4f64);
-/* FP32 */
-MFMA(mfma_f32_32x32x2, 32, 32, 2, 1, 32, float, f32x16, float, 1, 1, __builtin_amdgcn_mfma_f32_32x32x2f32);
-MFMA(mfma_f32_16x16x4, 16, 16, 4, 1, 32, float, f32x4, float, 1, 1, __builtin_amdgcn_mfma_f32_16x16x4f32);
-MFMA(mfma_f32_32x32x1, 32, 32, 1, 2, 32, float, f32x32, float, 1, 1, __builtin_amdgcn_mfma_f32_32x32x1f32);
-MFMA(mfma_f32_16x16x1, 16, 16, 1, 4, 32, float, f32x16, float, 1, 1, __builtin_amdgcn_mfma_f32_16x16x1f32);
-MFMA(mfma_f32_4x4x1, 4, 4, 1, 16, 32, float, f32x4, float, 1, 1, __builtin_amdgcn_mfma_f32_4x4x1f32);
-/* FP32 <- FP16 */
-MFMA(mfma_f16_32x32x8, 32, 32, 8, 1, 16, f16x4, f32x16, float, 1, 1, __builtin_amdgcn_mfma_f32_32x32x8f16);
-MFMA(mfma_f16_16x16x16, 16, 16, 16, 1, 16, f16x4, f32x4, float, 1, 1, __builtin_amdgcn_mfma_f32_16x16x16f16);
-MFMA(mfma_f16_32x32x4, 32, 32, 4, 2, 16, f16x4, f32x32, float, 1, 1, __builtin_amdgcn_mfma_f32_32x32x4f16);
-MFMA(mfma_f16_16x16x4, 16, 16, 4, 4, 16, f16x4, f32x16, float, 1, 1, __builtin_amdgcn_mfma_f32_16x16x4f16);
-MFMA(mfma_f16_4x4x4, 4, 4, 4, 16, 16, f16x4, f32x4, float, 1, 1, __builtin_amdgcn_mfma_f32_4x4x4f16);
-/* FP32 <- BF16: the _1k instructions (4 values per lane, as FP16) */
-MFMA(mfma_bf16_32x32x8, 32, 32, 8, 1, 16, i16x4, f32x16, float, 1, 1, __builtin_amdgcn_mfma_f32_32x32x8bf16_1k);
-MFMA(mfma_bf16_16x16x16, 16, 16, 16, 1, 16, i16x4, f32x4, float, 1, 1, __builtin_amdgcn_mfma_f32_16x16x16bf16_1k);
-MFMA(mfma_bf16_32x32x4, 32, 32, 4, 2, 16, i16x4, f32x32, float, 1, 1, __builtin_amdgcn_mfma_f32_32x32x4bf16_1k);
-MFMA(mfma_bf16_16x16x4, 16, 16, 4, 4, 16, i16x4, f32x16, float, 1, 1, __builtin_amdgcn_mfma_f32_16x16x4bf16_1k);
-MFMA(mfma_bf16_4x4x4, 4, 4, 4, 16, 16, i16x4, f32x4, float, 1, 1, __builtin_amdgcn_mfma_f32_4x4x4bf16_1k);
-/* INT32 <- INT8: 4 per lane in an int, or 8 in a long (CDNA3's k-doubled shapes) */
-MFMA(mfma_i8_32x32x8, 32, 32, 8, 1, 8, int, i32x16, int, 1, 0, __builtin_amdgcn_mfma_i32_32x32x8i8);
-MFMA(mfma_i8_16x16x16, 16, 16, 16, 1, 8, int, i32x4, int, 1, 0, __builtin_amdgcn_mfma_i32_16x16x16i8);
-MFMA(mfma_i8_32x32x4, 32, 32, 4, 2, 8, int, i32x32, int, 1, 1, __builtin_amdgcn_mfma_i32_32x32x4i8);
-MFMA(mfma_i8_16x16x4, 16, 16, 4, 4, 8, int, i32x16, int, 1, 1, __builtin_amdgcn_mfma_i32_16x16x4i8);
-MFMA(mfma_i8_4x4x4, 4, 4, 4, 16, 8, int, i32x4, int, 1, 1, __builtin_amdgcn_mfma_i32_4x4x4i8);
-MFMA(mfma_i8_32x32x16, 32, 32, 16, 1, 8, long, i32x16, int, 0, 1, __builtin_amdgcn_mfma_i32_32x32x16_i8);
-MFMA(mfma_i8_16x16x32, 16, 16, 32, 1, 8, long, i32x4, int, 0, 1, __builtin_amdgcn_mfma_i32_16x16x32_i8);
-/* FP32 <- FP8 / BF8 (CDNA3), 8 per lane in a long: fp8 is E4M3 and bf8 E5M2,
- * both in AMD's fnuz encoding; A's format first */
-MFMA(mfma_fp8_fp8_16x16x32, 16, 16, 32, 1, 8, long, f32x4, float, 0, 1, __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8);
-MFMA(mfma_fp8_bf8_16x16x32, 16, 16, 32, 1, 8, long, f32x4, float, 0, 1, __builtin_amdgcn_mfma_f32_16x16x32_fp8_bf8);
-MFMA(mfma_bf8_fp8_16x16x32, 16, 16, 32, 1, 8, long, f32x4, float, 0, 1, __builtin_amdgcn_mfma_f32_16x16x32_bf8_fp8);
-MFMA(mfma_bf8_bf8_16x16x32, 16, 16, 32, 1, 8, long, f32x4, float, 0, 1, __builtin_amdgcn_mfma_f32_16x16x32_bf8_bf8);
-MFMA(mfma_fp8_fp8_32x32x16, 32, 32, 16, 1, 8, long, f32x16, float, 0, 1, __builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8);
-MFMA(mfma_fp8_bf8_32x32x16, 32, 32, 16, 1, 8, long, f32x16, float, 0, 1, __builtin_amdgcn_mfma_f32_32x32x16_fp8_bf8);
-MFMA(mfma_bf8_fp8_32x32x16, 32, 32, 16, 1, 8, long, f32x16, float, 0, 1, __builtin_amdgcn_mfma_f32_32x32x16_bf8_fp8);
-MFMA(mfma_bf8_bf8_32x32x16, 32, 32, 16, 1, 8, long, f32x16, float, 0, 1, __builtin_amdgcn_mfma_f32_32x32x16_bf8_bf8);
+/* One operand register of lane `lane`: its KL elements of A (M x K, row-major)
+ * or of B (K x N, row-major), packed low element first. Block b's matrix
+ * starts block_elems elements after block 0's: 0 when every block multiplies
+ * the same A and B (the benchmark), M*K or K*N for one matrix per block (the
+ * layout self-test). */
+template <class T>
+__device__ inline typename T::op load_operand(const uint8_t *tile, int lane, bool is_a, size_t block_elems)
+{
+    const mfma_layout L = { T::M, T::N, T::K, T::BLK, (int)sizeof(typename T::cout) * 8 };
+    unsigned long long bits = 0;
+#pragma unroll
+    for (int v = 0; v < T::KL; v++) {
+        int i, kk, b;
+        mfma_layout_operand(L, lane, v, &i, &kk, &b);
+        size_t idx = b * block_elems + (is_a ? (size_t)i * T::K + kk : (size_t)kk * T::N + i);
+        unsigned long long x = 0;
+        __builtin_memcpy(&x, tile + idx * (T::AB_BITS / 8), T::AB_BITS / 8);
+        bits |= x << (v * T::AB_BITS);
+    }
+    typename T::op out;
+    __builtin_memcpy(&out, &bits, sizeof out);
+    return out;
+}
+
+/* Result item r of an accumulator: a vector's element, or the one double of
+ * v_mfma_f64_4x4x4f64 */
+template <class V> __device__ inline auto acc_item(const V &v, int r) { return v[r]; }
+__device__ inline double acc_item(double v, int) { return v; }
 
 #endif

@@ -136,4 +136,5 @@ const struct mcf_backend mcf_backend_host = {
         [MCF_FAMILY_STREAMS] = &host_streams_ops,
         [MCF_FAMILY_GEMM] = &host_gemm_ops,
     },
+    .mfma_exec = host_mfma_exec,
 };

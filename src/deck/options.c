@@ -41,6 +41,8 @@ void mcf_usage(FILE *out)
 "                                           (mcfleet compare --help)\n"
 "       mcfleet baseline FILE.h5 ... -o B.yaml  a SKU profile from this center's own\n"
 "                                           runs, for report --profiles (mcfleet baseline --help)\n"
+"       mcfleet selftest [OPTIONS]          the MFMA register-layout self-test, one line per\n"
+"                                           instruction (mcfleet selftest --help; docs/amd.md)\n"
 "\n"
 "All ranks run the same micro-benchmarks, started together on a common clock;\n"
 "every rank's results go to one HDF5 file, and rank 0 prints the fleet summary.\n"

@@ -1,5 +1,6 @@
 #include "backend.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "config.h"
@@ -86,8 +87,16 @@ static const char *default_level_method(enum mcf_level level)
     return "the level targeted by the arrays' size alone; no counters show which level served them";
 }
 
+static int default_mfma_exec(void *state, const struct mcf_mfma_insn *insn, const void *a_tiles,
+                             const void *b_tiles, void *dregs, struct mcf_err *e)
+{
+    (void)state; (void)insn; (void)a_tiles; (void)b_tiles; (void)dregs;
+    return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "this backend has no MFMA self-test");
+}
+
 void mcf_backend_fill(struct mcf_backend *b)
 {
+    FILL(b->mfma_exec, default_mfma_exec);
     FILL(b->level_method, default_level_method);
     FILL(b->finalize, default_finalize);
     FILL(b->device_count, default_device_count);
@@ -119,4 +128,33 @@ int mcf_backend_select(const char *name, struct mcf_backend *out, struct mcf_err
     *out = *found;
     mcf_backend_fill(out);
     return MCF_OK;
+}
+
+void mcf_backend_auto(const struct mcf_rank_env *env, int need_selftest, const char *where, char *name,
+                      size_t name_len, char *why, size_t why_len)
+{
+    snprintf(name, name_len, "host");
+    snprintf(why, why_len, "this mcfleet has no GPU backend%s (built without %s: 'mcfleet --version' lists them)",
+             need_selftest ? " with the MFMA self-test" : "", need_selftest ? "HIP" : "CUDA and HIP");
+    for (int i = 0, tried = 0; mcf_backends[i]; i++) {
+        struct mcf_backend be;
+        struct mcf_err probe = { 0 };
+        void *state = NULL;
+        int count = 0;
+        if (!mcf_backends[i]->is_gpu || (need_selftest && !mcf_backends[i]->mfma_exec) ||
+            mcf_backend_select(mcf_backends[i]->name, &be, &probe))
+            continue;
+        if (be.init(&state, env, &probe) == MCF_OK) {
+            if (be.device_count(state, &count, &probe) == MCF_OK && count > 0) {
+                snprintf(name, name_len, "%s", be.name);
+                why[0] = '\0';
+            }
+            be.finalize(state);
+        }
+        if (strcmp(name, "host") != 0)
+            break;
+        size_t len = tried++ ? strlen(why) : 0;
+        snprintf(why + len, why_len - len, "%sbackend %s%s: %.300s", len ? "; " : "", be.name, where,
+                 probe.msg[0] ? probe.msg : "it sees no device");
+    }
 }

@@ -6,6 +6,7 @@
 #ifndef MCF_BACKEND_H
 #define MCF_BACKEND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -51,6 +52,8 @@ struct mcf_kernel_ops {
     void (*teardown)(void *kstate);
 };
 
+struct mcf_mfma_insn;   /* src/run/mfma_insn.h */
+
 struct mcf_backend {
     const char *name;
     const char *summary;
@@ -66,6 +69,13 @@ struct mcf_backend {
     /* how the memory kernels make sure they hit each level, and what proves
      * it (recorded as /meta level_method_<level>); optional */
     const char *(*level_method)(enum mcf_level level);
+    /* the MFMA layout self-test (mfma_selftest.h), optional: issues insn once
+     * in one 64-lane wavefront from a zero accumulator, its operands loaded
+     * from encoded per-block tiles (a_tiles: blk x m x k, b_tiles: blk x k x
+     * n, row-major), and writes the raw result registers, dregs[lane * items
+     * + r]. MCF_EUNSUPPORTED where the device lacks the instruction. */
+    int (*mfma_exec)(void *state, const struct mcf_mfma_insn *insn, const void *a_tiles, const void *b_tiles,
+                     void *dregs, struct mcf_err *e);
 };
 
 /* NULL-terminated, in order of preference for --backend auto. */
@@ -77,6 +87,13 @@ int mcf_backend_select(const char *name, struct mcf_backend *out, struct mcf_err
 
 /* Fills every missing optional hook of b with its default. */
 void mcf_backend_fill(struct mcf_backend *b);
+
+/* --backend auto: the first GPU backend (with the MFMA self-test, if
+ * need_selftest) whose device_count is positive, else "host", in name; why
+ * says why no GPU backend was taken ("" when one was), each probe's answer
+ * labelled "backend NAME<where>". */
+void mcf_backend_auto(const struct mcf_rank_env *env, int need_selftest, const char *where, char *name,
+                      size_t name_len, char *why, size_t why_len);
 
 /* Names a user may pass to --backend, built or not (for --help). */
 extern const char *const mcf_backend_known[];

@@ -150,30 +150,10 @@ static int choose_backend(struct run *r, struct mcf_err *e)
     snprintf(name, sizeof name, "%s", r->o->backend ? r->o->backend : "auto");
     snprintf(r->no_gpu_why, sizeof r->no_gpu_why, "--backend %s was asked for", name);
     if (strcmp(name, "auto") == 0) {
-        snprintf(name, sizeof name, "host");
-        /* why no GPU backend: an acceptance run that ends on the host says it */
-        snprintf(r->no_gpu_why, sizeof r->no_gpu_why,
-                 "this mcfleet has no GPU backend (built without CUDA and HIP: 'mcfleet --version' lists them)");
         if (r->topo.rank == 0) {
-            for (int i = 0, tried = 0; mcf_backends[i]; i++) {
-                struct mcf_backend be;
-                struct mcf_err probe = { 0 };
-                void *state = NULL;
-                int count = 0;
-                struct mcf_rank_env env = rank_env(r);
-                if (!mcf_backends[i]->is_gpu || mcf_backend_select(mcf_backends[i]->name, &be, &probe))
-                    continue;
-                if (be.init(&state, &env, &probe) == MCF_OK) {
-                    if (be.device_count(state, &count, &probe) == MCF_OK && count > 0)
-                        snprintf(name, sizeof name, "%s", be.name);
-                    be.finalize(state);
-                }
-                if (strcmp(name, "host") != 0)
-                    break;
-                size_t len = tried++ ? strlen(r->no_gpu_why) : 0;
-                snprintf(r->no_gpu_why + len, sizeof r->no_gpu_why - len, "%sbackend %s on rank 0: %.300s",
-                         len ? "; " : "", be.name, probe.msg[0] ? probe.msg : "it sees no device");
-            }
+            struct mcf_rank_env env = rank_env(r);
+            /* why no GPU backend: an acceptance run that ends on the host says it */
+            mcf_backend_auto(&env, 0, " on rank 0", name, sizeof name, r->no_gpu_why, sizeof r->no_gpu_why);
         }
         MCF_MPI(e, MPI_Bcast(name, sizeof name, MPI_CHAR, 0, r->topo.world));
         MCF_MPI(e, MPI_Bcast(r->no_gpu_why, sizeof r->no_gpu_why, MPI_CHAR, 0, r->topo.world));

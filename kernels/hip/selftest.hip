@@ -1,0 +1,68 @@
+/* The HIP backend's side of the MFMA layout self-test (backend.h's
+ * mfma_exec, src/run/mfma_selftest.h): one wavefront loads its operand
+ * registers from one A and one B per block with mfma_layout_operand, issues
+ * the instruction once from a zero accumulator, and writes its raw result
+ * items, lane by lane; the host decodes and compares them. */
+#include <string.h>
+
+#include "gpu.h"
+#include "mfma_insn.h"
+#include "mfma_ops.h"
+
+template <class T>
+__global__ void __launch_bounds__(64) k_selftest(const uint8_t *A, const uint8_t *B, typename T::cout *out)
+{
+    const int lane = threadIdx.x;
+    const typename T::op a = load_operand<T>(A, lane, true, (size_t)T::M * T::K);
+    const typename T::op b = load_operand<T>(B, lane, false, (size_t)T::K * T::N);
+    typename T::acc acc = (typename T::acc)(0);
+    acc = T::mma(a, b, acc);
+#pragma unroll
+    for (int r = 0; r < T::ITEMS; r++)
+        out[lane * T::ITEMS + r] = acc_item(acc, r);
+}
+
+template <class T>
+static int exec(struct gpu_state *s, const struct mcf_mfma_insn *in, const void *a, const void *b, void *d,
+                struct mcf_err *e)
+{
+    const size_t a_bytes = (size_t)T::BLK * T::M * T::K * T::AB_BITS / 8;
+    const size_t b_bytes = (size_t)T::BLK * T::K * T::N * T::AB_BITS / 8;
+    const size_t d_bytes = (size_t)64 * T::ITEMS * sizeof(typename T::cout);
+    const int gen = mcf_mfma_generation(s->prop.gcnArchName);
+    uint8_t *dA = NULL, *dB = NULL;
+    typename T::cout *dD = NULL;
+    int rc = MCF_ERUNTIME;
+    if (!((gen == 2 && T::ON_CDNA2) || (gen == 3 && T::ON_CDNA3)))
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "%s is not on %s", in->name,
+                           s->prop.gcnArchName);
+    GPU_TRY(e, gpuMalloc(&dA, a_bytes));
+    GPU_TRY(e, gpuMalloc(&dB, b_bytes));
+    GPU_TRY(e, gpuMalloc(&dD, d_bytes));
+    GPU_TRY(e, gpuMemcpy(dA, a, a_bytes, gpuMemcpyHostToDevice));
+    GPU_TRY(e, gpuMemcpy(dB, b, b_bytes, gpuMemcpyHostToDevice));
+    k_selftest<T><<<1, 64, 0, s->stream>>>(dA, dB, dD);
+    GPU_LAUNCHED(e, "the MFMA self-test kernel");
+    GPU_TRY(e, gpuStreamSynchronize(s->stream));
+    GPU_TRY(e, gpuMemcpy(d, dD, d_bytes, gpuMemcpyDeviceToHost));
+    rc = MCF_OK;
+fail:
+    if (dA) GPU_RELEASE(gpuFree(dA));
+    if (dB) GPU_RELEASE(gpuFree(dB));
+    if (dD) GPU_RELEASE(gpuFree(dD));
+    return rc == MCF_OK ? MCF_OK : e->rc;
+}
+
+extern "C" int gpu_mfma_exec(void *state, const struct mcf_mfma_insn *in, const void *a_tiles,
+                             const void *b_tiles, void *dregs, struct mcf_err *e)
+{
+    struct gpu_state *s = (struct gpu_state *)state;
+    switch (in->id) {
+#define MCF_MFMA_CASE(NAME, ...) case MCF_MFMA_##NAME: return exec<NAME>(s, in, a_tiles, b_tiles, dregs, e);
+    MCF_MFMA_LIST(MCF_MFMA_CASE)
+#undef MCF_MFMA_CASE
+    default: break;
+    }
+    return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "internal: MFMA instruction %d is not in the list",
+                       (int)in->id);
+}
