@@ -30,6 +30,7 @@
 struct op_line {
     char name[64], mnemonic[2][64];
     int m, n, k, blk, bits, dbits, on[2]; /* on[0]: CDNA2, on[1]: CDNA3 */
+    int cycles[2], ops[2];                /* execution cycles, ops per CU per cycle */
 };
 
 struct cell {
@@ -40,6 +41,7 @@ struct cell {
 struct table {
     char name[64], calc[64];
     int m, n, k, blk, abits, bbits, dbits;
+    int cycles, ops;                      /* the stats line; -1 where missing */
     struct cell *mat[3];
 };
 
@@ -75,7 +77,9 @@ static int load_ops(struct state *s)
             return -1;
         }
         *o = (struct op_line){ .m = in->m, .n = in->n, .k = in->k, .blk = in->blk, .bits = in->ab_bits,
-                               .dbits = in->dbits, .on = { in->on[0], in->on[1] } };
+                               .dbits = in->dbits, .on = { in->on[0], in->on[1] },
+                               .cycles = { in->cycles[0], in->cycles[1] },
+                               .ops = { in->ops_per_cu_cycle[0], in->ops_per_cu_cycle[1] } };
         snprintf(o->name, sizeof o->name, "%s", in->name);
         for (int a = 0; a < 2; a++)
             snprintf(o->mnemonic[a], sizeof o->mnemonic[a], "%s", in->mnemonic[a]);
@@ -140,10 +144,16 @@ static int load_arch(struct arch *a)
                 rc = -1;
                 break;
             }
+            t->cycles = t->ops = -1;
             for (int x = 0; x < 3; x++) {
                 t->mat[x] = malloc(mat_size(t, x) * sizeof(struct cell));
                 if (!t->mat[x]) { rc = -1; break; }
                 for (size_t e = 0; e < mat_size(t, x); e++) t->mat[x][e].lane = -1;
+            }
+        } else if (t && strncmp(line, "stats ", 6) == 0) {
+            if (sscanf(line, "stats %d %d", &t->cycles, &t->ops) != 2 || t->cycles < 1 || t->ops < 1) {
+                fprintf(stderr, "%s: %s: bad line: %s", path, t->name, line);
+                rc = -1;
             }
         } else if (t && (line[0] == 'A' || line[0] == 'B' || line[0] == 'D') && line[1] == ' ') {
             rc = parse_row(t, line, path);
@@ -298,7 +308,8 @@ static int compare(const char *label, const struct table *t, operand_fn op, resu
 }
 
 /* Every instruction of mfma_list.h has its table on each architecture it is
- * built for, with the same mnemonic, shape and widths, and the tables hold
+ * built for, with the same mnemonic, shape, widths, execution cycles and ops
+ * per CU per cycle, and the tables hold
  * nothing else. An instruction absent on an architecture has no mnemonic
  * there. */
 static void every_instruction_has_a_table(void **state)
@@ -311,9 +322,9 @@ static void every_instruction_has_a_table(void **state)
         for (int i = 0; i < s->nops; i++) {
             const struct op_line *o = &s->ops[i];
             if (!o->on[a]) {
-                if (o->mnemonic[a][0]) {
-                    fprintf(stderr, "%s: %s is absent there, yet mfma_list.h names it %s\n", ar->label, o->name,
-                            o->mnemonic[a]);
+                if (o->mnemonic[a][0] || o->cycles[a] || o->ops[a]) {
+                    fprintf(stderr, "%s: %s is absent there, yet mfma_list.h names it '%s', %d cycles, %d ops\n",
+                            ar->label, o->name, o->mnemonic[a], o->cycles[a], o->ops[a]);
                     bad++;
                 }
                 continue;
@@ -334,6 +345,11 @@ static void every_instruction_has_a_table(void **state)
                         "%dx%dx%d, %d blocks, A %d B %d D %d bits\n",
                         ar->label, o->name, o->m, o->n, o->k, o->blk, o->bits, o->dbits, t->calc, t->m, t->n, t->k,
                         t->blk, t->abits, t->bbits, t->dbits);
+                bad++;
+            } else if (t->cycles != o->cycles[a] || t->ops != o->ops[a]) {
+                /* the instruction's peak and latency: what its figures are judged against */
+                fprintf(stderr, "%s %s: mfma_list.h says %d cycles, %d ops/CU/cycle; AMD's calculator %d, %d\n",
+                        ar->label, o->name, o->cycles[a], o->ops[a], t->cycles, t->ops);
                 bad++;
             }
         }

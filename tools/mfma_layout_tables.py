@@ -11,6 +11,7 @@ Python module (Debian: python3-tabulate); put it on PYTHONPATH if missing.
 
 Output format (read by tests/test_mfma_layout.c), one instruction at a time:
     inst NAME CALC_NAME M N K BLK A_BITS B_BITS D_BITS
+    stats CYCLES OPS_PER_CU_CYCLE          its execution cycles and dense ops per CU per cycle (-d)
     A BLOCK I  cell(k=0) cell(k=1) ...     one line per row i of A
     B BLOCK K  cell(j=0) cell(j=1) ...     one line per row k of B
     D BLOCK I  cell(j=0) cell(j=1) ...     one line per row i of D
@@ -102,7 +103,16 @@ def layout(calculator, arch, inst, matrix):
     return blocks
 
 
-def emit(out, arch, op, inst, tables):
+def stats(calculator, arch, inst):
+    """(execution cycles, ops per CU per cycle) from --detail-instruction"""
+    text = calc(calculator, ["-a", arch, "-i", inst, "-d"])
+    got = [re.search(r"^\s*%s:\s*(\d+)\s*$" % key, text, re.M) for key in ("Execution cycles", "(?:FLOPs|Ops)/CU/cycle")]
+    if not all(got):
+        die("%s %s: no execution cycles or ops/CU/cycle in -d's output" % (arch, inst))
+    return tuple(int(m.group(1)) for m in got)
+
+
+def emit(out, arch, op, inst, tables, st):
     shape = {}
     for mat, blocks in tables.items():
         widths = {c[3] for rows in blocks.values() for _, cells in rows for c in cells}
@@ -110,8 +120,9 @@ def emit(out, arch, op, inst, tables):
             die("%s %s: mixed element widths %s" % (inst, mat, widths))
         shape[mat] = (len(blocks), len(blocks[0]), len(blocks[0][0][1]), widths.pop())
     (blk, m, k, abits), (_, _, n, bbits), (_, _, _, dbits) = shape["A"], shape["B"], shape["D"]
-    out.write("# python3 matrix_calculator.py -a %s -i %s -R -A --csv (and -B, -D)\n" % (arch, inst))
+    out.write("# python3 matrix_calculator.py -a %s -i %s -R -A --csv (and -B, -D; -d for stats)\n" % (arch, inst))
     out.write("inst %s %s %d %d %d %d %d %d %d\n" % (op["name"], inst, m, n, k, blk, abits, bbits, dbits))
+    out.write("stats %d %d\n" % st)
     for mat in ("A", "B", "D"):
         for b in sorted(tables[mat]):
             for row, cells in tables[mat][b]:
@@ -145,7 +156,7 @@ def main():
                     continue
                 inst = calc_name(op, listed, arch)
                 tables = {mat: layout(calculator, arch, inst, mat) for mat in ("A", "B", "D")}
-                emit(out, arch, op, inst, tables)
+                emit(out, arch, op, inst, tables, stats(calculator, arch, inst))
                 count += 1
         print("%s: %d instructions" % (path, count))
 

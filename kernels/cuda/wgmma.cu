@@ -229,7 +229,7 @@ static int wg_run_once(void *ks, struct mcf_sample *smp, struct mcf_err *e)
     double per_wg = 2.0 * r->half + 1;
     MCF_TRY(gpu_time(r->s, [&] { wg_launch(r, r->half); }, &smp->seconds, e));
     GPU_TRY(e, cudaMemcpy(&clk, r->b.clk, sizeof clk, cudaMemcpyDeviceToHost));
-    msample_fill(smp, r->s, r->k.dtype, &clk, per_wg, r->blocks);
+    msample_fill(smp, r->s, gpu_matrix_peak(r->s, r->k.dtype), &clk, per_wg, r->blocks);
     return MCF_OK;
 fail:
     return e->rc;

@@ -138,13 +138,13 @@ void mbuffers_free(struct mbuffers *b)
     memset(b, 0, sizeof *b);
 }
 
-void msample_fill(struct mcf_sample *smp, const struct gpu_state *s, enum mcf_dtype t,
+void msample_fill(struct mcf_sample *smp, const struct gpu_state *s, double per_cu_cycle,
                   const struct gpu_clock *clk, double per_chain, double chains)
 {
     smp->units = per_chain * chains;
     smp->clock_mhz = gpu_clock_mhz(clk);
     smp->cycles = (double)(clk->c1 - clk->c0) / per_chain;
-    smp->peak_gflops = gpu_matrix_peak(s, t) * s->sms * smp->clock_mhz * 1e-3;
+    smp->peak_gflops = per_cu_cycle * s->sms * smp->clock_mhz * 1e-3;
 }
 
 int mverify_device(const void *dev, size_t count, int out_bytes, double (*decode)(const void *, size_t),

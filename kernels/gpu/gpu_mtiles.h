@@ -49,8 +49,9 @@ void mbuffers_free(struct mbuffers *b);
 
 /* Fills a sample from a matrix launch's clock stamps: `per_chain` dependent
  * instructions in each of `chains` accumulators (the units); the dense peak
- * at the measured clock from the vendor's gpu_matrix_peak(). */
-void msample_fill(struct mcf_sample *smp, const struct gpu_state *s, enum mcf_dtype t,
+ * at the measured clock from per_cu_cycle, FLOP per SM (CU) per cycle: the
+ * vendor's gpu_matrix_peak() for the type, or the instruction's own. */
+void msample_fill(struct mcf_sample *smp, const struct gpu_state *s, double per_cu_cycle,
                   const struct gpu_clock *clk, double per_chain, double chains);
 /* Dense matrix-unit FLOP per SM (CU) per cycle for a type on the open device;
  * 0 when not tabulated. The vendor's matrix code defines it. */

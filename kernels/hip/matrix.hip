@@ -66,20 +66,26 @@ template <class T> static void launch_mfma(struct mrun *r)
 /* CDNA generation of the open device from its gfx target; 0: not CDNA2/3 */
 static int cdna_generation(const struct gpu_state *s) { return mcf_mfma_generation(s->prop.gcnArchName); }
 
-template <class T> static int bind(struct mrun *r, const char *insn, double (*decode)(const void *, size_t),
+/* The instruction's AMD mnemonic and its own peak (mfma_list.h, checked
+ * against AMD's calculator): on CDNA3 the older multi-block FP16/BF16 and
+ * INT8 shapes run at half or a quarter of the type's peak, so a fraction of
+ * the type's would read them as slow GPUs. */
+template <class T> static int bind(struct mrun *r, enum mcf_mfma_id id, double (*decode)(const void *, size_t),
                                    struct mcf_err *e)
 {
+    const struct mcf_mfma_insn *in = &mcf_mfma_insns[id];
     int gen = cdna_generation(r->s);
     if (!((gen == 2 && T::ON_CDNA2) || (gen == 3 && T::ON_CDNA3)))
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "%s does not exist on %s (CDNA%d)", insn,
-                           r->s->prop.gcnArchName, gen);
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "%s does not exist on %s (CDNA%d)",
+                           in->mnemonic[0][0] ? in->mnemonic[0] : in->mnemonic[1], r->s->prop.gcnArchName, gen);
     r->m = T::M; r->n = T::N; r->kk = T::K; r->blk = T::BLK;
     r->out_bytes = (int)sizeof(typename T::cout);
     r->launch = launch_mfma<T>;
     r->decode = decode;
     r->fp8 = MCF_FP8_FNUZ;
     r->default_warps = 8;     /* two wavefronts per SIMD: four matrix cores per CU, each fed by two */
-    snprintf(r->insn, sizeof r->insn, "%s", insn);
+    snprintf(r->insn, sizeof r->insn, "%s", in->mnemonic[gen - 2]);
+    r->peak_per_cu_cycle = in->ops_per_cu_cycle[gen - 2];
     return MCF_OK;
 }
 
@@ -88,7 +94,7 @@ int gpu_mrun_bind(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e)
     const int *sh = k->shape;
     int mixed = k->dtype_b != MCF_DTYPE_COUNT;   /* the deck allows it for FP8 pairs only */
 #define IS(m, n, kk) (sh[0] == (m) && sh[1] == (n) && sh[2] == (kk))
-#define BIND(T, dec) return bind<T>(r, "v_" #T, dec, e)
+#define BIND(T, dec) return bind<T>(r, MCF_MFMA_##T, dec, e)
     if (!cdna_generation(r->s))
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "MFMA kernels are built for CDNA2 and CDNA3 (gfx90a, gfx94x); this is %s",

@@ -6,10 +6,12 @@
 
 /* OP, ACC, COUT's HIP types and BUILTIN mean nothing to C; COUT is double,
  * float or int, which C knows, and gives the result items' width. */
-#define MCF_MFMA_ROW(NAME, M_, N_, K_, B_, BITS_, OP, ACC, COUT, C2, C3, BUILTIN, ASM2, ASM3, TA, TB) \
+#define MCF_MFMA_ROW(NAME, M_, N_, K_, B_, BITS_, OP, ACC, COUT, C2, C3, BUILTIN, ASM2, ASM3, TA, TB, CYC2, OPS2, CYC3, \
+                     OPS3)                                                                                     \
     [MCF_MFMA_##NAME] = { .id = MCF_MFMA_##NAME, .name = #NAME, .mnemonic = { ASM2, ASM3 },           \
                           .m = M_, .n = N_, .k = K_, .blk = B_, .ab_bits = BITS_,                      \
-                          .dbits = (int)sizeof(COUT) * 8, .on = { C2, C3 }, .ta = TA, .tb = TB },
+                          .dbits = (int)sizeof(COUT) * 8, .on = { C2, C3 }, .ta = TA, .tb = TB,        \
+                          .cycles = { CYC2, CYC3 }, .ops_per_cu_cycle = { OPS2, OPS3 } },
 const struct mcf_mfma_insn mcf_mfma_insns[MCF_MFMA_COUNT] = { MCF_MFMA_LIST(MCF_MFMA_ROW) };
 #undef MCF_MFMA_ROW
 

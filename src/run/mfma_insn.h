@@ -23,6 +23,8 @@ struct mcf_mfma_insn {
     int ab_bits, dbits;            /* bits per operand element, per result item */
     int on[2];                     /* present on CDNA2, CDNA3 */
     enum mcf_dtype ta, tb;         /* the operands' types */
+    int cycles[2];                 /* execution cycles on CDNA2, CDNA3 (AMD's calculator; 0 where absent) */
+    int ops_per_cu_cycle[2];       /* dense operations per CU per cycle: the instruction's own peak */
 };
 
 extern const struct mcf_mfma_insn mcf_mfma_insns[MCF_MFMA_COUNT];
