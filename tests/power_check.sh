@@ -85,6 +85,7 @@ for x in c[1]:
 print("power-check:", [x["test"] for x in c[1]])
 PY
 expect_in "$work/one.txt" "power-check"
+expect_in "$work/ok.txt" "power figures: rsmi on 2 of 2 GPUs"
 expect_in "$work/sku.txt" "the two power sources differ the same way on 2 of 2 GPUs on 2 tests (pw-valu, pw-triad), median ratio 1.250:"
 grep -q "power-check" "$work/ok.txt" && fail "a power-check in the agreeing run's report"
 exit 0

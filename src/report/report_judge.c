@@ -273,6 +273,41 @@ static void judge_pair(struct fleet *f, const struct pair_check *pc, const char 
     free(q);
 }
 
+/* Where the GPUs' power figures come from, per source: "power figures: rsmi
+ * on 4 of 8 GPUs, none on 4" (an MI250X's secondary GCDs report none: their
+ * package's power is on the primary's). Files before 2026-11-26 do not say. */
+static void power_sources_line(struct fleet *f)
+{
+    const char *name[8];
+    size_t count[8] = { 0 }, kinds = 0, none = 0;
+    char line[320];
+    size_t len;
+    if (!f->primary_source.buf)
+        return;
+    for (size_t r = 0; r < f->nranks; r++) {
+        const char *s = mcf_strs_at(&f->primary_source, r);
+        size_t k = 0;
+        if (!s[0]) {
+            none++;
+            continue;
+        }
+        while (k < kinds && strcmp(name[k], s))
+            k++;
+        if (k == kinds && kinds < 8)
+            name[kinds++] = s;
+        if (k < kinds)
+            count[k]++;
+    }
+    len = (size_t)snprintf(line, sizeof line, "power figures:");
+    for (size_t k = 0; k < kinds && len < sizeof line; k++)
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s %.24s on %zu of %zu GPUs", k ? "," : "", name[k],
+                                count[k], f->nranks);
+    if (none && len < sizeof line)
+        snprintf(line + len, sizeof line - len, "%s no source on %zu of %zu GPUs (/power/<source>/status says why)",
+                 kinds ? "," : "", none, f->nranks);
+    mcf_lines_add(&f->profiles, &f->oom, "%s\n", line);
+}
+
 static const char *profile_dir(const struct mcf_report_opts *o)
 {
     if (o->profiles)
@@ -436,6 +471,7 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
     else
         mcf_lines_add(&f->profiles, &f->oom, "health counters: read on all %zu GPUs (%.40s) before and after the run\n",
                       f->nranks, mcf_strs_at(&f->health_source, 0));
+    power_sources_line(f);
     for (size_t k = 0; k < f->causes.n; k++)
         if (f->causes.v[k].rule == MCF_RULE_DECK || f->causes.v[k].rule == MCF_RULE_UNSUPPORTED)
             f->causes.v[k].attr = MCF_ATTR_DECK;
