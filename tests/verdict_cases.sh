@@ -66,6 +66,20 @@ cp "$srcdir/docs/bench/2026-11-26-x2-disturbed/run2-disturbed.h5" "$work/$name.h
 judge "$name" 1 FAIL 1 'assert {c["rule"] for c in g[1]["causes"]} == {"profile", "clock-check"}, g[1]["causes"]
 assert "power 509 W (fleet median 315)" in g[1]["evidence"], g[1]["evidence"]'
 
+# a real --quick run on one H200 (docs/bench/2026-11-26-cuda-smoke): its
+# short tests fall below the SKU profile's floors, which are for the deck's
+# sizes, so a quick run is not failed against them (said once); the same file
+# marked as a full run FAILs on them
+name=h200-quick
+cp "$srcdir/docs/bench/2026-11-26-cuda-smoke/quick.h5" "$work/$name.h5"
+judge "$name" 0 WARN 0 'assert {c["rule"] for c in g[0]["causes"]} == {"clock-check"}, g[0]["causes"]
+assert any("a --quick run" in p for p in d["profiles"]), d["profiles"]'
+name=h200-quick-as-full
+cp "$srcdir/docs/bench/2026-11-26-cuda-smoke/quick.h5" "$work/$name.h5"
+"$PY" -c 'import sys, h5py; h5py.File(sys.argv[1], "r+")["meta"].attrs["quick"] = 0' "$work/$name.h5"
+judge "$name" 1 FAIL 0 'assert "profile" in {c["rule"] for c in g[0]["causes"]}, g[0]["causes"]
+assert not any("a --quick run" in p for p in d["profiles"]), d["profiles"]'
+
 # a clean fleet
 sim clean
 judge clean 0 PASS none 'assert d["counts"]["pass"] == 64 and d["profiles"] and "no SKU profile" not in d["profiles"][0], d["profiles"]'

@@ -67,6 +67,7 @@ void mcf_usage(FILE *out)
 "  --backend NAME       auto (default: a GPU backend when a GPU is seen, else host),\n"
 "                       host, cuda or hip\n"
 "  --quick              few repetitions and small sizes: a smoke run in seconds\n"
+"                       (its report skips the SKU profiles' floors, set for full sizes)\n"
 "  --list               print the deck's tests (sweeps expanded) and exit\n"
 "  --power on|off       sample power (default on: NVML, rocm-smi, Cray pm_counters,\n"
 "                       whichever work here; each one's status is recorded)\n"

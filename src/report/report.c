@@ -786,7 +786,7 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
         mcf_report_opts_default(&defaults);
         opts = &defaults;
     }
-    struct fleet f = { .opts = opts, .complete = -1, .nnodes = -1, .acceptance = -1 };
+    struct fleet f = { .opts = opts, .complete = -1, .nnodes = -1, .acceptance = -1, .quick = -1 };
     struct world w = { 0 };
     struct names tests = { 0 };
     hid_t file = H5I_INVALID_HID, meta = H5I_INVALID_HID, ranks = H5I_INVALID_HID, results = H5I_INVALID_HID;
@@ -836,6 +836,8 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     if (mcf_rd_attr_int(&f.rd, meta, "/meta", "acceptance", &f.acceptance) > 0 && f.acceptance != 0 &&
         f.acceptance != 1)
         mcf_rd_bad(&f.rd, "/meta attribute acceptance", "%lld is neither 0 nor 1", f.acceptance);
+    if (mcf_rd_attr_int(&f.rd, meta, "/meta", "quick", &f.quick) > 0 && f.quick != 0 && f.quick != 1)
+        mcf_rd_bad(&f.rd, "/meta attribute quick", "%lld is neither 0 nor 1", f.quick);
     read_not_run(&f, meta);
     missing(&f, mcf_rd_open(&f.rd, file, "", "ranks", H5I_GROUP, &ranks), "/ranks");
     if (ranks >= 0)

@@ -56,6 +56,7 @@ struct fleet {
     long long *node, *local_rank, *device_index, *world_rank, *local;   /* local: cores_local_to_gpu */
     long long *compute_units;
     long long nnodes, oversubscribed_nodes, acceptance;
+    long long quick;             /* /meta quick: 1 for a --quick run (small sizes: no profile floors) */
     char *version, *backend, *start, *deck, *deck_arch, *injected;
     int tests, verified_all, unsupported, wrong, errors, not_run, hung, cut;
     size_t listed_not_run;       /* /meta tests_not_run entries */

@@ -118,6 +118,8 @@ static void judge_profile(struct fleet *f, const struct mcf_profile *p, const si
             double v = g->med[rows[i]];
             if (!isfinite(v))
                 continue;
+            if (f->quick == 1 && (higher ? v < t->bound : v > t->bound))
+                continue;   /* a --quick run's small sizes are not what the floors are for (said once) */
             if (higher ? v < t->bound : v > t->bound)
                 add(f, rows[i], MCF_RULE_PROFILE, MCF_V_FAIL, g->test, g->metric, v, t->bound,
                     10 + fabs(v - t->bound) / fabs(t->bound),
@@ -419,6 +421,10 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
         if (have_prof)
             mcf_lines_add(&f->profiles, &f->oom, "%.100s (%zu GPU%s): profile %.100s (%.200s)\n", sr[a].name, n,
                           n == 1 ? "" : "s", prof.sku, prof.path);
+        if (have_prof && f->quick == 1)
+            mcf_lines_add(&f->profiles, &f->oom, "%.100s: a --quick run (small sizes, few repetitions): its figures "
+                          "are shown beside the profile, but not failed against its floors; run the deck for a "
+                          "verdict on them\n", sr[a].name);
         else
             mcf_lines_add(&f->profiles, &f->oom, "%.100s (%zu GPU%s): %s: the peer verdict alone\n", sr[a].name, n,
                           n == 1 ? "" : "s",
