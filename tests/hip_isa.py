@@ -3,8 +3,8 @@
 
 For each gfx target directory given:
   - every MFMA kernel k_mfma<T, ACC> contains the instruction T claims (the
-    mnemonic below, per CDNA generation, from AMD's CDNA2 and CDNA3 ISA
-    guides), exactly 2 x ACC of them inside its one loop and 3 x ACC in all,
+    mnemonic of kernels/hip/mfma_list.h, per CDNA generation, which
+    tests/test_mfma_layout checks against AMD's own tables), exactly 2 x ACC of them inside its one loop and 3 x ACC in all,
     and no other v_mfma; on a generation without the instruction, the kernel
     holds s_trap and no v_mfma (the host never launches it);
   - every self-test kernel k_selftest<T> (kernels/hip/selftest.hip) issues
@@ -20,41 +20,13 @@ import os
 import re
 import sys
 
-# struct in kernels/hip/mfma_ops.h -> (CDNA2 mnemonic, CDNA3 mnemonic); None: absent there
-MNEMONIC = {
-    "mfma_f64_16x16x4": ("v_mfma_f64_16x16x4f64", "v_mfma_f64_16x16x4_f64"),
-    "mfma_f64_4x4x4": ("v_mfma_f64_4x4x4f64", "v_mfma_f64_4x4x4_4b_f64"),
-    "mfma_f32_32x32x2": ("v_mfma_f32_32x32x2f32", "v_mfma_f32_32x32x2_f32"),
-    "mfma_f32_16x16x4": ("v_mfma_f32_16x16x4f32", "v_mfma_f32_16x16x4_f32"),
-    "mfma_f32_32x32x1": ("v_mfma_f32_32x32x1f32", "v_mfma_f32_32x32x1_2b_f32"),
-    "mfma_f32_16x16x1": ("v_mfma_f32_16x16x1f32", "v_mfma_f32_16x16x1_4b_f32"),
-    "mfma_f32_4x4x1": ("v_mfma_f32_4x4x1f32", "v_mfma_f32_4x4x1_16b_f32"),
-    "mfma_f16_32x32x8": ("v_mfma_f32_32x32x8f16", "v_mfma_f32_32x32x8_f16"),
-    "mfma_f16_16x16x16": ("v_mfma_f32_16x16x16f16", "v_mfma_f32_16x16x16_f16"),
-    "mfma_f16_32x32x4": ("v_mfma_f32_32x32x4f16", "v_mfma_f32_32x32x4_2b_f16"),
-    "mfma_f16_16x16x4": ("v_mfma_f32_16x16x4f16", "v_mfma_f32_16x16x4_4b_f16"),
-    "mfma_f16_4x4x4": ("v_mfma_f32_4x4x4f16", "v_mfma_f32_4x4x4_16b_f16"),
-    "mfma_bf16_32x32x8": ("v_mfma_f32_32x32x8bf16_1k", "v_mfma_f32_32x32x8_bf16"),
-    "mfma_bf16_16x16x16": ("v_mfma_f32_16x16x16bf16_1k", "v_mfma_f32_16x16x16_bf16"),
-    "mfma_bf16_32x32x4": ("v_mfma_f32_32x32x4bf16_1k", "v_mfma_f32_32x32x4_2b_bf16"),
-    "mfma_bf16_16x16x4": ("v_mfma_f32_16x16x4bf16_1k", "v_mfma_f32_16x16x4_4b_bf16"),
-    "mfma_bf16_4x4x4": ("v_mfma_f32_4x4x4bf16_1k", "v_mfma_f32_4x4x4_16b_bf16"),
-    "mfma_i8_32x32x8": ("v_mfma_i32_32x32x8i8", None),
-    "mfma_i8_16x16x16": ("v_mfma_i32_16x16x16i8", None),
-    "mfma_i8_32x32x4": ("v_mfma_i32_32x32x4i8", "v_mfma_i32_32x32x4_2b_i8"),
-    "mfma_i8_16x16x4": ("v_mfma_i32_16x16x4i8", "v_mfma_i32_16x16x4_4b_i8"),
-    "mfma_i8_4x4x4": ("v_mfma_i32_4x4x4i8", "v_mfma_i32_4x4x4_16b_i8"),
-    "mfma_i8_32x32x16": (None, "v_mfma_i32_32x32x16_i8"),
-    "mfma_i8_16x16x32": (None, "v_mfma_i32_16x16x32_i8"),
-    "mfma_fp8_fp8_16x16x32": (None, "v_mfma_f32_16x16x32_fp8_fp8"),
-    "mfma_bf8_bf8_16x16x32": (None, "v_mfma_f32_16x16x32_bf8_bf8"),
-    "mfma_fp8_bf8_16x16x32": (None, "v_mfma_f32_16x16x32_fp8_bf8"),
-    "mfma_bf8_fp8_16x16x32": (None, "v_mfma_f32_16x16x32_bf8_fp8"),
-    "mfma_fp8_bf8_32x32x16": (None, "v_mfma_f32_32x32x16_fp8_bf8"),
-    "mfma_bf8_fp8_32x32x16": (None, "v_mfma_f32_32x32x16_bf8_fp8"),
-    "mfma_fp8_fp8_32x32x16": (None, "v_mfma_f32_32x32x16_fp8_fp8"),
-    "mfma_bf8_bf8_32x32x16": (None, "v_mfma_f32_32x32x16_bf8_bf8"),
-}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import mfma_list  # noqa: E402  (tools/mfma_list.py)
+
+# struct in kernels/hip/mfma_ops.h -> (CDNA2 mnemonic, CDNA3 mnemonic); None: absent there. Read from
+# kernels/hip/mfma_list.h, the one list, whose mnemonics tests/test_mfma_layout checks against AMD's
+# own tables (tests/data/mfma-layouts)
+MNEMONIC = {r["name"]: r["asm"] for r in mfma_list.read()}
 # k_valu<T>: the FMA its chains must issue. Scalar FP32 must stay scalar: the
 # compiler would otherwise pair independent chains into v_pk_fma_f32 and the
 # fp32 test would measure the packed rate (hipcc runs with -fno-slp-vectorize).

@@ -25,10 +25,10 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mfma_list  # noqa: E402
+
 ARCHS = (("cdna2", "CDNA2", "gfx90a"), ("cdna3", "CDNA3", "gfx940/gfx941/gfx942"))
-# one X(...) row of MCF_MFMA_LIST, its continuation lines joined
-MFMA_ROW = re.compile(r"\bX\((\w+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+),\s*\w+,\s*\w+,\s*\w+,"
-                      r"\s*([01]),\s*([01]),\s*__builtin_amdgcn_(\w+),")
 # v3{17}.[15:0]  or  v[1:0]{5}  or  v2{0}
 CELL = re.compile(r"^v(?:(\d+)|\[(\d+):(\d+)\])\{(\d+)\}(?:\.\[(\d+):(\d+)\])?$")
 
@@ -37,17 +37,11 @@ def die(msg):
     sys.exit("mfma_layout_tables: " + msg)
 
 
-def parse_ops(path):
-    with open(path) as f:
-        raw = f.read()
-    text = raw.replace("\\\n", " ")
-    ops = [{"name": m.group(1), "shape": tuple(int(m.group(g)) for g in range(2, 6)),
-            "c2": m.group(7) == "1", "c3": m.group(8) == "1", "builtin": m.group(9)}
-           for m in MFMA_ROW.finditer(text)]
-    rows = len(re.findall(r"^\s*X\(", raw, re.M))
-    if not ops or len(ops) != rows:
-        die("%s: read %d of its %d X(...) rows" % (path, len(ops), rows))
-    return ops
+def parse_ops(srcdir):
+    try:
+        return mfma_list.read(srcdir)
+    except (OSError, ValueError) as e:
+        die(str(e))
 
 
 def calc(calculator, args):
@@ -137,7 +131,7 @@ def main():
     srcdir = sys.argv[2] if len(sys.argv) == 3 else os.path.join(os.path.dirname(__file__), "..")
     commit = subprocess.run(["git", "-C", calculator, "rev-parse", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or os.environ.get("CALC_COMMIT", "unknown")
-    ops = parse_ops(os.path.join(srcdir, "kernels/hip/mfma_list.h"))
+    ops = parse_ops(srcdir)
     outdir = os.path.join(srcdir, "tests/data/mfma-layouts")
     os.makedirs(outdir, exist_ok=True)
     for fname, arch, targets in ARCHS:
