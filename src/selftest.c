@@ -20,7 +20,7 @@ struct selftest_opts {
 
 /* What one block of lines (a device, or one generation the host plays) counted */
 struct tally {
-    int ok, bad, absent;
+    int ok, bad, absent, injected;   /* injected: instructions MCFLEET_INJECT_LAYOUT changed */
 };
 
 void mcf_selftest_usage(FILE *out)
@@ -51,8 +51,9 @@ void mcf_selftest_usage(FILE *out)
 "\n"
 "Exit status: 0 every instruction the device has is ok; 1 a mismatch (a wrong\n"
 "layout or a wrong result: send the MISMATCH line and the device header, see\n"
-"docs/amd.md); 2 usage (a bad option or MCFLEET_INJECT_LAYOUT); 3 runtime (no\n"
-"device, a failed GPU call, a backend without the self-test not built).\n");
+"docs/amd.md); 2 usage (a bad option, a backend without the self-test, or an\n"
+"MCFLEET_INJECT_LAYOUT that is malformed or injected nothing); 3 runtime (no\n"
+"device, a failed GPU call, a backend not built into this mcfleet).\n");
 }
 
 static int parse_arch(const char *a, struct selftest_opts *o, struct mcf_err *e)
@@ -149,13 +150,15 @@ static int run_block(const struct mcf_backend *be, void *state, int gen, int dev
         t->ok += rc == MCF_OK;
         t->bad += rc == MCF_EVERIFY;
         t->absent += rc == MCF_EUNSUPPORTED;
+        t->injected += injected;
     }
     fprintf(out, "%d ok, %d mismatched, %d absent on this %s\n", t->ok, t->bad, t->absent, gen ? "generation" : "GPU");
     return MCF_OK;
 }
 
 static int run_device(const struct mcf_backend *be, void *state, int dev, const struct selftest_opts *o,
-                      const struct mcf_layout_inject *inj, int *mismatches, FILE *out, struct mcf_err *e)
+                      const struct mcf_layout_inject *inj, int *mismatches, int *injected, FILE *out,
+                      struct mcf_err *e)
 {
     struct mcf_device_info info;
     struct tally t;
@@ -166,6 +169,7 @@ static int run_device(const struct mcf_backend *be, void *state, int dev, const 
     if (be->is_gpu) {
         MCF_TRY(run_block(be, state, 0, mcf_mfma_generation(info.arch), inj, &t, out, e));
         *mismatches += t.bad;
+        *injected += t.injected;
         return MCF_OK;
     }
     const int all[2] = { 2, 3 };
@@ -174,6 +178,7 @@ static int run_device(const struct mcf_backend *be, void *state, int dev, const 
         fprintf(out, "%s (CDNA%d), emulated by the host backend:\n", mcf_mfma_gfx(gens[g]), gens[g]);
         MCF_TRY(run_block(be, state, gens[g], gens[g], inj, &t, out, e));
         *mismatches += t.bad;
+        *injected += t.injected;
     }
     return MCF_OK;
 fail:
@@ -187,7 +192,7 @@ int mcf_selftest_main(int argc, char **argv, FILE *out, FILE *err)
     struct mcf_layout_inject inj;
     struct mcf_backend be;
     void *state = NULL;
-    int count = 0, mismatches = 0;
+    int count = 0, mismatches = 0, injected = 0;
     if (parse(argc, argv, &o, &e) != MCF_OK) {
         fprintf(err, "mcfleet selftest: %s\nTry 'mcfleet selftest --help'.\n", e.msg);
         return MCF_EXIT_USAGE;
@@ -209,7 +214,11 @@ int mcf_selftest_main(int argc, char **argv, FILE *out, FILE *err)
         MCF_FAIL(&e, MCF_EINPUT, "--device %d: the %s backend sees %d device%s (0 to %d)", o.device, be.name,
                  count, count == 1 ? "" : "s", count - 1);
     for (int d = o.device >= 0 ? o.device : 0; d < (o.device >= 0 ? o.device + 1 : count); d++)
-        MCF_TRY(run_device(&be, state, d, &o, &inj, &mismatches, out, &e));
+        MCF_TRY(run_device(&be, state, d, &o, &inj, &mismatches, &injected, out, &e));
+    /* an injection that changed nothing would pass for a self-test that misses faults */
+    if (inj.active && !injected)
+        MCF_FAIL(&e, MCF_EINPUT, "%s=%s injected nothing: no instruction run matches it with a register a[%d] "
+                 "(see each instruction's registers in docs/amd.md)", MCF_INJECT_LAYOUT_ENV, spec, inj.reg);
     be.finalize(state);
     return mismatches ? MCF_EXIT_VERIFY : MCF_EXIT_OK;
 fail:

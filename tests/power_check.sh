@@ -88,4 +88,21 @@ expect_in "$work/one.txt" "power-check"
 expect_in "$work/ok.txt" "power figures: rsmi on 2 of 2 GPUs"
 expect_in "$work/sku.txt" "the two power sources differ the same way on 2 of 2 GPUs on 2 tests (pw-valu, pw-triad), median ratio 1.250:"
 grep -q "power-check" "$work/ok.txt" && fail "a power-check in the agreeing run's report"
+# malformed: a ratio that is no ratio of two powers, a ratio with no source named
+for case in negative unnamed; do
+    cp "$work/one.h5" "$work/$case.h5"
+    "$PYTHON_H5" - "$work/$case.h5" "$case" <<'PY' || fail "editing $case"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as h:
+    g = h["/results/pw-valu"]
+    if sys.argv[2] == "negative":
+        g["test_power_ratio"][1] = -1.0
+    else:
+        g["test_power_ratio_source"][1] = b""
+PY
+    rc=0; "$MCFLEET" report "$work/$case.h5" >"$work/$case.txt" 2>&1 || rc=$?
+    [ $rc = 2 ] || { cat "$work/$case.txt"; fail "$case: report exit $rc, expected 2 (malformed)"; }
+done
+expect_in "$work/negative.txt" "/results/pw-valu/test_power_ratio: rank 1: -1 is not a ratio of two powers"
+expect_in "$work/unnamed.txt" "/results/pw-valu/test_power_ratio_source: empty where rank 1 has a ratio"
 exit 0

@@ -81,6 +81,14 @@ rc=0
 MCFLEET_INJECT_LAYOUT='x:64:0' "$MCFLEET" selftest --backend host >"$work/out" 2>"$work/err" || rc=$?
 expect_rc 2
 expect_in "$work/err" "MCFLEET_INJECT_LAYOUT='x:64:0': LANE must be a whole number from 0 to 63"
+# an injection that changes nothing (no such instruction; a register past the
+# matched one's) is an error, not a pass
+for spec in 'nomatch*:5:3' 'v_mfma_f32_32x32x2*:63:31'; do
+    rc=0
+    MCFLEET_INJECT_LAYOUT="$spec" "$MCFLEET" selftest --backend host >"$work/out" 2>"$work/err" || rc=$?
+    expect_rc 2
+    expect_in "$work/err" "MCFLEET_INJECT_LAYOUT=$spec injected nothing"
+done
 
 # help: the subcommand's, and mcfleet --help lists it
 rc=0

@@ -329,6 +329,33 @@ static double *read_column(struct fleet *f, hid_t g, const char *gname, const ch
     return v;
 }
 
+/* test_power_ratio and its source's name: a ratio of two powers is positive
+ * and finite (a source gone wrong reads far off, which the power-check
+ * reports; a ratio up to 1e6 is taken for one), and where there is one, the
+ * other source is named. */
+static void check_power_ratio(struct fleet *f, hid_t g, const char *gname, struct evidence *ev)
+{
+    const double *q = ev->col[EV_POWER_RATIO];
+    char obj[512];
+    int named = mcf_rd_strings(&f->rd, g, gname, "test_power_ratio_source", f->nranks, &ev->ratio_src) > 0;
+    for (size_t r = 0; named && r < ev->ratio_src.n; r++)
+        mcf_rd_clean(ev->ratio_src.buf + r * ev->ratio_src.stride);
+    for (size_t r = 0; r < f->nranks; r++) {
+        if (isnan(q[r]))
+            continue;
+        if (!(q[r] > 0 && q[r] <= 1e6)) {
+            mcf_rd_name(obj, sizeof obj, gname, "test_power_ratio");
+            mcf_rd_bad(&f->rd, obj, "rank %zu: %g is not a ratio of two powers", r, q[r]);
+            return;
+        }
+        if (!named || !mcf_strs_at(&ev->ratio_src, r)[0]) {
+            mcf_rd_name(obj, sizeof obj, gname, "test_power_ratio_source");
+            mcf_rd_bad(&f->rd, obj, "%s where rank %zu has a ratio", named ? "empty" : "missing", r);
+            return;
+        }
+    }
+}
+
 static void read_evidence(struct fleet *f, hid_t g, const char *gname, const char *test)
 {
     struct evidence ev = { 0 };
@@ -337,10 +364,8 @@ static void read_evidence(struct fleet *f, hid_t g, const char *gname, const cha
         any |= (ev.col[k] = read_column(f, g, gname, mcf_ev_names[k])) != NULL;
     if (!any)
         return;
-    if (ev.col[EV_POWER_RATIO] &&
-        mcf_rd_strings(&f->rd, g, gname, "test_power_ratio_source", f->nranks, &ev.ratio_src) > 0)
-        for (size_t r = 0; r < ev.ratio_src.n; r++)
-            mcf_rd_clean(ev.ratio_src.buf + r * ev.ratio_src.stride);
+    if (ev.col[EV_POWER_RATIO])
+        check_power_ratio(f, g, gname, &ev);
     if (f->nev == f->capev) {
         size_t cap = f->capev ? 2 * f->capev : 32;
         struct evidence *v = realloc(f->ev, cap * sizeof *v);

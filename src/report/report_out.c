@@ -445,7 +445,8 @@ void mcf_report_print_json(struct fleet *f, const struct world *w, const char *p
     json_str(out, f->backend ? f->backend : "");
     fprintf(out, ", \"deck\": ");
     json_str(out, f->deck ? f->deck : "");
-    fprintf(out, ", \"acceptance\": %s, \"deck_arch\": ", f->acceptance == 1 ? "true" : "false");
+    fprintf(out, ", \"acceptance\": %s, \"quick\": %s, \"deck_arch\": ", f->acceptance == 1 ? "true" : "false",
+            f->quick == 1 ? "true" : "false");
     json_str(out, f->deck_arch ? f->deck_arch : "");
     fprintf(out, ", \"injected\": ");
     json_str(out, f->injected ? f->injected : "");
@@ -498,6 +499,8 @@ void mcf_report_print_json(struct fleet *f, const struct world *w, const char *p
         json_str(out, str_at(&f->device, r));
         fprintf(out, ", \"device_arch\": ");
         json_str(out, str_at(&f->arch, r));
+        fprintf(out, ", \"power_source\": ");
+        json_str(out, str_at(&f->primary_source, r));
         fprintf(out, ", \"cores_local_to_gpu\": %lld,\n   \"verdict\": \"%s\", \"attribution\": \"%s\", \"severity\": ",
                 int_at(f->local, r), mcf_vlevel_names[ro->gpu[r]], mcf_attr_names[ro->attr[r]]);
         json_num(out, ro->severity[r]);
