@@ -64,6 +64,7 @@ PY
 name=h200x2-shared
 cp "$srcdir/docs/bench/2026-11-26-x2-disturbed/run2-disturbed.h5" "$work/$name.h5"
 judge "$name" 1 FAIL 1 'assert {c["rule"] for c in g[1]["causes"]} == {"profile", "clock-check"}, g[1]["causes"]
+assert not any("no SKU profile" in p for p in d["profiles"]), ("a profile and no profile at once", d["profiles"])
 assert "power 509 W (fleet median 315)" in g[1]["evidence"], g[1]["evidence"]'
 
 # a real --quick run on one H200 (docs/bench/2026-11-26-cuda-smoke): its
@@ -73,7 +74,8 @@ assert "power 509 W (fleet median 315)" in g[1]["evidence"], g[1]["evidence"]'
 name=h200-quick
 cp "$srcdir/docs/bench/2026-11-26-cuda-smoke/quick.h5" "$work/$name.h5"
 judge "$name" 0 WARN 0 'assert {c["rule"] for c in g[0]["causes"]} == {"clock-check"}, g[0]["causes"]
-assert any("a --quick run" in p for p in d["profiles"]), d["profiles"]'
+assert any("a --quick run" in p for p in d["profiles"]), d["profiles"]
+assert not any("no SKU profile" in p for p in d["profiles"]), d["profiles"]'
 name=h200-quick-as-full
 cp "$srcdir/docs/bench/2026-11-26-cuda-smoke/quick.h5" "$work/$name.h5"
 "$PY" -c 'import sys, h5py; h5py.File(sys.argv[1], "r+")["meta"].attrs["quick"] = 0' "$work/$name.h5"

@@ -421,15 +421,15 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
         if (have_prof)
             mcf_lines_add(&f->profiles, &f->oom, "%.100s (%zu GPU%s): profile %.100s (%.200s)\n", sr[a].name, n,
                           n == 1 ? "" : "s", prof.sku, prof.path);
-        if (have_prof && f->quick == 1)
-            mcf_lines_add(&f->profiles, &f->oom, "%.100s: a --quick run (small sizes, few repetitions): its figures "
-                          "are shown beside the profile, but not failed against its floors; run the deck for a "
-                          "verdict on them\n", sr[a].name);
         else
             mcf_lines_add(&f->profiles, &f->oom, "%.100s (%zu GPU%s): %s: the peer verdict alone\n", sr[a].name, n,
                           n == 1 ? "" : "s",
                           f->opts->no_profiles ? "profiles not used (--no-profiles)"
                           : dir ? "no SKU profile matches" : "no profile directory (--profiles DIR)");
+        if (have_prof && f->quick == 1)
+            mcf_lines_add(&f->profiles, &f->oom, "%.100s: a --quick run (small sizes, few repetitions): its figures "
+                          "are shown beside the profile, but not failed against its floors; run the deck for a "
+                          "verdict on them\n", sr[a].name);
         if (n < 2)
             mcf_lines_add(&f->profiles, &f->oom, "%.100s: one GPU of its kind, no peers: judged by its profile, "
                           "health and verification alone\n", sr[a].name);
