@@ -338,8 +338,6 @@ static void check_power_ratio(struct fleet *f, hid_t g, const char *gname, struc
     const double *q = ev->col[EV_POWER_RATIO];
     char obj[512];
     int named = mcf_rd_strings(&f->rd, g, gname, "test_power_ratio_source", f->nranks, &ev->ratio_src) > 0;
-    for (size_t r = 0; named && r < ev->ratio_src.n; r++)
-        mcf_rd_clean(ev->ratio_src.buf + r * ev->ratio_src.stride);
     for (size_t r = 0; r < f->nranks; r++) {
         if (isnan(q[r]))
             continue;
@@ -768,9 +766,7 @@ static void read_primary_source(struct fleet *f, hid_t file)
     hid_t p = H5I_INVALID_HID;
     if (mcf_rd_open(&f->rd, file, "", "power", H5I_GROUP, &p) <= 0)
         return;
-    if (mcf_rd_strings(&f->rd, p, "/power", "primary_source", f->nranks, &f->primary_source) > 0)
-        for (size_t r = 0; r < f->primary_source.n; r++)
-            mcf_rd_clean(f->primary_source.buf + r * f->primary_source.stride);
+    mcf_rd_strings(&f->rd, p, "/power", "primary_source", f->nranks, &f->primary_source);   /* cleaned as read */
     H5Gclose(p);
 }
 
