@@ -91,10 +91,9 @@ static void source_names(const struct mcf_power_figures *pf, char *out, size_t c
         len += (size_t)snprintf(out + len, cap - len, "%s%s", j ? "," : "", pf->sources[j].src->name);
 }
 
-static int record_test(struct mcf_h5 *h, const struct mcf_power_figures *pf, const struct mcf_test_power *f,
-                       const struct mcf_result *r, struct mcf_err *e)
+static int record_test(struct mcf_h5 *h, const struct mcf_power_figures *pf, const char *names,
+                       const struct mcf_test_power *f, const struct mcf_result *r, struct mcf_err *e)
 {
-    char names[256];
     int reps = r->inst->repetitions, flops = f->rate == MCF_RATE_FLOPS;
     const char *rate = flops ? "gflops_per_w" : "gbs_per_w", *unit = flops ? "GFLOP/s/W" : "GB/s/W";
     char g[256], name[64], path[384];
@@ -131,7 +130,6 @@ static int record_test(struct mcf_h5 *h, const struct mcf_power_figures *pf, con
     /* two readings of one power: every source's, and the one that departs
      * most from the primary's, over it (the report's power-check) */
     MCF_TRY(row(h, g, "source_avg_power_w", f->source_w, pf->nsources, "W", e));
-    source_names(pf, names, sizeof names);
     snprintf(path, sizeof path, "%s/source_avg_power_w", g);
     MCF_TRY(mcf_h5_attr_str(h, path, "sources", names, e));
     MCF_TRY(row(h, g, "test_power_ratio", &f->power_ratio, 0, "1", e));
@@ -187,6 +185,7 @@ fail:
 int mcf_record_power(struct mcf_h5 *h, const struct mcf_power_figures *f, const struct mcf_result *res, int n,
                      struct mcf_err *e)
 {
+    char names[256];
     MCF_TRY(mcf_h5_group(h, "/power", e));
     MCF_TRY(mcf_h5_attr_long(h, "/power", "per_test_figures", f->per_test, e));
     for (int i = 0; i < f->nsources; i++)
@@ -194,8 +193,9 @@ int mcf_record_power(struct mcf_h5 *h, const struct mcf_power_figures *f, const 
     MCF_TRY(mcf_h5_rows_str(h, "/power/primary_source", f->primary >= 0 ? f->sources[f->primary].src->name : "", e));
     if (!f->per_test)
         return MCF_OK;
+    source_names(f, names, sizeof names);   /* every test's source_avg_power_w columns */
     for (int i = 0; i < n && i < f->ntests; i++)
-        MCF_TRY(record_test(h, f, &f->tests[i], &res[i], e));
+        MCF_TRY(record_test(h, f, names, &f->tests[i], &res[i], e));
     for (int m = 0; m < f->nmodels; m++)
         MCF_TRY(record_model(h, &f->models[m], res, n, e));
     return MCF_OK;
