@@ -20,8 +20,10 @@ static const char *shape_text(const struct mcf_kernel *k, char *buf, size_t len)
 /* B's format is A's unless a test pairs two FP8 formats */
 static const char *dtype_b_text(const struct mcf_kernel *k, char *buf, size_t len)
 {
+    enum mcf_dtype ta, tb;
     (void)buf; (void)len;
-    return mcf_dtype_names[k->dtype_b == MCF_DTYPE_COUNT ? k->dtype : k->dtype_b];
+    mcf_kernel_operands(k, &ta, &tb);
+    return mcf_dtype_names[tb];
 }
 
 #define ENUM(n) .names = n##_names, .nnames = (int)(sizeof n##_names / sizeof n##_names[0])
@@ -432,6 +434,50 @@ const struct mcf_key_use *mcf_family_key(enum mcf_family f, const char *name)
         if (!strcmp(u->key, name))
             return u;
     return NULL;
+}
+
+void mcf_kernel_derive(const struct mcf_kernel *from, enum mcf_family to, struct mcf_kernel *out)
+{
+    struct mcf_kernel k = *from;   /* label, seed, inject_fault, cut: the test's own */
+    k.family = to;
+    for (const struct mcf_key_use *u = mcf_families[to].keys; u->key; u++)
+        if (u->def != MCF_KEY_REQUIRED && !mcf_family_key(from->family, u->key))
+            mcf_key_set(mcf_kernel_key(u->key), &k, u->def);
+    *out = k;
+}
+
+void mcf_streams_work(const struct mcf_kernel *k, int stream, struct mcf_kernel *out)
+{
+    const uint64_t times = stream == 0 ? (uint64_t)k->imbalance : 1;   /* stream 0 is the heavy one */
+    if (k->work == MCF_WORK_MATRIX) {
+        mcf_kernel_derive(k, MCF_FAMILY_MATRIX, out);
+        out->iterations = k->iterations * times;
+    } else {
+        mcf_kernel_derive(k, MCF_FAMILY_MEMORY, out);
+        out->op = MCF_OP_TRIAD;
+        out->bytes = k->bytes * times;
+    }
+}
+
+void mcf_kernel_operands(const struct mcf_kernel *k, enum mcf_dtype *a, enum mcf_dtype *b)
+{
+    /* only a pair of FP8 formats names B's type (matrix_check's rule): an
+     * unset dtype_b, MCF_DTYPE_COUNT or a struct's 0 (fp64), means dtype */
+    *a = k->dtype;
+    *b = is_fp8(k->dtype) && is_fp8(k->dtype_b) ? k->dtype_b : k->dtype;
+}
+
+const char *mcf_kernel_operands_differ(const struct mcf_kernel *k, enum mcf_dtype a, enum mcf_dtype b, char *why,
+                                       size_t len)
+{
+    enum mcf_dtype ka, kb;
+    mcf_kernel_operands(k, &ka, &kb);
+    if (ka == a && kb == b)
+        return NULL;
+    snprintf(why, len, "internal error: the reference would multiply %s by %s, the instruction multiplies %s by %s "
+             "(a %s test's kernel; the result could not be checked)", mcf_dtype_names[ka], mcf_dtype_names[kb],
+             mcf_dtype_names[a], mcf_dtype_names[b], mcf_family_names[k->family]);
+    return why;
 }
 
 uint64_t mcf_key_get(const struct mcf_key *key, const void *base)

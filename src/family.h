@@ -78,6 +78,26 @@ const struct mcf_key_use *mcf_family_key(enum mcf_family f, const char *name);
 /* Index of the key in the family's list (the bit of `given`); -1 if absent. */
 int mcf_family_key_index(enum mcf_family f, const char *name);
 
+/* A kernel of family `to` made from a test of another family (a streams
+ * test's matrix or triad work): the keys both families take keep the test's
+ * values, every other key of `to` takes `to`'s default, never what the test's
+ * struct happened to hold there (a streams test's unset dtype_b, 0, is fp64:
+ * issue 31). Fields no key owns (label, inject_fault, cut) are kept. */
+void mcf_kernel_derive(const struct mcf_kernel *from, enum mcf_family to, struct mcf_kernel *out);
+/* What stream `stream` of a streams test k runs, for every backend: matrix
+ * work is a matrix kernel of k's type, shape, inputs and iterations (its
+ * other keys the matrix family's defaults), memory work a triad of k's type
+ * over k's bytes per array; stream 0 does `imbalance` times the others' work. */
+void mcf_streams_work(const struct mcf_kernel *k, int stream, struct mcf_kernel *out);
+/* The types of a matrix kernel's operands A and B, as the reference computes
+ * them: B is dtype unless dtype and dtype_b are two FP8 formats (whatever
+ * else dtype_b holds, 0 in a struct no deck filled included, means dtype). */
+void mcf_kernel_operands(const struct mcf_kernel *k, enum mcf_dtype *a, enum mcf_dtype *b);
+/* NULL when the instruction bound for k multiplies the operand types the
+ * reference does (a and b); else why not, written into why. */
+const char *mcf_kernel_operands_differ(const struct mcf_kernel *k, enum mcf_dtype a, enum mcf_dtype b, char *why,
+                                       size_t len);
+
 /* A key's value in a struct (base: the struct its offset is into). */
 uint64_t mcf_key_get(const struct mcf_key *key, const void *base);
 void mcf_key_set(const struct mcf_key *key, void *base, uint64_t v);

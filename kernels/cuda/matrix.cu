@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "family.h"   /* mcf_kernel_operands */
 #include "gpu_mrun.h"
 #include "matrix.h"
 #include "mma_traits.cuh"
@@ -127,9 +128,10 @@ template <class T> static void launch_mma(struct mrun *r)
         k_mma<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(r->b.dA, r->b.dB, r->b.dNB, (C *)r->b.dout, r->half, r->b.clk, r->span);
 }
 
-template <class T> static void bind(struct mrun *r, double (*decode)(const void *, size_t))
+template <class T> static void bind(struct mrun *r, enum mcf_dtype t, double (*decode)(const void *, size_t))
 {
     r->m = T::M; r->n = T::N; r->kk = T::K;
+    r->ta = r->tb = t;        /* mma.sync multiplies one type by itself */
     r->default_warps = 16;
     r->fp8 = MCF_FP8_OCP;
     snprintf(r->insn, sizeof r->insn, "mma.sync");
@@ -144,18 +146,18 @@ static int choose_mma(struct mrun *r, enum mcf_dtype t, const int *shape, int sm
 #define IS(m, n, k) (shape[0] == (m) && shape[1] == (n) && shape[2] == (k))
     switch (t) {
     case MCF_FP64:
-        if (IS(8, 8, 4)) { bind<mma_f64>(r, mdecode_f64); return 1; }
-        if (IS(16, 8, 4) && sm90) { bind<mma_f64_16x8<4> >(r, mdecode_f64); return 1; }
-        if (IS(16, 8, 8) && sm90) { bind<mma_f64_16x8<8> >(r, mdecode_f64); return 1; }
-        if (IS(16, 8, 16) && sm90) { bind<mma_f64_16x8<16> >(r, mdecode_f64); return 1; }
+        if (IS(8, 8, 4)) { bind<mma_f64>(r, t, mdecode_f64); return 1; }
+        if (IS(16, 8, 4) && sm90) { bind<mma_f64_16x8<4> >(r, t, mdecode_f64); return 1; }
+        if (IS(16, 8, 8) && sm90) { bind<mma_f64_16x8<8> >(r, t, mdecode_f64); return 1; }
+        if (IS(16, 8, 16) && sm90) { bind<mma_f64_16x8<16> >(r, t, mdecode_f64); return 1; }
         break;
-    case MCF_TF32: if (IS(16, 8, 8)) { bind<mma_tf32>(r, mdecode_f32); return 1; } break;
-    case MCF_FP16: if (IS(16, 8, 16)) { bind<mma_f16>(r, mdecode_f32); return 1; } break;
-    case MCF_BF16: if (IS(16, 8, 16)) { bind<mma_bf16>(r, mdecode_f32); return 1; } break;
-    case MCF_FP16_ACC16: if (IS(16, 8, 16)) { bind<mma_f16_acc16>(r, mdecode_f16); return 1; } break;
-    case MCF_FP8_E4M3: if (IS(16, 8, 32)) { bind<mma_e4m3>(r, mdecode_f32); return 1; } break;
-    case MCF_FP8_E5M2: if (IS(16, 8, 32)) { bind<mma_e5m2>(r, mdecode_f32); return 1; } break;
-    case MCF_INT8: if (IS(16, 8, 32)) { bind<mma_s8>(r, mdecode_s32); return 1; } break;
+    case MCF_TF32: if (IS(16, 8, 8)) { bind<mma_tf32>(r, t, mdecode_f32); return 1; } break;
+    case MCF_FP16: if (IS(16, 8, 16)) { bind<mma_f16>(r, t, mdecode_f32); return 1; } break;
+    case MCF_BF16: if (IS(16, 8, 16)) { bind<mma_bf16>(r, t, mdecode_f32); return 1; } break;
+    case MCF_FP16_ACC16: if (IS(16, 8, 16)) { bind<mma_f16_acc16>(r, t, mdecode_f16); return 1; } break;
+    case MCF_FP8_E4M3: if (IS(16, 8, 32)) { bind<mma_e4m3>(r, t, mdecode_f32); return 1; } break;
+    case MCF_FP8_E5M2: if (IS(16, 8, 32)) { bind<mma_e5m2>(r, t, mdecode_f32); return 1; } break;
+    case MCF_INT8: if (IS(16, 8, 32)) { bind<mma_s8>(r, t, mdecode_s32); return 1; } break;
     default: break;
     }
 #undef IS
@@ -192,10 +194,12 @@ static int matrix_setup(void *state, const struct mcf_kernel *k, void **ks, stru
         path = k->shape[0] == 64 ? MCF_PATH_WGMMA_SS : MCF_PATH_MMA;
     if (path == MCF_PATH_MFMA)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "MFMA is AMD's: this is an NVIDIA GPU");
-    if (k->dtype_b != MCF_DTYPE_COUNT)
+    enum mcf_dtype ta, tb;
+    mcf_kernel_operands(k, &ta, &tb);
+    if (ta != tb)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
-                           "mixed FP8 operands (%s x %s) are not built for NVIDIA GPUs", mcf_dtype_names[k->dtype],
-                           mcf_dtype_names[k->dtype_b]);
+                           "mixed FP8 operands (%s x %s) are not built for NVIDIA GPUs", mcf_dtype_names[ta],
+                           mcf_dtype_names[tb]);
     if ((path == MCF_PATH_WGMMA_SS || path == MCF_PATH_WGMMA_RS) && !cuda_wgmma_available(s))
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "wgmma needs an sm_90 GPU and this binary's sm_90a code (this is sm_%d%d)",

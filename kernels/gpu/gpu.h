@@ -71,11 +71,12 @@ int gpu_check_output(enum mcf_memop op, enum mcf_dtype dtype, int intensity, con
 int gpu_init_arrays(enum mcf_dtype dtype, void *a, void *b, void *c, size_t n, int blocks, gpuStream_t st,
                     struct mcf_err *e);
 
-/* The vendor's matrix work for the streams family: `iterations` MMAs of k's
- * type and shape per warp, launched on st, stamping the kernel's span (the
- * earliest block start, the latest block end) into span[0], span[1]. */
-int gpu_mwork_create(struct gpu_state *s, const struct mcf_kernel *k, uint64_t iterations, gpuStream_t st,
-                     unsigned long long *span, void **work, struct mcf_err *e);
+/* The vendor's matrix work for the streams family: w is a matrix kernel
+ * (mcf_streams_work's), run with one block of 4 warps per SM, launched on st,
+ * stamping the kernel's span (the earliest block start, the latest block end)
+ * into span[0], span[1]. */
+int gpu_mwork_create(struct gpu_state *s, const struct mcf_kernel *w, gpuStream_t st, unsigned long long *span,
+                     void **work, struct mcf_err *e);
 void gpu_mwork_launch(void *work);
 int gpu_mwork_check(void *work, int inject_fault, struct mcf_err *e);
 void gpu_mwork_free(void *work);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "family.h"   /* mcf_kernel_operands_differ */
 #include "gpu_mrun.h"
 
 static void mrun_free(struct mrun *r)
@@ -22,6 +23,13 @@ static int mrun_setup(void *state, const struct mcf_kernel *k, void **ks, struct
     r->stream = s->stream;
     r->blk = 1;
     MCF_TRY(gpu_mrun_bind(r, k, e));
+    {
+        /* the reference multiplies what the instruction does, or nothing runs:
+         * a wrong operand type reads as a wrong result (issue 31) */
+        char why[256];
+        if (mcf_kernel_operands_differ(k, r->ta, r->tb, why, sizeof why))
+            MCF_FAIL(e, MCF_ERUNTIME, "%s %s %dx%dx%d: %s", r->insn, mcf_dtype_names[k->dtype], r->m, r->n, r->kk, why);
+    }
     if (k->mode == MCF_MODE_LATENCY) {
         r->acc = 1; r->blocks = 1; r->threads = GPU_WARP;
     } else {
@@ -90,14 +98,11 @@ GPU_HOST_OPS(gpu_mrun_ops, mrun_setup, mrun_run, mrun_verify, mrun_teardown);
 
 /* ------------------------------------------------------------ work for the streams family */
 
-int gpu_mwork_create(struct gpu_state *s, const struct mcf_kernel *k, uint64_t iterations, gpuStream_t st,
-                     unsigned long long *span, void **work, struct mcf_err *e)
+int gpu_mwork_create(struct gpu_state *s, const struct mcf_kernel *k, gpuStream_t st, unsigned long long *span,
+                     void **work, struct mcf_err *e)
 {
     struct mcf_kernel w = *k;
     struct mrun *r = NULL;
-    w.family = MCF_FAMILY_MATRIX;
-    w.mode = MCF_MODE_THROUGHPUT;
-    w.iterations = iterations;
     w.occupancy = 4;            /* one block of 4 warps per SM: room for other streams' kernels */
     MCF_TRY(mrun_setup(s, &w, (void **)&r, e));
     r->stream = st;

@@ -14,9 +14,10 @@ struct mrun {
     struct gpu_state *s;
     struct mcf_kernel k;
     /* bound by the vendor: instruction shape, blocks per instruction (AMD's
-     * multi-block MFMAs; 1 elsewhere), result element size and decoder, the
+     * multi-block MFMAs; 1 elsewhere), operand types, result element size and decoder, the
      * FP8 encoding, the default warps per SM, the instruction's name */
     int m, n, kk, blk, out_bytes, default_warps;
+    enum mcf_dtype ta, tb;            /* the types the instruction multiplies, A's and B's */
     enum mcf_fp8_kind fp8;
     double (*decode)(const void *out, size_t i);
     void (*launch)(struct mrun *r);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "family.h"   /* mcf_kernel_operands */
 #include "gpu_mtiles.h"
 
 
@@ -53,7 +54,8 @@ int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *
                 struct mcf_err *e)
 {
     uint64_t rng = kern->seed;
-    enum mcf_dtype ta = kern->dtype, tb = kern->dtype_b == MCF_DTYPE_COUNT ? kern->dtype : kern->dtype_b;
+    enum mcf_dtype ta, tb;
+    mcf_kernel_operands(kern, &ta, &tb);
     /* int8 multiplies j, not j/8: the same product scaled by 64 */
     long double scale = kern->dtype == MCF_INT8 ? 64.0L : 1.0L;
     memset(t, 0, sizeof *t);
@@ -113,7 +115,8 @@ fail:
 int mbuffers_make(struct mbuffers *b, int m, int n, int k, const struct mcf_kernel *kern, enum mcf_fp8_kind fp8,
                   size_t out_bytes, struct mcf_err *e)
 {
-    enum mcf_dtype ta = kern->dtype, tb = kern->dtype_b == MCF_DTYPE_COUNT ? kern->dtype : kern->dtype_b;
+    enum mcf_dtype ta, tb;
+    mcf_kernel_operands(kern, &ta, &tb);
     memset(b, 0, sizeof *b);
     MCF_TRY(mtiles_make(&b->tiles, m, n, k, kern, fp8, e));
     MCF_TRY(mtile_upload(ta, b->tiles.a, m * k, 0, fp8, &b->dA, e));

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "family.h"   /* mcf_streams_work */
 #include "gpu.h"
 
 #define BLOCK 256
@@ -63,20 +64,17 @@ static int streams_setup(void *state, const struct mcf_kernel *k, void **ks, str
     r->k = *k;
     r->n = k->streams;
     GPU_TRY(e, gpuMalloc((void **)&r->span, sizeof(unsigned long long) * 2 * r->n));
-    if (k->work == MCF_WORK_MATRIX) {
-        for (int i = 0; i < r->n; i++) {
-            GPU_TRY(e, gpuStreamCreateWithFlags(&r->st[i], gpuStreamNonBlocking));
-            MCF_TRY(gpu_mwork_create(s, k, k->iterations * (i == 0 ? (uint64_t)k->imbalance : 1), r->st[i],
-                                     r->span + 2 * i, &r->mwork[i], e));
-        }
-        *ks = r;
-        return MCF_OK;
-    }
     for (int i = 0; i < r->n; i++) {
-        r->len[i] = k->bytes / es * (i == 0 ? (size_t)k->imbalance : 1);
+        struct mcf_kernel w;
+        mcf_streams_work(k, i, &w);
+        GPU_TRY(e, gpuStreamCreateWithFlags(&r->st[i], gpuStreamNonBlocking));
+        if (k->work == MCF_WORK_MATRIX) {
+            MCF_TRY(gpu_mwork_create(s, &w, r->st[i], r->span + 2 * i, &r->mwork[i], e));
+            continue;
+        }
+        r->len[i] = w.bytes / es;
         size_t want = (r->len[i] + BLOCK * 4 - 1) / (BLOCK * 4);
         r->blocks[i] = want < (size_t)s->sms ? (int)want : s->sms;
-        GPU_TRY(e, gpuStreamCreateWithFlags(&r->st[i], gpuStreamNonBlocking));
         GPU_TRY(e, gpuMalloc(&r->a[i], r->len[i] * es));
         GPU_TRY(e, gpuMalloc(&r->b[i], r->len[i] * es));
         GPU_TRY(e, gpuMalloc(&r->c[i], r->len[i] * es));

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "family.h"   /* mcf_kernel_operands */
 #include "gpu_mrun.h"
 #include "mfma_insn.h"
 #include "mfma_ops.h"
@@ -79,6 +80,7 @@ template <class T> static int bind(struct mrun *r, enum mcf_mfma_id id, double (
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "%s does not exist on %s (CDNA%d)",
                            in->mnemonic[0][0] ? in->mnemonic[0] : in->mnemonic[1], r->s->prop.gcnArchName, gen);
     r->m = T::M; r->n = T::N; r->kk = T::K; r->blk = T::BLK;
+    r->ta = in->ta; r->tb = in->tb;
     r->out_bytes = (int)sizeof(typename T::cout);
     r->launch = launch_mfma<T>;
     r->decode = decode;
@@ -92,7 +94,9 @@ template <class T> static int bind(struct mrun *r, enum mcf_mfma_id id, double (
 int gpu_mrun_bind(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e)
 {
     const int *sh = k->shape;
-    int mixed = k->dtype_b != MCF_DTYPE_COUNT;   /* the deck allows it for FP8 pairs only */
+    enum mcf_dtype ta, tb;
+    mcf_kernel_operands(k, &ta, &tb);
+    int mixed = ta != tb;   /* the deck allows it for FP8 pairs only */
 #define IS(m, n, kk) (sh[0] == (m) && sh[1] == (n) && sh[2] == (kk))
 #define BIND(T, dec) return bind<T>(r, MCF_MFMA_##T, dec, e)
     if (!cdna_generation(r->s))

@@ -4,6 +4,7 @@
  * in src/run/concurrency.c turns the intervals into speedup, overlap and fairness. */
 #include <stdlib.h>
 
+#include "family.h"   /* mcf_streams_work */
 #include "host.h"
 
 struct streams_run {
@@ -30,24 +31,21 @@ static int streams_setup(void *state, const struct mcf_kernel *k, void **ks, str
 {
     struct streams_run *r = NULL;
     uint64_t amount[MCF_MAX_STREAMS];
+    struct mcf_kernel w;   /* each stream's work differs only in its amount */
     (void)state;
     MCF_ALLOC(e, r, 1);
     r->k = *k;
     r->n = k->streams;
     for (int i = 0; i < r->n; i++) {
-        uint64_t base = k->work == MCF_WORK_MATRIX ? k->iterations
-                                                   : k->bytes / (uint64_t)mcf_dtype_size(k->dtype);
-        amount[i] = i == 0 ? base * (uint64_t)k->imbalance : base;   /* stream 0 is the heavy one */
+        mcf_streams_work(k, i, &w);
+        amount[i] = k->work == MCF_WORK_MATRIX ? w.iterations : w.bytes / (uint64_t)mcf_dtype_size(w.dtype);
     }
     if (k->work == MCF_WORK_MATRIX) {
-        MCF_TRY(host_tiles_create(k, r->n, amount, &r->tiles, e));
+        MCF_TRY(host_tiles_create(&w, r->n, amount, &r->tiles, e));
         r->fn = host_tiles_work;
         r->job = r->tiles;
     } else {
-        struct mcf_kernel triad = *k;
-        triad.family = MCF_FAMILY_MEMORY;
-        triad.op = MCF_OP_TRIAD;
-        MCF_TRY(host_arrays_create(&triad, r->n, 0, amount, &r->arrays, e));
+        MCF_TRY(host_arrays_create(&w, r->n, 0, amount, &r->arrays, e));
         r->fn = host_arrays_work;
         r->job = r->arrays;
     }
