@@ -125,8 +125,12 @@ if [ "$mode" = check ]; then
     status=0
     log=test-suite.log
     rm -f "$log"
+    rm -f tests/*.time tests/*/*.time
+    start=$(date +%s)
     make -j"$jobs" check || status=$?
     if [ -f "$log" ]; then
+        say "test durations (slowest first; make check took $(( $(date +%s) - start )) s)"
+        bash ../tests/durations.sh . || true
         # the failing tests' logs, so CI output says why
         for f in $(grep -l -E '^(FAIL|ERROR)' tests/*.log 2>/dev/null); do
             echo "---- $f"; tail -n 40 "$f"

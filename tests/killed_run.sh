@@ -5,36 +5,13 @@
 # forwards them) let it run 0.2 s more. The ranks stop together at the next
 # test boundary and write what was measured, marked complete = 0, the tests
 # not run listed. SIGKILL: nothing can be written, and nothing looks complete.
-# The stops are repeated with CPU hogs beside the ranks: they must not depend
-# on an idle machine.
+# Each stop here lands in another place (the first test, ranks apart, the
+# last test, the warm-up, a deck too big for an attribute); tests/killed_long.sh
+# repeats them beside CPU hogs.
 . "$srcdir/tests/lib.sh"
 need_mpirun
 need_h5py
-# mpirun sends SIGKILL 1 s after SIGTERM. mcfleet's stop takes 0.07-0.15 s
-# at a load of 11 (docs/reliability.md), but on a machine loaded enough (the
-# suite beside CPU hogs, or under ASan) a rank may not even be scheduled
-# within 1 s: a test bound to that launcher policy fails by the load, not by
-# mcfleet (14 of 15 with two hogs). So the ranks get the 30 s the documented
-# launcher setting gives, and the test checks what they write.
-export OMPI_MCA_odls_base_sigkill_timeout=30
-hogs=""
-trap 'for h in $hogs; do kill $h 2>/dev/null; done; rm -rf "$work"' EXIT
-
-start() {   # start OUTPUT [DECK] [WAIT_FOR]: mcfleet on 2 ranks in the background, $pid its mpirun
-    launch 2 "${3:-slow-chase}" --backend host --deck "${2:-$srcdir/tests/decks/slow.yaml}" -o "$1"
-    sleep 1
-}
-
-finish() {  # finish WHAT
-    await "$1"
-}
-
-hog() {     # one busy loop per core, beside the ranks
-    for c in 1 2; do
-        sh -c 'while :; do :; done' &
-        hogs="$hogs $!"
-    done
-}
+. "$srcdir/tests/stop_lib.sh"
 
 start "$work/t.h5"
 kill -TERM $pid
@@ -150,32 +127,6 @@ g = f["results/slow-chase"]
 assert list(g["status"][:]) == [-3, -3] and ("latency_ns" not in g or np.isnan(g["latency_ns"][:]).all())
 assert "before its first repetition" in s(g["message"][0]), g["message"][0]
 PY
-
-# Repetitions of hours: every stop signal cuts the one in hand and the file
-# is written, on an idle machine and beside CPU hogs.
-long() {    # long SIGNAL ROUND
-    rm -f "$work/x.h5" "$work/x.h5.partial"
-    start "$work/x.h5" "$srcdir/tests/decks/long.yaml" long-chase
-    kill -"$1" $pid
-    finish "SIG$1 ($2)"
-    [ -e "$work/x.h5" ] || { cat "$work/out"; fail "SIG$1 ($2): no results file"; }
-    "$PYTHON_H5" - "$work/x.h5" "$1" <<'PY' || { cat "$work/out"; fail "SIG$1 ($2): the partial file"; }
-import sys, h5py
-f = h5py.File(sys.argv[1], "r")
-s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
-m = f["meta"].attrs
-assert int(m["complete"]) == 0, m["complete"]
-assert list(f["results/quick-one/status"][:]) == [1, 1]           # finished before: kept
-# the repetition in hand was cut, before any was timed: not run, no figure
-assert list(f["results/long-chase/status"][:]) == [-3, -3], f["results/long-chase/status"][:]
-assert [s(x) for x in f["meta/tests_not_run_list"][:]] == ["long-chase", "never-reached"]
-PY
-}
-for sig in TERM INT USR1 USR2; do long $sig idle; done
-hog
-for round in 1 2 3; do long TERM "CPU hogs, round $round"; done
-long INT "CPU hogs"
-for h in $hogs; do kill $h 2>/dev/null; done; hogs=""
 
 # What an HDF5 attribute (64 KiB at most) cannot hold: a deck of 100 KiB and
 # a not-run list of 3,000 names are written as datasets.

@@ -1,10 +1,12 @@
 #!/bin/bash
-# mcfleet under a real Slurm: four slurmd on this machine (tests/slurm_cluster.sh).
-# 1. srun -N 4 -n 8 --mpi=pmix: eight ranks, four distinct nodes, Slurm's ids
-#    recorded per rank and for the job.
-# 2. sbatch of jobscripts/acceptance.sbatch with a time limit too short for its
-#    deck and --signal=B:USR1: the job ends through the partial-results path,
-#    with a valid file marked incomplete and the report beside it.
+# mcfleet under a real Slurm: six slurmd on this machine (tests/slurm_cluster.sh).
+# 1. srun -N 4 -n 8 --mpi=pmix on n1..n4: eight ranks, four distinct nodes,
+#    Slurm's ids recorded per rank and for the job.
+# 2. sbatch of jobscripts/acceptance.sbatch on n5, n6 with a time limit too
+#    short for its deck and --signal=B:USR1: the job ends through the
+#    partial-results path, with a valid file marked incomplete and the report
+#    beside it. The job is submitted first: it waits for Slurm's signal (10-70
+#    s) while the srun step runs beside it.
 # Skips (77) where Slurm or munge is not installed; stops its daemons by pid.
 . "$srcdir/tests/lib.sh"
 need_h5py
@@ -17,6 +19,14 @@ slurm_up "$work/slurm" || { st=$?; [ $st = 77 ] && exit 77; fail "the test clust
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_mpi_yield_when_idle=1
 cd "$work"
 
+# ---- 2. sbatch, submitted first: the time limit arrives mid-deck
+export MCFLEET DECK="$srcdir/tests/decks/slow.yaml"
+# Slurm sends --signal up to a minute early (sbatch(1)): with -t 2 and @50 it
+# comes 10-70 s in, after the ranks started (3 s here) and inside slow-chase
+# (over 100 s); with -t 1 it once came 3 s in, while the ranks were starting
+job=$(sbatch --parsable -N 2 -n 4 -w n5,n6 -t 2 --signal=B:USR1@50 -o job.out \
+      "$srcdir/jobscripts/acceptance.sbatch") || fail "sbatch refused the job"
+
 # ---- 1. srun
 # Debian 12's Open MPI 4.1.4 sometimes crashes in MPI_Init over loopback TCP:
 # a rank calls a NULL function from the TCP BTL's event handler (core dump:
@@ -28,7 +38,7 @@ cd "$work"
 # once, saying so; any other failure, and a second crash, fail the test.
 srun_step() {
     rc=0
-    timeout 300 srun -N 4 -n 8 --mpi=pmix "$MCFLEET" --backend host --quick -o srun.h5 >srun.out 2>&1 || rc=$?
+    timeout 300 srun -N 4 -n 8 -w n[1-4] --mpi=pmix "$MCFLEET" --backend host --quick -o srun.h5 >srun.out 2>&1 || rc=$?
 }
 srun_step
 if [ $rc -gt 128 ] && [ $rc != 137 ] && ! compgen -G "srun.h5*" >/dev/null; then
@@ -62,13 +72,7 @@ assert s(m["slurm_job_nodelist"]) == "n[1-4]", m["slurm_job_nodelist"]
 assert s(m["slurm_cluster_name"]) == "mcfci"
 PY
 
-# ---- 2. sbatch: the time limit arrives mid-deck
-export MCFLEET DECK="$srcdir/tests/decks/slow.yaml"
-# Slurm sends --signal up to a minute early (sbatch(1)): with -t 2 and @50 it
-# comes 10-70 s in, after the ranks started (3 s here) and inside slow-chase
-# (over 100 s); with -t 1 it once came 3 s in, while the ranks were starting
-job=$(sbatch --parsable -N 2 -n 4 -t 2 --signal=B:USR1@50 -o job.out \
-      "$srcdir/jobscripts/acceptance.sbatch") || fail "sbatch refused the job"
+# ---- 2. sbatch (submitted above): the time limit arrived mid-deck
 job_ended() { ! scontrol show job "$job" -o | grep -qE "JobState=(PENDING|RUNNING|COMPLETING|CONFIGURING)"; }
 slurm_wait 200 job_ended || { cat job.out; fail "job $job did not end"; }
 state=$(scontrol show job "$job" -o)

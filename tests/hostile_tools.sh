@@ -1,0 +1,75 @@
+#!/bin/sh
+# `mcfleet compare` and `mcfleet baseline` on the malformed results files of
+# tests/hostile_files.py (the set tests/hostile_report.sh gives the report):
+# never a traceback or a hang; the exit code is a documented one
+# (docs/exit-codes.md: compare 0-3, baseline 0, 2, 3); exit 2 names the file.
+# Every file goes through both tools' main() in one Python process (a process
+# per call would take minutes; each call has its own 60 s alarm, the hang
+# check); the binary's own path (src/pytool.c runs the script) is taken on the
+# files it cannot read at all, and on the base file, where both must succeed.
+# HOSTILE_RANDOM and HOSTILE_SEED choose the random variants as for the report.
+. "$srcdir/tests/lib.sh"
+need_mpirun
+need_h5py
+command -v timeout >/dev/null 2>&1 || { echo "SKIP: no timeout(1)"; exit $SKIP; }
+mpi 2 --backend host --quick --deck "$srcdir/tests/decks/tiny.yaml" -o "$work/base.h5"
+expect_rc 0
+"$PYTHON_H5" "$srcdir/tests/hostile_files.py" --base "$work/base.h5" --out "$work/h" \
+    --random "${HOSTILE_RANDOM:-24}" --seed "${HOSTILE_SEED:-1}" >/dev/null || fail "the generator failed"
+
+timeout 1800 "$PYTHON_H5" - "$srcdir/analysis" "$work/base.h5" "$work/h" "$work/out.yaml" <<'PY' || fail "compare and baseline on hostile files"
+import contextlib, importlib, io, os, signal, sys, traceback
+analysis, base, d, out = sys.argv[1:5]
+sys.path.insert(0, analysis)
+tools = {"compare": importlib.import_module("mcfleet_compare"), "baseline": importlib.import_module("mcfleet_baseline")}
+allowed = {"compare": (0, 1, 2, 3), "baseline": (0, 2, 3)}
+def alarm(*_):
+    raise TimeoutError("no answer in 60 s")
+signal.signal(signal.SIGALRM, alarm)
+runs = fails = 0
+codes = {}
+for line in open(os.path.join(d, "manifest.tsv")):
+    name = line.split("\t")[0]
+    f = os.path.join(d, name)
+    for tool, argv in (("compare", [base, f]), ("baseline", [f, "-o", out, "--force"])):
+        runs += 1
+        err = io.StringIO()
+        signal.alarm(60)
+        try:
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                code = tools[tool].main(argv)
+        except BaseException:
+            code = "traceback"
+            err.write(traceback.format_exc())
+        finally:
+            signal.alarm(0)
+        codes[(tool, code)] = codes.get((tool, code), 0) + 1
+        msg = err.getvalue()
+        why = None
+        if code not in allowed[tool]:
+            why = "exit %s, documented: %s" % (code, allowed[tool])
+        elif code == 2 and f not in msg:
+            why = "exit 2 without naming the file"
+        if why:
+            fails += 1
+            print("FAIL: %s %s: %s\n%s" % (tool, name, why, msg[-2000:]), file=sys.stderr)
+print("compare and baseline: %d runs: %s; failures: %d" % (
+    runs, ", ".join("%s exit %s: %d" % (t, c, n) for (t, c), n in sorted(codes.items(), key=str)), fails))
+sys.exit(1 if fails else 0)
+PY
+
+# the binary: the base file compares with itself (no drift) and baselines;
+# the files nothing can read exit 2, named, without a traceback
+"$MCFLEET" compare "$work/base.h5" "$work/base.h5" >"$work/o" 2>"$work/e" || { cat "$work/e"; fail "compare of the base file with itself"; }
+"$MCFLEET" baseline "$work/base.h5" -o "$work/b.yaml" >"$work/o" 2>"$work/e" || { cat "$work/e"; fail "baseline of the base file"; }
+for name in $(grep -E -- '^[0-9]+-(empty|directory|fifo|no-meta|truncated-1024)\.h5' "$work/h/manifest.tsv" | cut -f1); do
+    f="$work/h/$name"
+    for tool in compare baseline; do
+        if [ $tool = compare ]; then set -- "$work/base.h5" "$f"; else set -- "$f" -o "$work/x.yaml"; fi
+        rc=0
+        timeout 120 "$MCFLEET" $tool "$@" >/dev/null 2>"$work/e" </dev/null || rc=$?
+        [ $rc = 2 ] && ! grep -q Traceback "$work/e" && grep -qF "$f" "$work/e" \
+            || { cat "$work/e" >&2; fail "mcfleet $tool on $name: exit $rc, expected 2 naming the file"; }
+    done
+done
+echo "hostile files ok for compare and baseline"
