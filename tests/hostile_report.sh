@@ -99,9 +99,11 @@ echo "report: $n files: exit 0: $c0, 1: $c1, 2: $c2, 3: $c3; crashes: $crash (an
 # a hang.
 if [ "${HOSTILE_PLOT:-1}" != 0 ] && "$PYTHON_H5" -c 'import matplotlib' 2>/dev/null; then
     prc=0
-    timeout 3600 "$PYTHON_H5" - "$srcdir/analysis/mcfleet_plot.py" "$work/h" "$work/plot.png" <<'PY' || prc=$?
-import contextlib, importlib.util, io, os, re, signal, sys, traceback
-script, d, png = sys.argv[1:4]
+    timeout 3600 "$PYTHON_H5" - "$srcdir/analysis/mcfleet_plot.py" "$work/h" "$work/plot.png" "$srcdir/tests" <<'PY' || prc=$?
+import importlib.util, os, re, sys
+script, d, png, here = sys.argv[1:5]
+sys.path.insert(0, here)
+from hostile_calls import call, fault, summary
 spec = importlib.util.spec_from_file_location("mcfleet_plot", script)
 plot = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(plot)
@@ -113,9 +115,6 @@ import matplotlib.pyplot as plt
 draws = {n: getattr(plot, n) for n in ("draw_variation", "draw_roofline", "draw_occupancy", "draw_heatmap",
                                        "draw_power", "draw_traces", "save") if hasattr(plot, n)}
 render = re.compile(r"gflops-|unit-|results-(long|non)|utf8|padded|rnd-[a-z]+-[0-2]\.h5")
-def alarm(*_):
-    raise TimeoutError("no answer in 60 s")
-signal.signal(signal.SIGALRM, alarm)
 runs = fails = crashed = 0
 codes = {}
 for line in open(os.path.join(d, "manifest.tsv")):
@@ -128,37 +127,18 @@ for line in open(os.path.join(d, "manifest.tsv")):
     for cmd in ("variation", "roofline", "occupancy", "heatmap", "power", "sustained"):
         runs += 1
         sys.argv = ["mcfleet_plot.py", cmd, f, "-o", png]
-        err = io.StringIO()
-        signal.alarm(60)
         try:
-            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-                plot.main()
-            code = 0
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 1
-        except BaseException:
-            code = "traceback"
-            err.write(traceback.format_exc())
+            code, msg = call(plot.main)
         finally:
-            signal.alarm(0)
             plt.close("all")
         codes[code] = codes.get(code, 0) + 1
-        msg = err.getvalue()
         crashed += "reading it crashed" in msg   # the HDF5 library, in the reading child
-        why = None
-        if code == "traceback":
-            why = "a traceback"
-        elif code not in (0, 2):
-            why = "exit %s" % code
-        elif expect == "unreadable" and code != 2:
-            why = "exit %s on an unreadable file, expected 2" % code
-        elif code == 2 and f not in msg:
-            why = "exit 2 without naming the file"
+        why = fault(code, msg, f, (2,) if expect == "unreadable" else (0, 2))
         if why:
             fails += 1
             print("FAIL: plot %s %s: %s\n%s" % (cmd, name, why, msg[-2000:]), file=sys.stderr)
 print("plots: %d runs: %s (%d of them the HDF5 reader's crash, contained); failures: %d" % (
-    runs, ", ".join("exit %s: %d" % kv for kv in sorted(codes.items(), key=str)), crashed, fails))
+    runs, summary(codes), crashed, fails))
 sys.exit(1 if fails else 0)
 PY
     if [ $prc != 0 ]; then

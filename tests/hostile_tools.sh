@@ -17,44 +17,28 @@ expect_rc 0
 "$PYTHON_H5" "$srcdir/tests/hostile_files.py" --base "$work/base.h5" --out "$work/h" \
     --random "${HOSTILE_RANDOM:-24}" --seed "${HOSTILE_SEED:-1}" >/dev/null || fail "the generator failed"
 
-timeout 1800 "$PYTHON_H5" - "$srcdir/analysis" "$work/base.h5" "$work/h" "$work/out.yaml" <<'PY' || fail "compare and baseline on hostile files"
-import contextlib, importlib, io, os, signal, sys, traceback
-analysis, base, d, out = sys.argv[1:5]
-sys.path.insert(0, analysis)
+timeout 1800 "$PYTHON_H5" - "$srcdir/analysis" "$work/base.h5" "$work/h" "$work/out.yaml" "$srcdir/tests" <<'PY' || fail "compare and baseline on hostile files"
+import importlib, os, sys
+analysis, base, d, out, here = sys.argv[1:6]
+sys.path[:0] = [analysis, here]
+from hostile_calls import call, fault, summary
 tools = {"compare": importlib.import_module("mcfleet_compare"), "baseline": importlib.import_module("mcfleet_baseline")}
 allowed = {"compare": (0, 1, 2, 3), "baseline": (0, 2, 3)}
-def alarm(*_):
-    raise TimeoutError("no answer in 60 s")
-signal.signal(signal.SIGALRM, alarm)
 runs = fails = 0
-codes = {}
+codes = {"compare": {}, "baseline": {}}
 for line in open(os.path.join(d, "manifest.tsv")):
     name = line.split("\t")[0]
     f = os.path.join(d, name)
     for tool, argv in (("compare", [base, f]), ("baseline", [f, "-o", out, "--force"])):
         runs += 1
-        err = io.StringIO()
-        signal.alarm(60)
-        try:
-            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-                code = tools[tool].main(argv)
-        except BaseException:
-            code = "traceback"
-            err.write(traceback.format_exc())
-        finally:
-            signal.alarm(0)
-        codes[(tool, code)] = codes.get((tool, code), 0) + 1
-        msg = err.getvalue()
-        why = None
-        if code not in allowed[tool]:
-            why = "exit %s, documented: %s" % (code, allowed[tool])
-        elif code == 2 and f not in msg:
-            why = "exit 2 without naming the file"
+        code, msg = call(lambda: tools[tool].main(argv))
+        codes[tool][code] = codes[tool].get(code, 0) + 1
+        why = fault(code, msg, f, allowed[tool])
         if why:
             fails += 1
             print("FAIL: %s %s: %s\n%s" % (tool, name, why, msg[-2000:]), file=sys.stderr)
-print("compare and baseline: %d runs: %s; failures: %d" % (
-    runs, ", ".join("%s exit %s: %d" % (t, c, n) for (t, c), n in sorted(codes.items(), key=str)), fails))
+print("%d runs: compare %s; baseline %s; failures: %d" % (runs, summary(codes["compare"]), summary(codes["baseline"]),
+                                                          fails))
 sys.exit(1 if fails else 0)
 PY
 
