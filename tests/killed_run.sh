@@ -6,8 +6,9 @@
 # test boundary and write what was measured, marked complete = 0, the tests
 # not run listed. SIGKILL: nothing can be written, and nothing looks complete.
 # Each stop here lands in another place (the first test, ranks apart, the
-# last test, the warm-up, a deck too big for an attribute); tests/killed_long.sh
-# repeats them beside CPU hogs.
+# last test, the warm-up, a deck too big for an attribute). tests/killed_long.sh
+# sends each stop signal in a repetition of hours, tests/killed_hogs.sh does
+# so again beside CPU hogs.
 . "$srcdir/tests/lib.sh"
 need_mpirun
 need_h5py

@@ -38,7 +38,7 @@ job=$(sbatch --parsable -N 2 -n 4 -w n5,n6 -t 2 --signal=B:USR1@50 -o job.out \
 # once, saying so; any other failure, and a second crash, fail the test.
 srun_step() {
     rc=0
-    timeout 300 srun -N 4 -n 8 -w n[1-4] --mpi=pmix "$MCFLEET" --backend host --quick -o srun.h5 >srun.out 2>&1 || rc=$?
+    timeout 300 srun -N 4 -n 8 -w 'n[1-4]' --mpi=pmix "$MCFLEET" --backend host --quick -o srun.h5 >srun.out 2>&1 || rc=$?
 }
 srun_step
 if [ $rc -gt 128 ] && [ $rc != 137 ] && ! compgen -G "srun.h5*" >/dev/null; then

@@ -11,8 +11,8 @@
 # soon the ranks are gone (58 s a stop with 30 s, measured 2026-11-27).
 export OMPI_MCA_odls_base_sigkill_timeout=5
 # A rank's exit code 3 (a stopped run) would make mpirun abort the job, which
-# sleeps that timeout twice more; the exit codes are mcfleet's own, checked
-# by the tests that run it directly (cli.sh) and in the files here.
+# sleeps that timeout twice more. These tests check the files; a stopped
+# run's exit 3 is checked through Slurm (slurm_launch.sh: ExitCode=3:0).
 export OMPI_MCA_orte_abort_on_non_zero_status=0
 hogs=""
 trap 'for h in $hogs; do kill $h 2>/dev/null; done; rm -rf "$work"' EXIT
