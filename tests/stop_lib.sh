@@ -1,6 +1,7 @@
 # Helpers for tests/killed_run.sh, killed_long.sh and killed_hogs.sh (sourced
 # after tests/lib.sh): how the stops go through mpirun, a stoppable run, CPU
 # hogs, a stop in a repetition of hours.
+
 # mpirun sends SIGKILL 1 s after SIGTERM. mcfleet's stop takes 0.07-0.15 s
 # at a load of 11 (docs/reliability.md), but on a machine loaded enough (the
 # suite beside CPU hogs, or under ASan) a rank may not even be scheduled
