@@ -7,6 +7,7 @@
 #include "config.h"
 #include "backend.h"
 #include "error.h"
+#include "journal.h"
 #include "options.h"
 #include "pytool.h"
 #include "report.h"
@@ -14,8 +15,25 @@
 #include "selftest.h"
 #include "stop.h"
 
+/* "mcfleet report FILE" of a run that was killed: FILE rebuilt from its
+ * journal first (journal.h). path may name FILE, FILE.partial or
+ * FILE.journal; out: the file to read. A rebuild that fails is said, and the
+ * reader then says what it finds. */
+static const char *rebuild_if_killed(const char *path, char *out, size_t size)
+{
+    struct mcf_err e = { 0 };
+    if (!path || !mcf_journal_pending(path, out, size))
+        return path;
+    if (mcf_journal_rebuild(out, stderr, &e) != MCF_OK) {
+        fprintf(stderr, "mcfleet: report: %s\n", e.msg);
+        return path;
+    }
+    return out;
+}
+
 int mcfleet_main(int argc, char **argv)
 {
+    char rebuilt[1100];
     struct mcf_options o;
     struct mcf_err e = { 0 };
     int rank = 0, initialized = 0;
@@ -27,8 +45,12 @@ int mcfleet_main(int argc, char **argv)
         return mcf_selftest_main(argc - 2, argv + 2, stdout, stderr);
     if (argc > 1 && !strcmp(argv[1], "report"))    /* the page: analysis/mcfleet_html.py, with this binary's verdict */
         for (int i = 2; i < argc; i++)
-            if (!strcmp(argv[i], "--html") || !strncmp(argv[i], "--html=", 7))
+            if (!strcmp(argv[i], "--html") || !strncmp(argv[i], "--html=", 7)) {
+                for (int k = 2; k < argc; k++)   /* a killed run's file, rebuilt first */
+                    if (argv[k][0] != '-' && rebuild_if_killed(argv[k], rebuilt, sizeof rebuilt) == rebuilt)
+                        argv[k] = rebuilt;   /* the page reads the file (one killed run per call) */
                 return mcf_pytool("mcfleet_html.py", argc - 2, argv + 2);
+            }
     MPI_Initialized(&initialized);
     if (initialized)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -55,7 +77,8 @@ int mcfleet_main(int argc, char **argv)
         return MCF_EXIT_OK;
     }
     if (o.report)   /* the exit code is the file's verdict (report.h) */
-        return rank == 0 ? mcf_report_guarded(o.report_file, &o.report_opts, stdout, stderr) : MCF_EXIT_OK;
+        return rank == 0 ? mcf_report_guarded(rebuild_if_killed(o.report_file, rebuilt, sizeof rebuilt),
+                                              &o.report_opts, stdout, stderr) : MCF_EXIT_OK;
     if (!initialized) {
         fprintf(stderr, "mcfleet: internal error: MPI is not initialised\n");
         return MCF_EXIT_RUNTIME;

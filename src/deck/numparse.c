@@ -45,3 +45,37 @@ const char *mcf_uint_problem(const char *s)
             return "only decimal digits are accepted";
     return "";
 }
+
+int mcf_parse_duration(const char *s, double *sec)
+{
+    double total = 0;
+    if (!s || !*s)
+        return MCF_NUM_MALFORMED;
+    while (*s) {
+        char digits[24];
+        size_t n = 0;
+        uint64_t v;
+        while (s[n] >= '0' && s[n] <= '9')
+            n++;
+        if (n == 0 || n >= sizeof digits)
+            return n ? MCF_NUM_RANGE : MCF_NUM_MALFORMED;
+        memcpy(digits, s, n);
+        digits[n] = '\0';
+        if (mcf_parse_uint(digits, 1000000000, &v) != MCF_NUM_OK)
+            return n > 1 && digits[0] == '0' ? MCF_NUM_MALFORMED : MCF_NUM_RANGE;
+        s += n;
+        double unit = 1;
+        if (*s == 's') unit = 1, s++;
+        else if (*s == 'm') unit = 60, s++;
+        else if (*s == 'h') unit = 3600, s++;
+        else if (*s == 'd') unit = 86400, s++;
+        else if (*s) return MCF_NUM_MALFORMED;
+        total += (double)v * unit;
+    }
+    if (total <= 0)
+        return MCF_NUM_MALFORMED;
+    if (total > 366.0 * 86400)
+        return MCF_NUM_RANGE;
+    *sec = total;
+    return MCF_NUM_OK;
+}

@@ -17,4 +17,9 @@ int mcf_parse_uint(const char *s, uint64_t max, uint64_t *out);
  * ("has a leading zero (octal in YAML 1.1)"); "" when it is one. */
 const char *mcf_uint_problem(const char *s);
 
+/* A duration: whole numbers each with a unit, s, m, h or d ("90s", "15m",
+ * "1h30m"); a bare number is seconds. *sec on success (0 < *sec <= 1 year);
+ * MCF_NUM_MALFORMED or MCF_NUM_RANGE otherwise. */
+int mcf_parse_duration(const char *s, double *sec);
+
 #endif

@@ -1,4 +1,5 @@
 #include "options.h"
+#include "numparse.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -74,6 +75,11 @@ void mcf_usage(FILE *out)
 "  --hdf5-mode MODE     auto (default: gather below 1024 ranks, collective from\n"
 "                       1024 with parallel HDF5), collective (every rank writes its\n"
 "                       rows through MPI-IO) or gather (rank 0 gathers and writes)\n"
+"  --time-limit DURATION  end the run before DURATION (90s, 20m, 1h30m) has passed\n"
+"                       since it started: the test in hand is cut, the finished\n"
+"                       ones are written (complete = 0), exit 3. Inside a Slurm job\n"
+"                       the default is the job's time left, less a margin of 5%%\n"
+"                       (30 s to 5 min); 'none' turns that off\n"
 "  -v, --verbose        more progress output\n"
 "  -h, --help           this help\n"
 "  -V, --version        print the version\n"
@@ -88,9 +94,12 @@ void mcf_usage(FILE *out)
 "     stopped by SIGTERM/SIGINT/SIGUSR1/SIGUSR2: what was measured is written,\n"
 "     marked complete = 0, the tests not run listed (docs/exit-codes.md)\n"
 "\n"
-"Stopping: under mpirun send SIGUSR1 (forwarded as is; SIGTERM and Ctrl-C are\n"
-"followed by SIGKILL after 1 s: mpirun --mca odls_base_sigkill_timeout 30);\n"
-"under Slurm, sbatch --signal=B:USR1@120 or scancel. See docs/reliability.md.\n"
+"Stopping: best, --time-limit (the run ends itself in time). Under mpirun,\n"
+"signals sent to mpirun (timeout, kill) reach the ranks only as SIGTERM followed\n"
+"by SIGKILL 1 s later (raise it: mpirun --mca odls_base_sigkill_timeout 30);\n"
+"under Slurm, sbatch --signal=B:USR1@120 or scancel. Each finished test is\n"
+"journalled as it ends (FILE.journal): after a SIGKILL, 'mcfleet report FILE'\n"
+"rebuilds FILE from it. See docs/reliability.md.\n"
 "\n"
 "Environment:\n"
 "  MCFLEET_HOST_THREADS       worker threads per rank for the host backend (1-4096)\n"
@@ -116,7 +125,7 @@ void mcf_usage(FILE *out)
 
 int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_err *e)
 {
-    enum { OPT_DECK = 256, OPT_BACKEND, OPT_QUICK, OPT_LIST, OPT_H5MODE, OPT_POWER, OPT_FORCE, OPT_ACCEPTANCE };
+    enum { OPT_DECK = 256, OPT_BACKEND, OPT_QUICK, OPT_LIST, OPT_H5MODE, OPT_POWER, OPT_FORCE, OPT_ACCEPTANCE, OPT_TIME_LIMIT };
     static const struct option longopts[] = {
         { "deck", required_argument, NULL, OPT_DECK },
         { "acceptance", no_argument, NULL, OPT_ACCEPTANCE },
@@ -127,6 +136,7 @@ int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_e
         { "list", no_argument, NULL, OPT_LIST },
         { "hdf5-mode", required_argument, NULL, OPT_H5MODE },
         { "power", required_argument, NULL, OPT_POWER },
+        { "time-limit", required_argument, NULL, OPT_TIME_LIMIT },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
@@ -188,6 +198,15 @@ int mcf_options_parse(int argc, char **argv, struct mcf_options *o, struct mcf_e
             if (strcmp(optarg, "on") && strcmp(optarg, "off"))
                 return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "--power: '%s' is neither on nor off", optarg);
             o->power_off = !strcmp(optarg, "off");
+            break;
+        case OPT_TIME_LIMIT:
+            if (!strcmp(optarg, "none")) {
+                o->time_limit_s = -1;
+                break;
+            }
+            if (mcf_parse_duration(optarg, &o->time_limit_s) != MCF_NUM_OK)
+                return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "--time-limit: '%s' is not a duration such as "
+                                   "90s, 20m, 1h30m or 2d (at most 366d), nor 'none'", optarg);
             break;
         case 'v': o->verbose++; break;
         case 'h': o->help = 1; break;

@@ -19,6 +19,7 @@ struct mcf_options {
     int quick, list, verbose, help, version;
     int force;                 /* --force: replace an existing output, or a killed run's .partial */
     int power_off;             /* --power off: no sampling at all */
+    double time_limit_s;       /* --time-limit: 0 none given (a Slurm job's time left), -1 'none' */
     int report;                /* "mcfleet report FILE" */
     const char *report_file;
     struct mcf_report_opts report_opts;   /* "mcfleet report FILE [OPTIONS]" */

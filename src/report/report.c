@@ -784,9 +784,16 @@ static void conclude(struct fleet *f, const struct world *w)
         f->verdict = "INCOMPLETE";
         f->exit_code = MCF_EXIT_RUNTIME;
         if (f->complete != 1)
-            append(f, &f->reasons, "the run was stopped (complete = 0)\n");
+            append(f, &f->reasons, "the run was stopped (complete = 0)%s%s\n", f->stop_reason && *f->stop_reason ?
+                   ": " : "", f->stop_reason ? f->stop_reason : "");
+        if (f->cut_test && *f->cut_test)
+            append(f, &f->reasons, "the test in hand when it stopped: %s\n", f->cut_test);
+        if (f->rebuilt_from && *f->rebuilt_from)
+            append(f, &f->reasons, "rebuilt from the journal %s: the finished tests only, without power and "
+                   "health (computed at a run's end)\n", f->rebuilt_from);
         if (f->not_run || f->listed_not_run)
-            append(f, &f->reasons, "tests not run\n");
+            append(f, &f->reasons, "tests not run: %zu\n", f->listed_not_run > (size_t)f->not_run ?
+                   f->listed_not_run : (size_t)f->not_run);
         if (f->hung || w->nhung)
             append(f, &f->reasons, "hung ranks: %zu without rows (/hung), %d test%s with status HUNG\n", w->nhung,
                    f->hung, f->hung == 1 ? "" : "s");
@@ -852,6 +859,9 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     mcf_rd_attr_text(&f.rd, meta, "/meta", "deck_path", &f.deck);
     mcf_rd_attr_text(&f.rd, meta, "/meta", "injected", &f.injected);
     mcf_rd_attr_text(&f.rd, meta, "/meta", "deck_arch", &f.deck_arch);
+    mcf_rd_attr_text(&f.rd, meta, "/meta", "cut_test", &f.cut_test);
+    mcf_rd_attr_text(&f.rd, meta, "/meta", "stop_reason", &f.stop_reason);
+    mcf_rd_attr_text(&f.rd, meta, "/meta", "rebuilt_from", &f.rebuilt_from);
     mcf_rd_attr_int(&f.rd, meta, "/meta", "nnodes", &f.nnodes);
     mcf_rd_attr_int(&f.rd, meta, "/meta", "oversubscribed_nodes", &f.oversubscribed_nodes);
     if (mcf_rd_attr_int(&f.rd, meta, "/meta", "acceptance", &f.acceptance) > 0 && f.acceptance != 0 &&
@@ -866,7 +876,8 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     read_world(&f, file, meta, ranks, &w);
     read_health(&f, file);
     read_primary_source(&f, file);
-    char *texts[] = { f.version, f.backend, f.start, f.deck, f.injected, f.deck_arch };
+    char *texts[] = { f.version, f.backend, f.start, f.deck, f.injected, f.deck_arch, f.cut_test, f.stop_reason,
+                      f.rebuilt_from };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (texts[i])
             mcf_rd_clean(texts[i]);
@@ -923,7 +934,8 @@ fail:
     mcf_causes_free(&f.causes);
     mcf_rollup_free(&f.roll);
     mcf_rd_free(&f.rd);
-    char *texts2[] = { f.version, f.backend, f.start, f.deck, f.injected, f.deck_arch };
+    char *texts2[] = { f.version, f.backend, f.start, f.deck, f.injected, f.deck_arch, f.cut_test, f.stop_reason,
+                       f.rebuilt_from };
     for (size_t i = 0; i < sizeof texts2 / sizeof texts2[0]; i++)
         free(texts2[i]);
     return code;

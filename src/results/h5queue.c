@@ -37,3 +37,14 @@ int mcf_h5_queue_next(const char *buf, size_t len, size_t *pos, const char **ite
     *pos += sizeof m + (size_t)m;
     return 0;
 }
+
+uint32_t mcf_crc32(const unsigned char *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    while (n--) {
+        c ^= *p++;
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}

@@ -8,6 +8,7 @@
 #define MCF_H5QUEUE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum mcf_h5_op_kind {
     MCF_OP_GROUP, MCF_OP_ATTR_STR, MCF_OP_ATTR_LONG, MCF_OP_ATTR_DOUBLE,
@@ -36,5 +37,8 @@ struct mcf_h5_queue {
 int mcf_h5_queue_put(struct mcf_h5_queue *q, const void *item, size_t n);
 /* The next item at *pos in buf[0..len): its bytes and size; -1 past the end. */
 int mcf_h5_queue_next(const char *buf, size_t len, size_t *pos, const char **item, size_t *n);
+
+/* CRC-32 (the zlib polynomial) of n bytes: the journal's segments carry one. */
+uint32_t mcf_crc32(const unsigned char *p, size_t n);
 
 #endif

@@ -26,28 +26,27 @@ static const char *env_or(const char *name, const char *fallback)
     return v ? v : fallback;
 }
 
-static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct mcf_deck *deck,
-                       const struct mcf_backend *be, const struct mcf_options *o,
-                       const char *start_time, int complete, const char *not_run, const struct mcf_watchdog *wd,
-                       struct mcf_err *e)
+/* /meta's attributes known before the first test (the journal's start has them too). */
+static int record_meta_start(struct mcf_h5 *h, const struct mcf_record_ctx *c, struct mcf_err *e)
 {
-    char hung[64 * 16] = "";
-    char mpi[MPI_MAX_LIBRARY_VERSION_STRING], hdf5[64], end_time[32];
+    const struct mcf_topo *t = c->topo;
+    const struct mcf_deck *deck = c->deck;
+    const struct mcf_backend *be = c->be;
+    const struct mcf_options *o = c->o;
+    const char *deck_text[1] = { deck->text ? deck->text : "" };
+    char mpi[MPI_MAX_LIBRARY_VERSION_STRING], hdf5[64];
     int len = 0;
     unsigned maj, min, rel;
     const char *inject = getenv("MCFLEET_INJECT_FAULT"), *inject_clock = getenv("MCFLEET_INJECT_CLOCK_MHZ");
-    time_t now = time(NULL);
-    struct tm tm;
     MPI_Get_library_version(mpi, &len);
     mpi[strcspn(mpi, "\n")] = '\0';
     H5get_libversion(&maj, &min, &rel);
     snprintf(hdf5, sizeof hdf5, "%u.%u.%u%s", maj, min, rel, mcf_h5_parallel_available() ? " (parallel)" : "");
-    gmtime_r(&now, &tm);
-    strftime(end_time, sizeof end_time, "%Y-%m-%dT%H:%M:%SZ", &tm);
 
+    MCF_TRY(mcf_h5_group(h, "/meta", e));
+    MCF_TRY(mcf_h5_strings(h, "/meta/deck_text", deck_text, 1, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "mcfleet_version", PACKAGE_VERSION, e));
-    MCF_TRY(mcf_h5_attr_str(h, "/meta", "start_time", start_time, e));
-    MCF_TRY(mcf_h5_attr_str(h, "/meta", "end_time", end_time, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "start_time", c->start_time, e));
     {   /* the times in this file are rank 0's CLOCK_MONOTONIC; adding this gives
            Unix time, to line them up with an outside sampler (nvidia-smi, DCGM) */
         struct timespec rt, mt;
@@ -86,18 +85,7 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_step_id", env_or("SLURM_STEP_ID", ""), e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_job_nodelist", env_or("SLURM_JOB_NODELIST", ""), e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_cluster_name", env_or("SLURM_CLUSTER_NAME", ""), e));
-    MCF_TRY(mcf_h5_attr_long(h, "/meta", "complete", complete, e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "oversubscribed_nodes", t->oversubscribed_nodes, e));
-    for (int i = 0; i < wd->nhung; i++) {   /* all of them are in /hung; the first few here */
-        size_t len = strlen(hung);
-        if (len + 16 >= sizeof hung) {
-            snprintf(hung + len, sizeof hung - len, ",...");
-            break;
-        }
-        snprintf(hung + len, sizeof hung - len, "%s%d", i ? "," : "", wd->hung[i]);
-    }
-    if (strlen(not_run) < MCF_ATTR_TEXT_MAX)
-        MCF_TRY(mcf_h5_attr_str(h, "/meta", "tests_not_run", not_run, e));
     /* the verdict's default rules of this version, for readers that draw its
      * thresholds (mcfleet report --warn/--fail may judge with others) */
     struct mcf_vrules vr;
@@ -109,11 +97,40 @@ static int record_meta(struct mcf_h5 *h, const struct mcf_topo *t, const struct 
     MCF_TRY(mcf_h5_attr_double(h, "/meta", "verdict_small_n", vr.small_n, e));
     MCF_TRY(mcf_h5_attr_double(h, "/meta", "verdict_clock_rel", vr.clock_rel, e));
     MCF_TRY(mcf_h5_attr_double(h, "/meta", "verdict_power_rel", vr.power_rel, e));
-    MCF_TRY(mcf_h5_attr_long(h, "/meta", "world_size", wd->size, e));
-    MCF_TRY(mcf_h5_attr_long(h, "/meta", "nhung", wd->nhung, e));
-    MCF_TRY(mcf_h5_attr_str(h, "/meta", "hung_ranks", hung, e));
     return MCF_OK;
 fail:
+    return e->rc;
+}
+
+int mcf_record_meta_end(struct mcf_h5 *h, const struct mcf_record_end *end, struct mcf_err *e)
+{
+    char end_time[32], *joined = NULL;
+    size_t len = 1;
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(end_time, sizeof end_time, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    for (size_t i = 0; i < end->nnot; i++)
+        len += strlen(end->not_run[i]) + 1;
+    MCF_ALLOC(e, joined, len);
+    for (size_t i = 0; i < end->nnot; i++) {
+        if (i) strcat(joined, ",");
+        strcat(joined, end->not_run[i]);
+    }
+    MCF_TRY(mcf_h5_strings(h, "/meta/tests_not_run_list", end->not_run, end->nnot, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "end_time", end->end_time ? end->end_time : end_time, e));
+    if (strlen(joined) < MCF_ATTR_TEXT_MAX)
+        MCF_TRY(mcf_h5_attr_str(h, "/meta", "tests_not_run", joined, e));
+    MCF_TRY(mcf_h5_attr_long(h, "/meta", "world_size", end->world_size, e));
+    MCF_TRY(mcf_h5_attr_long(h, "/meta", "nhung", end->nhung, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "hung_ranks", end->hung_ranks, e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "cut_test", end->cut_test ? end->cut_test : "", e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "stop_reason", end->stop_reason ? end->stop_reason : "", e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "rebuilt_from", end->rebuilt_from ? end->rebuilt_from : "", e));
+    /* last: `complete` says everything above is there */
+    MCF_TRY(mcf_h5_attr_long(h, "/meta", "complete", end->complete, e));
+fail:
+    free(joined);
     return e->rc;
 }
 
@@ -303,23 +320,35 @@ fail:
     return e->rc;
 }
 
-int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct mcf_deck *deck,
-                   const struct mcf_backend *be, const struct mcf_device_info *dev, int device,
-                   const struct mcf_clocksync *cs, const struct mcf_options *o,
-                   const char *start_time, const struct mcf_result *res, int n,
-                   const struct mcf_power_run *power, const struct mcf_health *health, int complete,
-                   const struct mcf_locality *loc, const struct mcf_watchdog *wd, struct mcf_err *e)
+int mcf_record_start(struct mcf_h5 *h5, const struct mcf_record_ctx *c, int ntests, struct mcf_err *e)
 {
-    const char **not_run = NULL, *deck_text[1] = { deck->text ? deck->text : "" };
-    char *joined = NULL;
-    size_t nnot = 0, len = 1;
-    MCF_TRY(record_ranks(h5, topo, dev, device, cs, loc, wd->rank, health->serial, e));
+    MCF_TRY(record_ranks(h5, c->topo, c->dev, c->device, c->cs, c->loc, c->world_rank, c->serial, e));
     MCF_TRY(mcf_h5_group(h5, "/results", e));
-    MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", n, e));
+    if (ntests >= 0)
+        MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", ntests, e));
     MCF_TRY(mcf_h5_attr_str(h5, "/results", "status_codes", mcf_status_codes, e));
-    for (int i = 0; i < n; i++)   /* res[i].any_verified: the same on every rank (a test boundary); the
-                                   * status is not (a rank may not have reached the test others ran) */
-        MCF_TRY(record_test(h5, &res[i], res[i].any_verified, e));
+    MCF_TRY(record_meta_start(h5, c, e));
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+int mcf_record_test(struct mcf_h5 *h5, const struct mcf_result *r, struct mcf_err *e)
+{
+    /* any_verified: the same on every rank (a test boundary); the status is
+     * not (a rank may not have reached the test others ran) */
+    return record_test(h5, r, r->any_verified, e);
+}
+
+int mcf_record_run(struct mcf_h5 *h5, const struct mcf_record_ctx *c, const struct mcf_result *res, int n,
+                   const struct mcf_power_run *power, const struct mcf_health *health, struct mcf_record_end *end,
+                   const struct mcf_watchdog *wd, struct mcf_err *e)
+{
+    const char **not_run = NULL;
+    char hung[64 * 16] = "";
+    MCF_TRY(mcf_record_start(h5, c, n, e));
+    for (int i = 0; i < n; i++)
+        MCF_TRY(mcf_record_test(h5, &res[i], e));
     if (power) {   /* the power layer computes its figures; this layer writes them */
         struct mcf_power_figures pf;
         int rc = mcf_power_compute(power, res, n, &pf, e);
@@ -333,24 +362,27 @@ int mcf_record_run(struct mcf_h5 *h5, const struct mcf_topo *topo, const struct 
     if (wd->nhung)
         MCF_TRY(record_hung(h5, wd, res, n, e));
     MCF_ALLOC(e, not_run, n);
+    end->nnot = 0;
     for (int i = 0; i < n; i++)
-        if (res[i].listed_not_run) {   /* the fleet's decision, not this rank's row: the same on every rank */
-            not_run[nnot++] = res[i].inst->name;
-            len += strlen(res[i].inst->name) + 1;
+        if (res[i].listed_not_run)   /* the fleet's decision, not this rank's row: the same on every rank */
+            not_run[end->nnot++] = res[i].inst->name;
+    for (int i = 0; i < wd->nhung; i++) {   /* all of them are in /hung; the first few here */
+        size_t len = strlen(hung);
+        if (len + 16 >= sizeof hung) {
+            snprintf(hung + len, sizeof hung - len, ",...");
+            break;
         }
-    MCF_ALLOC(e, joined, len);
-    for (size_t i = 0; i < nnot; i++) {
-        if (i) strcat(joined, ",");
-        strcat(joined, not_run[i]);
+        snprintf(hung + len, sizeof hung - len, "%s%d", i ? "," : "", wd->hung[i]);
     }
-    MCF_TRY(mcf_h5_group(h5, "/meta", e));
-    MCF_TRY(mcf_h5_strings(h5, "/meta/deck_text", deck_text, 1, e));
-    MCF_TRY(mcf_h5_strings(h5, "/meta/tests_not_run_list", not_run, nnot, e));
-    /* /meta's attributes last: its `complete` says everything above is there */
-    MCF_TRY(record_meta(h5, topo, deck, be, o, start_time, complete, joined, wd, e));
+    end->not_run = not_run;
+    end->world_size = wd->size;
+    end->nhung = wd->nhung;
+    end->hung_ranks = hung;
+    MCF_TRY(mcf_record_meta_end(h5, end, e));
 fail:
+    end->not_run = NULL;
+    end->hung_ranks = NULL;
     free(not_run);
-    free(joined);
     return e->rc;
 }
 

@@ -20,6 +20,7 @@
 #include "h5out.h"
 #include "health.h"
 #include "inject.h"
+#include "journal.h"
 #include "locality.h"
 #include "mcfleet.h"
 #include "power_run.h"
@@ -29,6 +30,7 @@
 #include "stats.h"
 #include "stop.h"
 #include "sustained.h"
+#include "timelimit.h"
 #include "topo.h"
 #include "watchdog.h"
 
@@ -61,6 +63,9 @@ struct run {
     double next_start;           /* the next test's common start, rank 0's time base (a boundary gives it) */
     struct mcf_watchdog wd;      /* test boundaries with a deadline */
     int have_wd;
+    struct mcf_journal journal;  /* each finished test, as it finishes (journal.h) */
+    int have_journal;
+    struct mcf_record_ctx rec;   /* what the file says of the run and the rank before any test */
     char start_time[32], output[1024];
     char acceptance_deck[MCF_PATH_MAX];  /* --acceptance: the deck chosen by rank 0's device */
     char no_gpu_why[512];        /* why no GPU backend was used (rank 0's probe, shared) */
@@ -400,6 +405,13 @@ static void time_sustained(struct run *r, struct in_hand *h, int *cut_rep)
     res->reps_done = windows > 0 ? windows : 0;
 }
 
+/* What ended a test early: a stop (signal or the run's time limit), else the test's own limit. */
+static const char *stopper(void)
+{
+    int sig = mcf_stop_signal();
+    return sig == MCF_STOP_LIMIT ? "the run's time limit" : sig ? "a stop signal" : "the time limit";
+}
+
 /* The one path every kernel of every backend goes through. */
 static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
 {
@@ -459,8 +471,9 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
     if (e->rc == MCF_OK && reps > 0 && res->reps_done == 0 && mcf_stop_signal()) {
         /* others may have timed some: this rank's row is then "not run", not "verified" with no figure */
         res->status = MCF_STATUS_NOT_RUN;
-        snprintf(res->message, sizeof res->message, "not run on this rank: stopped by signal %d before its first "
-                 "repetition", mcf_stop_signal());
+        char by[64];
+        snprintf(res->message, sizeof res->message, "not run on this rank: stopped by %s before its first "
+                 "repetition", mcf_stop_name(mcf_stop_signal(), by, sizeof by));
         goto out;
     }
     switch (e->rc) {
@@ -471,7 +484,7 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
     default: res->status = MCF_STATUS_ERROR; break;
     }
     if (res->status == MCF_STATUS_CUT) {
-        char where[64];
+        char where[64], by[64];
         int sig = mcf_stop_signal();
         if (!h->have_ks)
             snprintf(where, sizeof where, "its setup");
@@ -482,8 +495,8 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
         if (cut_rep < 0 && h->have_ks && !sig)
             snprintf(res->message, sizeof res->message, "no figure: %.900s", e->msg);
         else if (sig)
-            snprintf(res->message, sizeof res->message, "cut short by signal %d in %s (%.0f ms after the signal): "
-                     "no figure, a cut kernel's output cannot be verified (%.300s)", sig, where,
+            snprintf(res->message, sizeof res->message, "cut short by %s in %s (%.0f ms after it): "
+                     "no figure, a cut kernel's output cannot be verified (%.300s)", mcf_stop_name(sig, by, sizeof by), where,
                      1e3 * (mcf_now() - mcf_stop_time()), e->msg);
         else
             snprintf(res->message, sizeof res->message, "cut short by its time limit of %d s in %s: no figure, "
@@ -491,13 +504,13 @@ static int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
     } else if (res->status == MCF_STATUS_VERIFIED && in->duration > 0) {
         char why[96] = "";
         if (cut_rep >= 0 || res->reps_done < reps)
-            snprintf(why, sizeof why, "; stopped by %s%s", mcf_stop_signal() ? "a stop signal" : "the time limit",
+            snprintf(why, sizeof why, "; stopped by %s%s", stopper(),
                      cut_rep >= 0 ? ", the repetition in hand cut short (not a figure)" : "");
         snprintf(res->message, sizeof res->message, "sustained: %lld repetitions back to back over %d of %d s%s",
                  res->sustained->reps, res->reps_done, reps, why);
     } else if (res->status == MCF_STATUS_VERIFIED && cut_rep >= 0) {
         snprintf(res->message, sizeof res->message, "repetition %d cut short by %s: not a figure; %d timed before it",
-                 cut_rep + 1, mcf_stop_signal() ? "a stop signal" : "the time limit", res->reps_done);
+                 cut_rep + 1, stopper(), res->reps_done);
     } else if (res->status == MCF_STATUS_VERIFIED && res->reps_done < reps && !mcf_stop_signal()) {
         snprintf(res->message, sizeof res->message, "time limit of %d s: %d of %d repetitions", limit,
                  res->reps_done, reps);
@@ -596,10 +609,11 @@ static void list_tests(const struct run *r)
 static int stop_before_start(struct run *r, struct mcf_err *e)
 {
     int mine = mcf_stop_signal(), any = 0;
+    char by[64];
     MCF_MPI(e, MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, r->topo.world));
     if (any)
-        MCF_FAIL(e, MCF_ERUNTIME, "stopped by signal %d before any test ran: nothing was measured, no file written",
-                 any);
+        MCF_FAIL(e, MCF_ERUNTIME, "stopped by %s before any test ran: nothing was measured, no file written",
+                 mcf_stop_name(any, by, sizeof by));
     return MCF_OK;
 fail:
     e->agreed = 1;
@@ -658,11 +672,12 @@ static double boundary_deadline(const struct run *r, int i, double since)
 static void mark_not_run(struct run *r, int i, int sig, int reps_before)
 {
     int from = i;
-    char why[128];
+    char why[128], by[64];
+    mcf_stop_name(sig, by, sizeof by);
     if (r->wd.nhung)
         snprintf(why, sizeof why, "not run: %d rank%s hung (see /hung)", r->wd.nhung, r->wd.nhung == 1 ? "" : "s");
     else
-        snprintf(why, sizeof why, "not run: stopped by signal %d", sig);
+        snprintf(why, sizeof why, "not run: stopped by %s", mcf_stop_name(sig, by, sizeof by));
     if (!r->wd.nhung && i > 0 && reps_before == 0)   /* interrupted before any rank timed a repetition */
         from = i - 1;
     for (int j = from; j < r->ninst; j++) {
@@ -685,9 +700,9 @@ static void mark_not_run(struct run *r, int i, int sig, int reps_before)
                 id->local_rank, id->device_name, id->device_uuid, id->pci_bus_id);
         }
     } else if (from < r->ninst) {
-        say(r, "stopped by signal %d before test %d of %d: writing what was measured\n", sig, from + 1, r->ninst);
+        say(r, "stopped by %s before test %d of %d: writing what was measured\n", by, from + 1, r->ninst);
     } else {
-        say(r, "stopped by signal %d during the last test: writing what was measured\n", sig);
+        say(r, "stopped by %s during the last test: writing what was measured\n", by);
     }
 }
 
@@ -737,6 +752,56 @@ static int local_exit(const struct run *r)
     return worst;
 }
 
+/* The journal's start: /ranks and /meta as known now, and the tests planned. Collective. */
+static void journal_start(struct run *r)
+{
+    struct mcf_err e = { 0 };
+    size_t len = 1;
+    char *planned = NULL;
+    for (int i = 0; i < r->ninst; i++)
+        len += strlen(r->inst[i].name) + 1;
+    if ((planned = calloc(1, len)))
+        for (int i = 0; i < r->ninst; i++) {
+            if (i) strcat(planned, ",");
+            strcat(planned, r->inst[i].name);
+        }
+    if (!planned)
+        mcf_err_set(&e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory");
+    else
+        mcf_record_start(&r->journal.q, &r->rec, -1, &e);
+    mcf_journal_commit(&r->journal, "start", planned ? planned : "", e.rc != MCF_OK);
+    free(planned);
+}
+
+/* Test i, finished on every rank (a boundary has passed): into the journal. A
+ * sustained test goes without its trace, whose power columns come at the end. Collective. */
+static void journal_test(struct run *r, int i)
+{
+    struct mcf_err e = { 0 };
+    struct mcf_result res = r->res[i];
+    res.sustained = NULL;
+    mcf_record_test(&r->journal.q, &res, &e);
+    mcf_journal_commit(&r->journal, r->inst[i].name, "", e.rc != MCF_OK);
+}
+
+/* --time-limit, or a Slurm job's time left less a margin: the run stops
+ * itself in time (stop.h), leaving a reserve to write the file. Collective. */
+static int set_time_limit(struct run *r, struct mcf_err *e)
+{
+    double at = INFINITY;   /* rank 0's clock */
+    char why[256] = "";
+    if (r->topo.rank == 0)
+        at = mcf_run_deadline(r->o->time_limit_s, mcf_stop_origin(), mcf_now(), why, sizeof why);
+    MCF_MPI(e, MPI_Bcast(&at, 1, MPI_DOUBLE, 0, r->topo.world));
+    if (isfinite(at)) {
+        mcf_stop_at(at + r->cs.offset);
+        say(r, "%s\n", why);
+    }
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
 int mcf_run(const struct mcf_options *o, MPI_Comm comm)
 {
     struct run r;
@@ -763,7 +828,8 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         list_tests(&r);
         code = MCF_EXIT_OK;
         if (mcf_stop_signal()) {
-            fprintf(stderr, "mcfleet: stopped by signal %d while listing\n", mcf_stop_signal());
+            char by[64];
+            fprintf(stderr, "mcfleet: stopped by %s while listing\n", mcf_stop_name(mcf_stop_signal(), by, sizeof by));
             code = MCF_EXIT_RUNTIME;
         }
         goto done;
@@ -803,6 +869,8 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     MCF_TRY(mcf_h5_create(&h5, r.output, r.topo.world, mode, o->force, &e));
     have_h5 = 1;
     MCF_TRY(check_free_space(&r, &h5, &e));
+    MCF_TRY(mcf_journal_open(&r.journal, r.output, r.topo.world, o->force, &e));
+    r.have_journal = 1;
     MCF_TRY(start_watchdog(&r, &e));
 
     MCF_TRY(mcf_clocksync_run(r.topo.world, r.topo.node, SYNC_ROUNDS, &r.cs, &e));
@@ -823,13 +891,18 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
                             o->power_off, r.cs.offset, o->quick ? 0.5 : 2.0, &e));
     r.have_power = 1;
     r.power.keep_series = r.deck.power_series;
+    MCF_TRY(set_time_limit(&r, &e));
+    r.rec = (struct mcf_record_ctx){ .topo = &r.topo, .deck = &r.deck, .be = &r.be, .dev = &r.dev,
+                                     .device = r.device, .cs = &r.cs, .o = o, .start_time = r.start_time,
+                                     .loc = &r.loc, .world_rank = r.wd.rank, .serial = r.health.serial };
+    journal_start(&r);
     r.t_start = mcf_now();
 
     say(&r, "mcfleet %s: %d rank%s on %d node%s, backend %s, rank 0's device: %s\n", PACKAGE_VERSION,
         r.topo.size, r.topo.size == 1 ? "" : "s", r.topo.nnodes, r.topo.nnodes == 1 ? "" : "s",
         r.be.name, r.dev.name);
     say(&r, "deck %s: %d tests; results to %s\n", r.deck.path, r.ninst, r.output);
-    int stopped = 0;
+    int stopped = 0, stop_sig = 0, cut = -1;
     double last_boundary = mcf_now();
     for (int i = 0; i <= r.ninst; i++) {
         struct in_hand h = { .index = -1 };
@@ -852,12 +925,19 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         if (i > 0)
             r.res[i - 1].any_verified = any[2];
         exit_code = any[3];
+        if (r.wd.nhung)   /* no collective over the hung ranks: the file is written without them */
+            mcf_journal_stop(&r.journal);
         if (r.wd.nhung || any[0]) {
             release_instance(&r, &h);
             mark_not_run(&r, i, any[0], any[1]);
+            stop_sig = any[0];
+            if (!r.wd.nhung && i > 0 && !r.res[i - 1].listed_not_run)
+                journal_test(&r, i - 1);
             stopped = 1;
             break;
         }
+        if (i > 0)
+            journal_test(&r, i - 1);
         if (i == r.ninst)
             break;
         progress(&r, i);
@@ -877,11 +957,21 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     mcf_health_end(&r.health, mcf_stop_signal() ? 0.3 : 5.0);
     double t_end0 = mcf_now();
     say(&r, "writing %s\n", r.output);
-    MCF_TRY(mcf_record_run(&h5, &r.topo, &r.deck, &r.be, &r.dev, r.device, &r.cs, o, r.start_time,
-                           r.res, r.ninst, &r.power, &r.health, !stopped, &r.loc, &r.wd, &e));
+    {
+        char by[64] = "";
+        for (int i = 0; stopped && i < r.ninst && cut < 0; i++)
+            if (r.res[i].listed_not_run)
+                cut = i;
+        struct mcf_record_end end = { .complete = !stopped, .cut_test = cut >= 0 ? r.inst[cut].name : "",
+                                      .stop_reason = stop_sig ? mcf_stop_name(stop_sig, by, sizeof by)
+                                                              : r.wd.nhung ? "hung ranks (the watchdog)" : "" };
+        MCF_TRY(mcf_record_run(&h5, &r.rec, r.res, r.ninst, &r.power, &r.health, &end, &r.wd, &e));
+    }
     double t_end1 = mcf_now();
     have_h5 = 0;
     MCF_TRY(mcf_h5_close(&h5, 1, &e));
+    mcf_journal_close(&r.journal, 1);   /* the file is in place: the journal goes */
+    r.have_journal = 0;
     double t_end2 = mcf_now();
     if (r.topo.rank == 0)
         mcf_report_file(r.output, stdout, &e);
@@ -904,6 +994,8 @@ fail:
     if (r.wd.nhung)
         MPI_Abort(MPI_COMM_WORLD, code);   /* as above: nothing else can end the job */
 done:
+    if (r.have_journal)   /* the run failed before its file was written: what the journal holds stays */
+        mcf_journal_close(&r.journal, 0);
     if (r.have_wd)
         mcf_watchdog_free(&r.wd);
     if (r.have_power)

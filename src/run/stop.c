@@ -2,6 +2,7 @@
 #include "stop.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -10,6 +11,8 @@
 static volatile sig_atomic_t stop_sig;
 static volatile double stop_at = INFINITY;
 static volatile double cut_at = INFINITY;   /* stop_at, plus the grace for SIGUSR1/2 */
+static volatile double limit_at = INFINITY;   /* --time-limit, this rank's clock */
+static double origin = NAN;   /* when the process began to catch stops */
 static int caught_early;   /* set before MPI_Init: a stop that came during it is kept */
 
 static void on_stop(int sig)
@@ -26,7 +29,7 @@ static void on_stop(int sig)
 static void clear(void)
 {
     stop_sig = 0;
-    stop_at = cut_at = INFINITY;
+    stop_at = cut_at = limit_at = INFINITY;
 }
 
 static void install(void)
@@ -44,19 +47,42 @@ static void install(void)
 void mcf_stop_catch_early(void)
 {
     clear();
+    origin = mcf_now();
     install();
     caught_early = 1;
 }
 
 void mcf_stop_catch(void)
 {
-    if (!caught_early)
+    if (!caught_early) {
         clear();
+        origin = mcf_now();
+    }
     caught_early = 0;   /* a later run in this process starts clean */
     install();
 }
 
-int mcf_stop_signal(void) { return stop_sig; }
+void mcf_stop_at(double t) { limit_at = t; }
+
+double mcf_stop_origin(void) { return origin; }
+
+int mcf_stop_signal(void)
+{
+    if (!stop_sig && limit_at < INFINITY && mcf_now() >= limit_at) {   /* as if a signal came then */
+        stop_at = cut_at = limit_at;
+        stop_sig = MCF_STOP_LIMIT;
+    }
+    return stop_sig;
+}
+
+const char *mcf_stop_name(int sig, char *buf, size_t size)
+{
+    if (sig == MCF_STOP_LIMIT)
+        snprintf(buf, size, "the run's time limit (--time-limit)");
+    else
+        snprintf(buf, size, "signal %d", sig);
+    return buf;
+}
 
 double mcf_stop_time(void) { return stop_sig ? stop_at : INFINITY; }
 
@@ -65,5 +91,5 @@ int mcf_cut_due(const struct mcf_cut *c)
     if (!c)
         return 0;
     double now = mcf_now();
-    return now > c->deadline || (stop_sig && now > cut_at);
+    return now > c->deadline || (stop_sig && now > cut_at) || now > limit_at;
 }

@@ -13,6 +13,7 @@
 #define MCF_STOP_H
 
 #include <math.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,8 +31,18 @@ void mcf_stop_catch(void);
  * while the ranks start (Slurm may send --signal's up to a minute early)
  * stops the run cleanly instead of killing the rank with no word. */
 void mcf_stop_catch_early(void);
-/* The signal that asked for a stop, or 0. */
+/* The signal that asked for a stop, MCF_STOP_LIMIT once the run's time
+ * limit passed, or 0. */
 int mcf_stop_signal(void);
+#define MCF_STOP_LIMIT 1000   /* no signal's number */
+/* --time-limit: from t on (mcf_now's clock) the run stops as a SIGTERM would
+ * stop it, the repetition in hand cut at once. INFINITY: none. */
+void mcf_stop_at(double t);
+/* When this process began (mcf_stop_catch_early, before MPI_Init, or else
+ * mcf_stop_catch): where --time-limit counts from. */
+double mcf_stop_origin(void);
+/* "signal 15", or "the run's time limit (--time-limit)": for messages. */
+const char *mcf_stop_name(int sig, char *buf, size_t size);
 /* When it came (mcf_now's clock), or INFINITY. */
 double mcf_stop_time(void);
 
