@@ -15,7 +15,7 @@ struct mcf_options {
     const char *deck;          /* NULL: the built-in default deck */
     const char *output;        /* NULL: mcfleet-<SLURM_JOB_ID or timestamp>.h5 */
     const char *backend;       /* auto, host, cuda, hip */
-    const char *h5_mode;       /* NULL or "auto": by rank count (mcf_h5_auto_mode); "collective"; "gather" */
+    const char *h5_mode;       /* NULL or "auto": by the results' size (mcf_h5_auto_mode); "collective"; "gather" */
     int quick, list, verbose, help, version;
     int force;                 /* --force: replace an existing output, or a killed run's .partial */
     int power_off;             /* --power off: no sampling at all */

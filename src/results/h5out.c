@@ -28,9 +28,9 @@ const char *mcf_h5_mode_name(enum mcf_h5_mode m)
     return m == MCF_H5_COLLECTIVE ? "collective" : "gather";
 }
 
-enum mcf_h5_mode mcf_h5_auto_mode(int nranks)
+enum mcf_h5_mode mcf_h5_auto_mode(double bytes)
 {
-    return mcf_h5_parallel_available() && nranks >= MCF_H5_COLLECTIVE_FROM ? MCF_H5_COLLECTIVE : MCF_H5_GATHER;
+    return mcf_h5_parallel_available() && bytes > MCF_H5_GATHER_MAX ? MCF_H5_COLLECTIVE : MCF_H5_GATHER;
 }
 
 /* Does this rank touch the file? */

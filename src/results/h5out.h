@@ -22,12 +22,13 @@
 
 enum mcf_h5_mode { MCF_H5_COLLECTIVE, MCF_H5_GATHER };
 
-/* --hdf5-mode auto (the default): gather below this many ranks, collective
- * (with parallel HDF5) from it on. Measured on 2 cores, 64 ranks: gather
- * 1.1 s, collective 4.2 s at the end of a run (docs/scaling.md); at fleet
- * scale the collective write keeps rank 0's link and memory out of the path. */
-#define MCF_H5_COLLECTIVE_FROM 1024
-enum mcf_h5_mode mcf_h5_auto_mode(int nranks);
+/* --hdf5-mode auto (the default): gather, unless the results would be more
+ * than rank 0 should hold and send (MCF_H5_GATHER_MAX, about: mcf_record_bytes)
+ * and this HDF5 has MPI-IO. Measured on 64 cores (docs/scaling.md): at 1,024
+ * ranks the end of the run takes 0.09 s gathered and 34 s collective, whose
+ * every dataset creation and write is a collective over all ranks. */
+#define MCF_H5_GATHER_MAX (1024.0 * 1024 * 1024)
+enum mcf_h5_mode mcf_h5_auto_mode(double bytes);
 
 /* In collective mode, datasets up to this size in all (rows × ranks) are
  * gathered to rank 0 and written by it; larger ones are written collectively. */

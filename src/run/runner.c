@@ -563,17 +563,19 @@ static void verbose_result(const struct run *r, int i)
 static int cost_summary(const struct run *r, double write_s, double close_s, double report_s, struct mcf_err *e)
 {
     struct rusage ru;
-    double mine[2], worst[2];
+    double mine[3], worst[3];
     long rss0 = 0;
     getrusage(RUSAGE_SELF, &ru);
     mine[0] = r->topo.rank ? (double)ru.ru_maxrss : 0.0;   /* KiB on Linux */
     mine[1] = r->sync_s;
-    MCF_MPI(e, MPI_Reduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, 0, r->topo.world));
+    mine[2] = r->journal.cost_s;
+    MCF_MPI(e, MPI_Reduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, 0, r->topo.world));
     rss0 = ru.ru_maxrss;
-    say(r, "cost: end of run %.3f s (gather and write %.3f s, close and rename %.3f s, report %.3f s); "
-           "synchronized starts %.3f s over %d tests (slowest rank %.3f s); peak RSS rank 0 %ld KiB, "
-           "other ranks at most %.0f KiB\n",
-        write_s + close_s + report_s, write_s, close_s, report_s, r->sync_s, r->ninst, worst[1], rss0, worst[0]);
+    say(r, "cost: end of run %.3f s (record %.3f s, write and rename %.3f s, report %.3f s); "
+           "synchronized starts %.3f s over %d tests (slowest rank %.3f s); journal %.3f s over %d segments, "
+           "%lld bytes (slowest rank %.3f s); peak RSS rank 0 %ld KiB, other ranks at most %.0f KiB\n",
+        write_s + close_s + report_s, write_s, close_s, report_s, r->sync_s, r->ninst, worst[1],
+        r->journal.cost_s, r->journal.segments, r->journal.bytes, worst[2], rss0, worst[0]);
     return MCF_OK;
 fail:
     return e->rc;
@@ -860,7 +862,8 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         strftime(r.start_time, sizeof r.start_time, "%Y-%m-%dT%H:%M:%SZ", &tm);
         MCF_MPI(&e, MPI_Bcast(r.start_time, sizeof r.start_time, MPI_CHAR, 0, r.topo.world));
     }
-    enum mcf_h5_mode mode = mcf_h5_auto_mode(r.topo.size);
+    enum mcf_h5_mode mode = mcf_h5_auto_mode(mcf_record_bytes(r.inst, r.ninst, r.be.caps, r.topo.size,
+                                                              r.deck.text ? strlen(r.deck.text) : 0));
     if (o->h5_mode && strcmp(o->h5_mode, "gather") == 0)
         mode = MCF_H5_GATHER;
     else if (o->h5_mode && strcmp(o->h5_mode, "collective") == 0)

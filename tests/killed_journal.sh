@@ -1,0 +1,87 @@
+#!/bin/sh
+# Nothing lost to a kill (issue 25): a run of 24 short tests on 2 ranks is
+# killed with SIGKILL at 20 points spread over it, no signal handler runs,
+# nothing is written at the end: every rank at once at half of the points;
+# mpirun at the others, its ranks 0 to 0.8 s later (on one node they are
+# mpirun's children and run on without it: they may even finish the run).
+# Each time, every test whose successor had begun (its progress line came
+# through mpirun before the kill) is in the file that `mcfleet report`
+# rebuilds from the journal, verified, and the file says complete = 0 and the
+# test in hand; a kill after the end finds the whole file. Then journals
+# damaged as a kill or a disk would: the torn last segment is left out, and
+# a file that is no journal is refused (exit 2).
+. "$srcdir/tests/lib.sh"
+need_mpirun
+need_h5py
+deck=$srcdir/tests/decks/journal.yaml
+py=${PYTHON_H5:-/usr/bin/python3}
+
+# the highest test whose progress line is in $work/out (0: none)
+progress() { sed -n 's/^\[ *\([0-9]*\)\/24 .*/\1/p' "$work/out" | tail -1 | grep . || echo 0; }
+
+point=0
+for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 23 25; do
+    point=$((point + 1))
+    out=$work/k$k.h5
+    if [ $k -le 24 ]; then
+        launch 2 "^\[ *$k/24 " --backend host --power off --deck "$deck" -o "$out"
+    else   # after the last test: the kill may come while the file is written, or after
+        launch 2 "^\[24/24 " --backend host --power off --deck "$deck" -o "$out"
+    fi
+    sleep "0.0$((point % 3 * 4))"   # 0, 40 or 80 ms into the test
+    ranks=$(pgrep -P $pid | tr '\n' ' ')
+    if [ $((point % 2)) = 1 ]; then
+        how=mpirun; kill -9 $pid; finished=$(($(progress) - 1)); sleep "0.$((point % 5 * 2))"; kill -9 $ranks 2>/dev/null
+    else
+        how=ranks; kill -9 $ranks; finished=$(($(progress) - 1))
+    fi
+    wait $pid 2>/dev/null
+    for r in $ranks; do
+        while kill -0 $r 2>/dev/null; do sleep 0.1; done
+    done
+    rc=0
+    "$MCFLEET" report "$out" >"$work/report" 2>"$work/report.err" || rc=$?
+    if [ $finished -le 0 ] && [ ! -f "$out" ] && [ ! -f "$out.journal" ]; then
+        echo "point $point (kill $how in test $((finished + 1))): no test had finished, no file"
+        continue
+    fi
+    [ -f "$out" ] || { cat "$work/out" "$work/report.err"; fail "point $point (kill $how): no file, $finished tests had finished"; }
+    case $rc in 0|3) ;; *) cat "$work/report" "$work/report.err"; fail "point $point: report exit $rc" ;; esac
+    [ ! -e "$out.journal" ] || fail "point $point: the journal is still there after the rebuild"
+    "$py" "$srcdir/tests/journal_check.py" "$out" "$finished" "$([ $k -gt 24 ] || [ $how = mpirun ] && echo 1 || echo 0)" \
+        || { cat "$work/report.err"; fail "point $point (kill $how)"; }
+    grep -q "rebuilt from its journal" "$work/report.err" && expect_in "$work/report" "the test in hand when it stopped"
+done
+
+# A journal cut in its last segment (the kill came in the write): the torn
+# segment is left out. One with a byte changed in a segment: the same (CRC).
+launch 2 "^\[ *12/24 " --backend host --power off --deck "$deck" -o "$work/t.h5"
+ranks=$(pgrep -P $pid | tr '\n' ' ')
+kill -9 $pid $ranks; wait $pid 2>/dev/null
+for r in $ranks; do while kill -0 $r 2>/dev/null; do sleep 0.1; done; done
+cp "$work/t.h5.journal" "$work/u.h5.journal"
+size=$(stat -c %s "$work/t.h5.journal")
+truncate -s $((size - 7)) "$work/t.h5.journal"
+"$MCFLEET" report "$work/t.h5" >/dev/null 2>"$work/err"; rc=$?
+expect_rc 3
+expect_in "$work/err" "the last segment, cut by the kill, left out"
+n=$("$py" -c "import h5py,sys; print(len(h5py.File(sys.argv[1])['/results']))" "$work/t.h5")
+"$py" -c "import h5py,sys; print(len(h5py.File(sys.argv[1])['/results']))" "$work/u.h5" 2>/dev/null && fail "u.h5 exists"
+printf 'X' | dd of="$work/u.h5.journal" bs=1 seek=$((size - 100)) conv=notrunc 2>/dev/null
+"$MCFLEET" report "$work/u.h5" >/dev/null 2>"$work/err"; rc=$?
+expect_rc 3
+m=$("$py" -c "import h5py,sys; print(len(h5py.File(sys.argv[1])['/results']))" "$work/u.h5")
+[ "$n" = "$m" ] && [ "$n" -ge 10 ] || fail "torn journal: $n tests, damaged one: $m (10 or more expected, the same)"
+echo "torn and damaged journals: $n tests kept, the last segment left out"
+# what is no journal is refused, and nothing is made of it
+printf 'not a journal' >"$work/v.h5.journal"
+"$MCFLEET" report "$work/v.h5" >/dev/null 2>"$work/err"; rc=$?
+expect_rc 2
+expect_in "$work/err" "is not an mcfleet journal"
+[ ! -e "$work/v.h5" ] || fail "a file was made from what is no journal"
+# a new run onto a killed run's output is refused, naming the rebuild
+: >"$work/w.h5.journal"
+mpi 2 --backend host --power off --deck "$deck" -o "$work/w.h5"
+expect_rc 2
+expect_in "$work/err" "rebuilds its results"
+echo "PASS: $point kill points, every finished test kept"
