@@ -30,6 +30,7 @@ for spec in "$@"; do
         grep -E "time limit|stopped by|^cost:" "$d/log" | tee -a "$R/summary.txt"
         devbin/mcfleet report "$d/acc.h5" >"$d/report.txt" 2>&1; echo "report exit $?" >>"$d/report.txt"
         head -12 "$d/report.txt"
+        tar czf "$O/$part.tgz" -C /tmp "$part"
         continue
     fi
     tmo=${tmo:-200}
@@ -50,5 +51,6 @@ for spec in "$@"; do
     grep -iE "improper|error|abort|killed|signal|orte|not enough|refused" "$d/log" | head -5
     [ $file = yes ] && devbin/mcfleet report "$d/run.h5" >"$d/report.txt" 2>&1
     [ $file = yes ] && python3 bench/scale_summary.py "$d/run.h5" "$launch" 2>&1 | tee -a "$R/summary.txt"
+    tar czf "$O/$part.tgz" -C /tmp "$part"   # after each run: a call cut at its limit still brings these back
 done
 tar czf "$O/$part.tgz" -C /tmp "$part"
