@@ -19,13 +19,14 @@ ulimit -u unlimited 2>/dev/null
   mpirun --version | head -1; cat /proc/sys/kernel/pid_max /proc/sys/kernel/threads-max; } >"$R/env.txt" 2>&1
 for spec in "$@"; do
     IFS=: read -r n mode tmo <<<"$spec"
-    if [ "$n" = gpu ]; then   # the 4 GPUs' acceptance deck, stopped by its time limit
+    if [ "$n" = gpu ]; then   # every GPU's acceptance deck, stopped by its time limit
         d=$R/gpu-$mode; mkdir -p "$d"; t0=$(date +%s.%N)
         nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version --format=csv >"$d/gpus.txt" 2>&1
-        timeout -s KILL 590 mpirun -np 4 --bind-to none devbin/mcfleet -v --acceptance --time-limit "$mode" \
+        ngpu=$(nvidia-smi -L | wc -l)
+        timeout -s KILL 590 mpirun -np "$ngpu" --bind-to none devbin/mcfleet -v --acceptance --time-limit "$mode" \
             -o "$d/acc.h5" >"$d/log" 2>&1
         rc=$?; t1=$(date +%s.%N)
-        printf 'gpu acceptance --time-limit %s: rc %d wall %.1f s file %s\n' "$mode" $rc \
+        printf "gpu acceptance on $ngpu GPUs"' --time-limit %s: rc %d wall %.1f s file %s\n' "$mode" $rc \
             "$(awk "BEGIN{print $t1 - $t0}")" "$(ls "$d"/acc.h5* 2>/dev/null | tr '\n' ' ')" | tee -a "$R/summary.txt"
         grep -E "time limit|stopped by|^cost:" "$d/log" | tee -a "$R/summary.txt"
         devbin/mcfleet report "$d/acc.h5" >"$d/report.txt" 2>&1; echo "report exit $?" >>"$d/report.txt"
