@@ -1,13 +1,16 @@
 # A private Slurm cluster on this machine, for tests/slurm_launch.sh. Sourced.
-#   slurm_up DIR   starts munged, slurmctld and six slurmd (n1..n6) on
+#   slurm_up DIR   starts munged, slurmctld and sixteen slurmd (n1..n16) on
 #                  localhost, all configured and logging under DIR; sets
 #                  SLURM_CONF; returns 77 where Slurm or munge is missing.
 #   slurm_down     stops every daemon slurm_up started, by pid.
 # The nodes share this host. Each has its own port, spool directory and TmpFS
 # (where Slurm's PMIx plugin keeps its per-node server directory), so srun
 # --mpi=pmix sees four nodes and Open MPI puts each in its own shared-memory
-# domain: MPI_COMM_TYPE_SHARED splits the ranks by Slurm node. Six nodes, so
-# that a batch job (n5, n6) and a job step (n1..n4) can run at once.
+# domain: MPI_COMM_TYPE_SHARED splits the ranks by Slurm node. Sixteen nodes:
+# a batch job (n5, n6) and a job step (n1..n4) run at once, and then one job
+# spans all of them (issue 25: a launch across many nodes).
+
+slurm_nodes=16
 
 slurm_pids=()
 
@@ -23,12 +26,12 @@ slurm_have() {
         || { echo "SKIP: Slurm's PMIx plugin (mpi_pmix.so) not found"; return 77; }
 }
 
-# a base port with base..base+6 all free (a cluster from another test run may hold 17000)
+# a base port with base..base+slurm_nodes all free (a cluster from another test run may hold 17000)
 slurm_free_base() {
     local base p busy
     for base in 17000 17100 17200 17300 17400 17500; do
         busy=0
-        for p in 0 1 2 3 4 5 6; do
+        for p in $(seq 0 $slurm_nodes); do
             (exec 3<>"/dev/tcp/127.0.0.1/$((base + p))") 2>/dev/null && { busy=1; break; }
         done
         [ $busy = 0 ] && { echo $base; return 0; }
@@ -89,13 +92,13 @@ JobAcctGatherType=jobacct_gather/none
 KillWait=10
 MinJobAge=600
 InactiveLimit=0
-NodeName=n[1-6] NodeHostname=localhost Port=$((base + 1))-$((base + 6)) CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN
-PartitionName=ci Nodes=n[1-6] Default=YES MaxTime=INFINITE State=UP
+NodeName=n[1-$slurm_nodes] NodeHostname=localhost Port=$((base + 1))-$((base + slurm_nodes)) CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN
+PartitionName=ci Nodes=n[1-$slurm_nodes] Default=YES MaxTime=INFINITE State=UP
 EOF
     export SLURM_CONF="$d/slurm.conf"
     slurmctld -f "$SLURM_CONF" || { cat "$d/slurmctld.log" >&2; return 1; }
     pid=$(slurm_pid_of "$d/slurmctld.pid") && slurm_pids+=("$pid")
-    for n in n1 n2 n3 n4 n5 n6; do
+    for n in $(seq -f 'n%g' 1 $slurm_nodes); do
         mkdir -p "$d/spool/$n" "$d/tmpfs/$n"
         slurmd -f "$SLURM_CONF" -N $n || { cat "$d/slurmd-$n.log" >&2; return 1; }
         pid=$(slurm_pid_of "$d/slurmd-$n.pid") && slurm_pids+=("$pid")
@@ -104,7 +107,7 @@ EOF
 }
 
 slurm_all_idle() {
-    [ "$(sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)" = 6 ]
+    [ "$(sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)" = "$slurm_nodes" ]
 }
 
 slurm_down() {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# mcfleet under a real Slurm: six slurmd on this machine (tests/slurm_cluster.sh).
+# mcfleet under a real Slurm: sixteen slurmd on this machine (tests/slurm_cluster.sh).
 # 1. srun -N 4 -n 8 --mpi=pmix on n1..n4: eight ranks, four distinct nodes,
 #    Slurm's ids recorded per rank and for the job.
 # 2. sbatch of jobscripts/acceptance.sbatch on n5, n6 with a time limit too
@@ -7,6 +7,8 @@
 #    partial-results path, with a valid file marked incomplete and the report
 #    beside it. The job is submitted first: it waits for Slurm's signal (10-70
 #    s) while the srun step runs beside it.
+# 3. srun -N 16 -n 16: one job across all sixteen nodes, one rank each (the
+#    launch, the node split and Slurm's ids at the most nodes this VM holds).
 # Skips (77) where Slurm or munge is not installed; stops its daemons by pid.
 . "$srcdir/tests/lib.sh"
 need_h5py
@@ -105,4 +107,19 @@ else:
     assert np.isfinite(chase["latency_ns"][:]).any(axis=1).any(), "no repetition measured"
 assert len(set(f["ranks/node"][:])) == 2
 PY
-echo "slurm launch ok (job $job)"
+# ---- 3. one job across every node
+rc=0
+timeout 300 srun -N $slurm_nodes -n $slurm_nodes --mpi=pmix "$MCFLEET" --backend host --power off \
+    --deck "$srcdir/bench/scale.yaml" -o wide.h5 >wide.out 2>&1 || rc=$?
+[ $rc = 0 ] || { cat wide.out; fail "srun -N $slurm_nodes: exit $rc"; }
+expect_in wide.out "$slurm_nodes ranks on $slurm_nodes nodes"
+schema wide.h5 $slurm_nodes
+"$PYTHON_H5" - wide.h5 $slurm_nodes <<'PY' || fail "srun -N 16: Slurm's placement in the file"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+n, r, m = int(sys.argv[2]), f["ranks"], f["meta"].attrs
+assert int(m["complete"]) == 1 and int(m["nnodes"]) == n, (m["complete"], m["nnodes"])
+assert sorted(x.decode() for x in r["slurm_nodename"][:]) == sorted(f"n{i}" for i in range(1, n + 1))
+assert sorted(r["node"][:]) == list(range(n)) and sorted(r["slurm_nodeid"][:]) == list(range(n))
+PY
+echo "slurm launch ok (job $job; $slurm_nodes nodes in one job)"
