@@ -22,7 +22,7 @@ with h5py.File(path, "r") as f:
     if len(names) < finished:
         sys.exit(f"{path}: {len(names)} tests in the file, {finished} had finished before the kill")
     for i, name in enumerate(order):
-        if name != f"chase:iterations={6000000 + i}":
+        if name != f"chase:iterations={3000000 + i}":
             sys.exit(f"{path}: test {i + 1} is {name}: the finished tests are not the first ones")
         ok = f["/results"][name]["verified"][()]
         if i < finished and not ok.all():
@@ -39,7 +39,7 @@ with h5py.File(path, "r") as f:
         cut = meta["cut_test"].decode()
         if not rebuilt.endswith(".journal"):
             sys.exit(f"{path}: complete = 0 but not rebuilt from the journal ({rebuilt!r})")
-        if len(names) < 24 and cut != f"chase:iterations={6000000 + len(names)}":
+        if len(names) < 24 and cut != f"chase:iterations={3000000 + len(names)}":
             sys.exit(f"{path}: cut_test {cut!r} after {len(names)} tests")
         if len(f["/meta/tests_not_run_list"]) != 24 - len(names):
             sys.exit(f"{path}: tests_not_run_list has {len(f['/meta/tests_not_run_list'])} entries")

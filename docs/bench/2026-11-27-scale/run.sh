@@ -23,7 +23,10 @@ for spec in "$@"; do
         d=$R/gpu-$mode; mkdir -p "$d"; t0=$(date +%s.%N)
         nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version --format=csv >"$d/gpus.txt" 2>&1
         ngpu=$(nvidia-smi -L | wc -l)
-        timeout -s KILL 590 mpirun -np "$ngpu" --bind-to none devbin/mcfleet -v --acceptance --time-limit "$mode" \
+        arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+        # the acceptance deck of the GPUs at hand (--acceptance looks in the installed prefix, absent here)
+        timeout -s KILL 590 mpirun -np "$ngpu" --bind-to none devbin/mcfleet -v --deck input/acceptance/sm_$arch.yaml \
+            --time-limit "$mode" \
             -o "$d/acc.h5" >"$d/log" 2>&1
         rc=$?; t1=$(date +%s.%N)
         printf "gpu acceptance on $ngpu GPUs"' --time-limit %s: rc %d wall %.1f s file %s\n' "$mode" $rc \
