@@ -41,8 +41,10 @@ for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 23 25; do
     done
     rc=0
     "$MCFLEET" report "$out" >"$work/report" 2>"$work/report.err" || rc=$?
-    if [ $finished -le 0 ] && [ ! -f "$out" ] && [ ! -f "$out.journal" ]; then
-        echo "point $point (kill $how in test $((finished + 1))): no test had finished, no file"
+    if [ $finished -le 0 ] && [ ! -f "$out" ]; then   # no journal, or one of the start alone: refused
+        [ $rc = 2 ] || { cat "$work/report.err"; fail "point $point: no file, report exit $rc"; }
+        [ ! -f "$out.journal" ] || expect_in "$work/report.err" "killed before its first test finished"
+        echo "point $point (kill $how in test 1): no test had finished, no file"
         continue
     fi
     [ -f "$out" ] || { cat "$work/out" "$work/report.err"; fail "point $point (kill $how): no file, $finished tests had finished"; }

@@ -83,9 +83,13 @@ static int replay_rows(struct mcf_h5 *h, const struct mcf_h5_op *op, struct mcf_
     for (int r = 0; r < g->size; r++) {
         width = n[r] > width ? n[r] : width;
         total += n[r];
-        if (op->kind != MCF_OP_ROWS_STR && op->kind != MCF_OP_RAGGED && n[r] != n[0])
-            MCF_FAIL(e, MCF_ERUNTIME, "%s: rank %d's row of %s has %zu bytes, rank 0's %zu", h->partial, r,
-                     op->path, n[r], n[0]);
+        /* every row as wide as the call says (8-byte values): a journal's rows are read from disk */
+        size_t want = 8 * (size_t)(op->ncols > 0 ? op->ncols : 1);
+        if ((op->kind == MCF_OP_ROWS_DOUBLE || op->kind == MCF_OP_ROWS_LONG) && n[r] != want)
+            MCF_FAIL(e, MCF_ERUNTIME, "%s: rank %d's row of %s has %zu bytes, %zu expected", h->partial, r,
+                     op->path, n[r], want);
+        if ((op->kind == MCF_OP_RAGGED && n[r] % 8) || (op->kind == MCF_OP_ROWS_STR && n[r] == 0))
+            MCF_FAIL(e, MCF_ERUNTIME, "%s: rank %d's row of %s has %zu bytes", h->partial, r, op->path, n[r]);
     }
     if (op->kind == MCF_OP_ROWS_STR) {   /* fixed-length strings, as wide as the longest */
         hsize_t dims = (hsize_t)g->size;

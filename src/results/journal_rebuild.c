@@ -264,8 +264,9 @@ int mcf_journal_rebuild(const char *output, FILE *notes, struct mcf_err *e)
             goto fail;
         at += SEG_HEAD + (size_t)plen;
     }
-    if (!nranks)
-        MCF_FAIL(e, MCF_EINPUT, "%s: the run was killed before its first test: nothing to rebuild", jpath);
+    if (!nranks || !ndone)
+        MCF_FAIL(e, MCF_EINPUT, "%s: the run was killed before its first test finished: nothing to rebuild (the "
+                 "journal and %s can go)", jpath, h.partial);
     {
         const char *cut = ndone < nplanned ? names[ndone] : "";
         struct mcf_record_end end = {

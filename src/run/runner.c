@@ -326,6 +326,10 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
             release_instance(&r, &h);
             mark_not_run(&r, i, any[0], any[1]);
             stop_sig = any[0];
+            /* the test in hand: the one before this boundary where no rank ran it to its end, else the next */
+            if (!r.wd.nhung)
+                cut = i > 0 && (r.res[i - 1].listed_not_run || any[1] < r.inst[i - 1].repetitions) ? i - 1
+                    : i < r.ninst ? i : -1;
             if (!r.wd.nhung && i > 0 && !r.res[i - 1].listed_not_run)
                 journal_test(&r, i - 1);
             stopped = 1;
@@ -354,7 +358,7 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     say(&r, "writing %s\n", r.output);
     {
         char by[64] = "";
-        for (int i = 0; stopped && i < r.ninst && cut < 0; i++)
+        for (int i = 0; r.wd.nhung && i < r.ninst && cut < 0; i++)   /* hung: the first not run */
             if (r.res[i].listed_not_run)
                 cut = i;
         struct mcf_record_end end = { .complete = !stopped, .cut_test = cut >= 0 ? r.inst[cut].name : "",
