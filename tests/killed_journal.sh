@@ -81,9 +81,23 @@ printf 'not a journal' >"$work/v.h5.journal"
 expect_rc 2
 expect_in "$work/err" "is not an mcfleet journal"
 [ ! -e "$work/v.h5" ] || fail "a file was made from what is no journal"
-# a new run onto a killed run's output is refused, naming the rebuild
+# a new run onto a killed run's output (its .partial and journal) is refused, naming the rebuild
+: >"$work/w.h5.partial"
 : >"$work/w.h5.journal"
 mpi 2 --backend host --power off --deck "$deck" -o "$work/w.h5"
 expect_rc 2
+expect_in "$work/err" "rebuilds its results from the journal"
+rm "$work/w.h5.partial"   # the journal alone: the same advice
+mpi 2 --backend host --power off --deck "$deck" -o "$work/w.h5"
+expect_rc 2
 expect_in "$work/err" "rebuilds its results"
+# report while a run is going: its journal is locked, nothing of the run is touched
+launch 2 "^\[ *3/24 " --backend host --power off --deck "$deck" -o "$work/live.h5"
+"$MCFLEET" report "$work/live.h5" >/dev/null 2>"$work/err"; rc=$?
+expect_rc 2
+expect_in "$work/err" "belongs to a live mcfleet run"
+[ -e "$work/live.h5.partial" ] && [ -e "$work/live.h5.journal" ] || fail "report took a live run's files"
+await "the live run"
+expect_rc 0
+[ -f "$work/live.h5" ] && [ ! -e "$work/live.h5.journal" ] || fail "the live run's file, after a report beside it"
 echo "PASS: $point kill points, every finished test kept"

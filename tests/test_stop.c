@@ -63,10 +63,10 @@ static void time_limit_stops_like_a_signal(void **state)
     struct mcf_cut c = { .deadline = INFINITY };
     char by[64];
     mcf_stop_catch();
-    mcf_stop_at(mcf_now() + 3600);      /* an hour away: nothing yet */
+    mcf_stop_at(mcf_now() + 3600, "the run's time limit (--time-limit)");      /* an hour away: nothing yet */
     assert_int_equal(mcf_stop_signal(), 0);
     assert_false(mcf_cut_due(&c));
-    mcf_stop_at(mcf_now() - 1e-3);      /* passed: a stop, and the repetition in hand is cut at once */
+    mcf_stop_at(mcf_now() - 1e-3, "the run's time limit (--time-limit)");      /* passed: a stop, and the repetition in hand is cut at once */
     assert_true(mcf_cut_due(&c));
     assert_int_equal(mcf_stop_signal(), MCF_STOP_LIMIT);
     assert_string_equal(mcf_stop_name(MCF_STOP_LIMIT, by, sizeof by), "the run's time limit (--time-limit)");

@@ -64,6 +64,12 @@ static int claim(struct mcf_h5 *h, struct mcf_err *e)
         if (live)
             MCF_FAIL(e, MCF_EINPUT, "'%s' is being written by another mcfleet run right now: choose another -o",
                      h->partial);
+        char journal[1100];
+        snprintf(journal, sizeof journal, "%s.journal", h->path);
+        if (!h->force && access(journal, F_OK) == 0)
+            MCF_FAIL(e, MCF_EINPUT, "'%s' and '%s' exist, left by a run that was killed: 'mcfleet report %s' "
+                     "rebuilds its results from the journal (or pass --force to replace both)", h->partial, journal,
+                     h->path);
         if (!h->force)
             MCF_FAIL(e, MCF_EINPUT, "'%s' exists, left by a run that was killed before it could write: look at it, "
                      "remove it, or pass --force to replace it", h->partial);

@@ -115,6 +115,7 @@ static void journal_failed(struct mcf_journal *j, const char *what, int err)
 
 int mcf_journal_open(struct mcf_journal *j, const char *output, MPI_Comm comm, int force, struct mcf_err *e)
 {
+    int refuse = 0;
     memset(j, 0, sizeof *j);
     j->fd = -1;
     j->q.comm = comm;
@@ -129,20 +130,35 @@ int mcf_journal_open(struct mcf_journal *j, const char *output, MPI_Comm comm, i
         j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0644);
         if (j->fd < 0 && errno == EEXIST && force && unlink(j->path) == 0)
             j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0644);
-        if (j->fd < 0 && errno == EEXIST)
+        if (j->fd < 0 && errno == EEXIST) {
+            refuse = 1;
             mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "'%s' exists: a killed run's journal; 'mcfleet report "
                         "%s' rebuilds its results (or pass --force to replace it)", j->path, output);
-        else if (j->fd < 0)
-            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "cannot create the journal '%s': %s", j->path,
-                        strerror(errno));
-        else if (mcf_write_all(j->fd, MCF_JOURNAL_MAGIC, 8) != 0)
-            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "cannot write the journal '%s': %s", j->path,
-                        strerror(errno));
+        } else if (j->fd < 0) {
+            fprintf(stderr, "mcfleet: warning: no journal: cannot create '%s' (%s): a run killed before its end "
+                            "keeps nothing; the results file is written at the end as usual\n", j->path,
+                    strerror(errno));
+        } else if (flock(j->fd, LOCK_EX | LOCK_NB) != 0 || mcf_write_all(j->fd, MCF_JOURNAL_MAGIC, 8) != 0 ||
+                   !(j->got = calloc((size_t)j->q.size * 2, sizeof *j->got)) ||
+                   !(j->counts = calloc((size_t)j->q.size, sizeof *j->counts)) ||
+                   !(j->displs = calloc((size_t)j->q.size, sizeof *j->displs))) {
+            /* held for the run: `mcfleet report` never rebuilds a live run's journal */
+            fprintf(stderr, "mcfleet: warning: no journal: '%s': %s: a run killed before its end keeps nothing; "
+                            "the results file is written at the end as usual\n", j->path,
+                    errno ? strerror(errno) : "out of memory");
+            close(j->fd);
+            unlink(j->path);
+            j->fd = -1;
+        }
     }
-    MCF_MPI(e, MPI_Bcast(&e->rc, 1, MPI_INT, 0, comm));   /* rank 0's outcome; its message is printed by it */
-    j->on = e->rc == MCF_OK;
-    if (!j->on && j->q.rank != 0)
+    /* a killed run's journal refuses the run (rank 0's message); any other failure only turns it off */
+    int state[2] = { refuse, j->fd >= 0 };
+    MCF_MPI(e, MPI_Bcast(state, 2, MPI_INT, 0, comm));
+    j->on = state[1];
+    if (state[0] && j->q.rank != 0) {
+        e->rc = MCF_EINPUT;
         e->agreed = 1;
+    }
 fail:
     return e->rc;
 }
@@ -150,28 +166,23 @@ fail:
 void mcf_journal_commit(struct mcf_journal *j, const char *label, const char *planned, int failed)
 {
     double t0 = mcf_now();
-    unsigned long long mine[2] = { (unsigned long long)j->q.queue.len, 0 }, *got = NULL;
-    int *counts = NULL, *displs = NULL, go = 0;
+    unsigned long long mine[2] = { (unsigned long long)j->q.queue.len, failed != 0 };
+    int go = 0;
     char *rows = NULL;
     struct buf b = { 0 };
     if (!j->on)
         return;
-    mine[1] = failed != 0;
-    if (j->q.rank == 0 && (!(got = calloc((size_t)j->q.size * 2, sizeof *got)) ||
-                           !(counts = calloc((size_t)j->q.size, sizeof *counts)) ||
-                           !(displs = calloc((size_t)j->q.size, sizeof *displs))))
-        mine[1] = 1;
     /* a rank whose queue failed (out of memory) says so: the segment is then not written */
-    if (MPI_Gather(mine, 2, MPI_UNSIGNED_LONG_LONG, got, 2, MPI_UNSIGNED_LONG_LONG, 0, j->q.comm) != MPI_SUCCESS)
+    if (MPI_Gather(mine, 2, MPI_UNSIGNED_LONG_LONG, j->got, 2, MPI_UNSIGNED_LONG_LONG, 0, j->q.comm) != MPI_SUCCESS)
         goto out;
-    if (j->q.rank == 0 && got && counts && displs) {
+    if (j->q.rank == 0) {
         unsigned long long total = 0;
         go = j->fd >= 0;
         for (int r = 0; r < j->q.size; r++) {
-            go &= got[2 * r + 1] == 0;
-            displs[r] = (int)total;
-            counts[r] = (int)got[2 * r];
-            total += got[2 * r];
+            go &= j->got[2 * r + 1] == 0;
+            j->displs[r] = (int)total;
+            j->counts[r] = (int)j->got[2 * r];
+            total += j->got[2 * r];
         }
         if (go && (total > INT_MAX || !(rows = malloc(total ? total : 1)))) {
             go = 0;
@@ -180,25 +191,28 @@ void mcf_journal_commit(struct mcf_journal *j, const char *label, const char *pl
     }
     if (MPI_Bcast(&go, 1, MPI_INT, 0, j->q.comm) != MPI_SUCCESS || !go)
         goto out;
-    if (MPI_Gatherv(j->q.queue.buf, (int)j->q.queue.len, MPI_BYTE, rows, counts, displs, MPI_BYTE, 0,
+    if (MPI_Gatherv(j->q.queue.buf, (int)j->q.queue.len, MPI_BYTE, rows, j->counts, j->displs, MPI_BYTE, 0,
                     j->q.comm) != MPI_SUCCESS)
         goto out;
     if (j->q.rank == 0) {
-        size_t total = (size_t)displs[j->q.size - 1] + (size_t)counts[j->q.size - 1];
+        size_t total = (size_t)j->displs[j->q.size - 1] + (size_t)j->counts[j->q.size - 1];
         int err;
-        build(&b, &j->q, label, planned, counts, j->q.size, rows, total);
-        if (b.oom)
+        build(&b, &j->q, label, planned, j->counts, j->q.size, rows, total);
+        if (b.oom) {
             journal_failed(j, "out of memory", 0);
-        else if ((err = mcf_write_all(j->fd, b.p, b.len)) != 0 || (fdatasync(j->fd) != 0 && (err = errno)))
+        } else if ((err = mcf_write_all(j->fd, b.p, b.len)) != 0 || (fdatasync(j->fd) != 0 && (err = errno))) {
             journal_failed(j, "writing a segment", err);
-        else
+        } else {
             j->bytes += (long long)b.len;
+            j->segments++;
+        }
     }
-    j->segments++;
 out:
-    free(got); free(counts); free(displs); free(rows); free(b.p);
+    free(rows);
+    free(b.p);
     mcf_h5_queue_clear(&j->q);
-    j->cost_s += mcf_now() - t0;
+    j->last_s = mcf_now() - t0;
+    j->cost_s += j->last_s;
 }
 
 void mcf_journal_stop(struct mcf_journal *j)
@@ -210,8 +224,13 @@ void mcf_journal_stop(struct mcf_journal *j)
 void mcf_journal_close(struct mcf_journal *j, int remove)
 {
     mcf_h5_queue_clear(&j->q);
-    if (j->segments < 2)
-        remove = 1;   /* no test finished: nothing to rebuild */
+    free(j->got);
+    free(j->counts);
+    free(j->displs);
+    j->got = NULL;
+    j->counts = j->displs = NULL;
+    if (j->q.rank == 0 && j->segments < 2)
+        remove = 1;   /* no test written: nothing to rebuild */
     else if (!remove && j->q.rank == 0)
         fprintf(stderr, "mcfleet: the %d test%s finished before this are in '%s': 'mcfleet report %.1000s' "
                         "rebuilds the results file from it\n", j->segments - 1, j->segments == 2 ? "" : "s",

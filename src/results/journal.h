@@ -28,14 +28,19 @@ struct mcf_journal {
     struct mcf_h5 q;      /* a writer with no file: the calls are queued until the commit */
     int fd;               /* rank 0: the journal; -1 elsewhere, or once it failed */
     int on;               /* the same on every rank: commits gather */
-    int segments;
+    int segments;         /* rank 0: segments written */
     double cost_s;        /* this rank's time in commits, in all */
+    double last_s;        /* ... and in the last one (rank 0's delays the next start: runner.c) */
+    unsigned long long *got;   /* rank 0: each rank's queue length and failure */
+    int *counts, *displs;      /* rank 0: MPI_Gatherv's */
     long long bytes;      /* rank 0: bytes written */
     char path[1100];
 };
 
 /* Collective. Rank 0 creates <output>.journal (never an existing one unless
- * force: that is a killed run's, and `mcfleet report OUTPUT` rebuilds it). */
+ * force: that is a killed run's, and `mcfleet report OUTPUT` rebuilds it: an
+ * input error) and holds it locked for the run, so that no rebuild takes a
+ * live run's journal. Any other failure warns and leaves the journal off. */
 int mcf_journal_open(struct mcf_journal *j, const char *output, MPI_Comm comm, int force, struct mcf_err *e);
 /* Collective: what the record layer queued on every rank since the last
  * commit becomes one segment named label (a test's name, or "start" with

@@ -8,6 +8,7 @@
 #include "record.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -90,7 +91,8 @@ static int replay_segment(struct mcf_h5 *h, struct rd *r, struct seg *s, const c
     s->planned = take_str(r);
     s->nranks = take_u64(r);
     nops = take_u64(r);
-    if (r->bad || s->nranks == 0 || s->nranks > (1u << 24) || nops > r->len / 64)
+    if (r->bad || s->nranks == 0 || s->nranks > (r->len - r->at) / 8 || nops > r->len / 64 || !isfinite(s->unix_s) ||
+        s->unix_s < 0 || s->unix_s > 1e11)
         MCF_FAIL(e, MCF_EINPUT, "%s: a segment's header is not one mcfleet writes", where);
     MCF_ALLOC(e, ops, nops ? nops : 1);
     for (uint64_t i = 0; i < nops && !r->bad; i++) {
@@ -108,10 +110,14 @@ static int replay_segment(struct mcf_h5 *h, struct rd *r, struct seg *s, const c
         op->text = take_str(r);
         uint64_t nd = take_u64(r);
         const char *data = take(r, (size_t)nd);
-        if (r->bad || kind < MCF_OP_GROUP || kind > MCF_OP_LIST_LONG || ncols < 0 || ncols > (1 << 24))
+        if (r->bad || kind < MCF_OP_GROUP || kind > MCF_OP_LIST_LONG || ncols < 0 || ncols > (1 << 24) ||
+            !op->path || !op->name || !op->text) {
+            r->bad = 1;
             break;
-        if ((kind == MCF_OP_LIST_LONG && nd != op->n * sizeof(long long)) ||
-            (kind == MCF_OP_LIST_STR && (op->width == 0 || nd != op->n * op->width))) {
+        }
+        /* divisions, not products: a forged n must not wrap around */
+        if ((kind == MCF_OP_LIST_LONG && (nd % sizeof(long long) || op->n != nd / sizeof(long long))) ||
+            (kind == MCF_OP_LIST_STR && (op->width == 0 || nd % op->width || op->n != nd / op->width))) {
             r->bad = 1;
             break;
         }
@@ -145,31 +151,6 @@ fail:
     return e->rc;
 }
 
-static int read_all(const char *path, char **buf, size_t *len, struct mcf_err *e)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    *buf = NULL;
-    if (fd < 0)
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "cannot open '%s': %s", path, strerror(errno));
-    if (fstat(fd, &st) != 0 || !(*buf = malloc((size_t)st.st_size + 1))) {
-        close(fd);
-        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "cannot read '%s'", path);
-    }
-    size_t got = 0;
-    while (got < (size_t)st.st_size) {
-        ssize_t n = read(fd, *buf + got, (size_t)st.st_size - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    *len = got;
-    return MCF_OK;
-}
-
 /* The planned tests, from the start segment's comma-separated list. */
 static size_t split(char *list, char **names, size_t max)
 {
@@ -179,25 +160,57 @@ static size_t split(char *list, char **names, size_t max)
     return n;
 }
 
-/* Rank-free claim of <output>.partial: not while a live run holds it. */
-static int claim(struct mcf_h5 *h, struct mcf_err *e)
+/* Rank-free claim of <output>.partial: not while a live run holds it; one
+ * this rebuild creates is its own to remove (*created). */
+static int claim(struct mcf_h5 *h, int *created, struct mcf_err *e)
 {
     struct stat st;
+    *created = 0;
     if (lstat(h->path, &st) == 0 && st.st_size > 0)
         MCF_FAIL(e, MCF_EINPUT, "'%s' exists: nothing to rebuild", h->path);
-    h->fd = open(h->partial, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    h->fd = open(h->partial, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (h->fd >= 0)
+        *created = 1;
+    else if (errno == EEXIST)
+        h->fd = open(h->partial, O_RDWR | O_CLOEXEC);
     if (h->fd < 0)
-        MCF_FAIL(e, MCF_ERUNTIME, "cannot create '%s': %s", h->partial, strerror(errno));
+        MCF_FAIL(e, MCF_ERUNTIME, "cannot open '%s': %s", h->partial, strerror(errno));
     if (flock(h->fd, LOCK_EX | LOCK_NB) != 0)
-        MCF_FAIL(e, MCF_EINPUT, "'%s' is being written by a live mcfleet run: its journal is not to be rebuilt "
-                 "yet", h->partial);
-    if (ftruncate(h->fd, 0) != 0)
+        MCF_FAIL(e, MCF_EINPUT, "'%s' is being written by a live mcfleet run: its file appears when it ends",
+                 h->partial);
+    if (ftruncate(h->fd, 0) != 0)   /* a killed run's: empty in gather mode, a cut image in collective mode */
         MCF_FAIL(e, MCF_ERUNTIME, "cannot truncate '%s': %s", h->partial, strerror(errno));
     if (lstat(h->path, &st) == 0 && st.st_size == 0)
         unlink(h->path);   /* an empty file where the results go is nothing: replaced */
     return MCF_OK;
 fail:
     return e->rc;
+}
+
+/* The journal, read whole while locked: a live run holds its lock (journal.c). */
+static int read_journal(const char *path, int *fd, char **buf, size_t *len, struct mcf_err *e)
+{
+    struct stat st;
+    size_t got = 0;
+    *buf = NULL;
+    *len = 0;
+    if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "cannot open '%s': %s", path, strerror(errno));
+    if (flock(*fd, LOCK_EX | LOCK_NB) != 0)
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "'%s' belongs to a live mcfleet run: its file "
+                           "appears when it ends", path);
+    if (fstat(*fd, &st) != 0 || !(*buf = malloc((size_t)st.st_size + 1)))
+        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "cannot read '%s'", path);
+    while (got < (size_t)st.st_size) {
+        ssize_t n = read(*fd, *buf + got, (size_t)st.st_size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    *len = got;
+    return MCF_OK;
 }
 
 int mcf_journal_rebuild(const char *output, FILE *notes, struct mcf_err *e)
@@ -207,6 +220,7 @@ int mcf_journal_rebuild(const char *output, FILE *notes, struct mcf_err *e)
     size_t len = 0, at = 8, nplanned = 0, ndone = 0;
     uint64_t nranks = 0;
     const char *torn = NULL;
+    int jfd = -1, created = 0, damaged = 0;
     memset(&h, 0, sizeof h);
     h.file = H5I_INVALID_HID;
     h.fd = -1;
@@ -216,11 +230,11 @@ int mcf_journal_rebuild(const char *output, FILE *notes, struct mcf_err *e)
     snprintf(jpath, sizeof jpath, "%s%s", output, MCF_JOURNAL_SUFFIX);
     snprintf(h.path, sizeof h.path, "%s", output);
     snprintf(h.partial, sizeof h.partial, "%s.partial", output);
-    MCF_TRY(read_all(jpath, &buf, &len, e));
+    MCF_TRY(read_journal(jpath, &jfd, &buf, &len, e));
     if (len < 8 || memcmp(buf, MCF_JOURNAL_MAGIC, 8) != 0)
         MCF_FAIL(e, MCF_EINPUT, "'%s' is not an mcfleet journal", jpath);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    MCF_TRY(claim(&h, e));
+    MCF_TRY(claim(&h, &created, e));
     MCF_H5ID(e, h.file, mcf_h5_in_memory(h.partial));
     MCF_ALLOC(e, names, MAX_PLANNED);
     while (at < len) {
@@ -228,14 +242,22 @@ int mcf_journal_rebuild(const char *output, FILE *notes, struct mcf_err *e)
         uint32_t crc;
         char where[1200];
         struct seg s = { 0 };
+        /* a kill can only cut the last write short (one write() a segment): a
+         * bad segment with all its bytes there, or a bad head, is damage */
         if (len - at < SEG_HEAD || memcmp(buf + at, MCF_JOURNAL_SEG_MAGIC, 8) != 0) {
             torn = "a segment's head";
+            damaged = len - at >= 8;
             break;
         }
         memcpy(&plen, buf + at + 8, 8);
         memcpy(&crc, buf + at + 16, 4);
-        if (plen > len - at - SEG_HEAD || mcf_crc32((const unsigned char *)buf + at + SEG_HEAD, (size_t)plen) != crc) {
-            torn = "a segment cut short or damaged";   /* the write the kill interrupted */
+        if (plen > len - at - SEG_HEAD) {
+            torn = "a segment cut short";   /* the write the kill interrupted */
+            break;
+        }
+        if (mcf_crc32((const unsigned char *)buf + at + SEG_HEAD, (size_t)plen) != crc) {
+            torn = "a damaged segment";
+            damaged = 1;
             break;
         }
         struct rd r = { buf + at + SEG_HEAD, (size_t)plen, 0, 0 };
@@ -282,17 +304,23 @@ int mcf_journal_rebuild(const char *output, FILE *notes, struct mcf_err *e)
         if (notes)
             fprintf(notes, "mcfleet: %s: the run did not end (killed%s%s); rebuilt from its journal: %zu of %zu "
                            "tests%s\n", output, cut[0] ? " in test " : " while writing its file", cut, ndone,
-                    nplanned, torn ? " (the last segment, cut by the kill, left out)" : "");
+                    nplanned, torn && !damaged ? " (the last segment, cut by the kill, left out)" : "");
+        if (notes && damaged)
+            fprintf(notes, "mcfleet: %s: %s at byte %zu of %zu: what follows it is left out, and the journal "
+                           "is kept\n", jpath, torn, at, len);
     }
-    unlink(jpath);   /* its content is in the file now */
+    if (!damaged)
+        unlink(jpath);   /* its content is in the file now */
 fail:
     if (h.file >= 0)
         H5Fclose(h.file);
     if (h.fd >= 0) {
-        if (e->rc != MCF_OK)
-            unlink(h.partial);
+        if (e->rc != MCF_OK && created)
+            unlink(h.partial);   /* ours; a killed run's stays as it was found (emptied) */
         close(h.fd);
     }
+    if (jfd >= 0)
+        close(jfd);   /* and its lock */
     free(names);
     free(planned);
     free(buf);

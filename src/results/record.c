@@ -47,15 +47,7 @@ static int record_meta_start(struct mcf_h5 *h, const struct mcf_record_ctx *c, s
     MCF_TRY(mcf_h5_strings(h, "/meta/deck_text", deck_text, 1, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "mcfleet_version", PACKAGE_VERSION, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "start_time", c->start_time, e));
-    {   /* the times in this file are rank 0's CLOCK_MONOTONIC; adding this gives
-           Unix time, to line them up with an outside sampler (nvidia-smi, DCGM) */
-        struct timespec rt, mt;
-        double origin = 0.0;
-        if (t->rank == 0 && clock_gettime(CLOCK_REALTIME, &rt) == 0 && clock_gettime(CLOCK_MONOTONIC, &mt) == 0)
-            origin = (double)(rt.tv_sec - mt.tv_sec) + (rt.tv_nsec - mt.tv_nsec) * 1e-9;
-        MPI_Bcast(&origin, 1, MPI_DOUBLE, 0, t->world);
-        MCF_TRY(mcf_h5_attr_double(h, "/meta", "clock_origin_unix_s", origin, e));
-    }
+    MCF_TRY(mcf_h5_attr_double(h, "/meta", "clock_origin_unix_s", c->clock_origin, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "command_line", o->command_line, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "backend", be->name, e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "nranks", t->size, e));
@@ -68,7 +60,7 @@ static int record_meta_start(struct mcf_h5 *h, const struct mcf_record_ctx *c, s
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "quick", o->quick, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "mpi_library", mpi, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "hdf5_version", hdf5, e));
-    MCF_TRY(mcf_h5_attr_str(h, "/meta", "hdf5_write_mode", mcf_h5_mode_name(h->mode), e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "hdf5_write_mode", c->write_mode ? c->write_mode : mcf_h5_mode_name(h->mode), e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "build", MCF_BUILD_INFO, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "clock", "CLOCK_MONOTONIC, offsets to rank 0 by min-RTT ping-pong", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected", inject ? inject : "", e));
@@ -317,6 +309,20 @@ fail:
         MCF_TRY(mcf_h5_strings(h, "/hung/test", test, (size_t)k, e));
     }
     free(rank); free(host); free(uuid); free(bus); free(name); free(test);
+    return e->rc;
+}
+
+int mcf_record_clock_origin(struct mcf_record_ctx *c, struct mcf_err *e)
+{
+    /* the times in this file are rank 0's CLOCK_MONOTONIC; adding this gives
+       Unix time, to line them up with an outside sampler (nvidia-smi, DCGM) */
+    struct timespec rt, mt;
+    c->clock_origin = 0.0;
+    if (c->topo->rank == 0 && clock_gettime(CLOCK_REALTIME, &rt) == 0 && clock_gettime(CLOCK_MONOTONIC, &mt) == 0)
+        c->clock_origin = (double)(rt.tv_sec - mt.tv_sec) + (rt.tv_nsec - mt.tv_nsec) * 1e-9;
+    MCF_MPI(e, MPI_Bcast(&c->clock_origin, 1, MPI_DOUBLE, 0, c->topo->world));
+    return MCF_OK;
+fail:
     return e->rc;
 }
 

@@ -30,7 +30,14 @@ struct mcf_record_ctx {
     const struct mcf_locality *loc;
     int world_rank;
     const char *serial;
+    const char *write_mode;       /* the file's (gather, collective): the journal's writer is another */
+    double clock_origin;          /* mcf_record_clock_origin */
 };
+
+/* Rank 0's CLOCK_REALTIME - CLOCK_MONOTONIC into c, on every rank. Collective,
+ * once before any record: the record calls themselves hold no collective
+ * outside the writer's, so a rank that fails in one cannot miss it. */
+int mcf_record_clock_origin(struct mcf_record_ctx *c, struct mcf_err *e);
 
 /* How the run ended: /meta's last attributes (complete the very last). */
 struct mcf_record_end {

@@ -187,8 +187,10 @@ static int set_time_limit(struct run *r, struct mcf_err *e)
     if (r->topo.rank == 0)
         at = mcf_run_deadline(r->o->time_limit_s, mcf_stop_origin(), mcf_now(), why, sizeof why);
     MCF_MPI(e, MPI_Bcast(&at, 1, MPI_DOUBLE, 0, r->topo.world));
+    MCF_MPI(e, MPI_Bcast(why, sizeof why, MPI_CHAR, 0, r->topo.world));
     if (isfinite(at)) {
-        mcf_stop_at(at + r->cs.offset);
+        mcf_stop_at(at + r->cs.offset, r->o->time_limit_s > 0 ? "the run's time limit (--time-limit)"
+                                                               : "the run's time limit (the Slurm job's end)");
         say(r, "%s\n", why);
     }
     return MCF_OK;
@@ -289,7 +291,9 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     MCF_TRY(set_time_limit(&r, &e));
     r.rec = (struct mcf_record_ctx){ .topo = &r.topo, .deck = &r.deck, .be = &r.be, .dev = &r.dev,
                                      .device = r.device, .cs = &r.cs, .o = o, .start_time = r.start_time,
-                                     .loc = &r.loc, .world_rank = r.wd.rank, .serial = r.health.serial };
+                                     .loc = &r.loc, .world_rank = r.wd.rank, .serial = r.health.serial,
+                                     .write_mode = mcf_h5_mode_name(h5.mode) };
+    MCF_TRY(mcf_record_clock_origin(&r.rec, &e));
     journal_start(&r);
     r.t_start = mcf_now();
 
@@ -315,7 +319,10 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
                         i > 0 && r.res[i - 1].status == MCF_STATUS_VERIFIED, local_exit(&r) };
         int any[4] = { 0, 0, 0, 0 };
         double deadline = boundary_deadline(&r, i, last_boundary);
-        MCF_TRY(mcf_watchdog_meet(&r.wd, mine, any, 4, deadline, i, r.lead, &r.next_start, &newly_hung, &e));
+        /* rank 0 sets the start; after the meet it writes the journal's segment
+         * while the others wait for the start: twice its last write's time more */
+        double lead = r.lead + 2.0 * r.journal.last_s;
+        MCF_TRY(mcf_watchdog_meet(&r.wd, mine, any, 4, deadline, i, lead, &r.next_start, &newly_hung, &e));
         last_boundary = mcf_now();
         if (i > 0)
             r.res[i - 1].any_verified = any[2];

@@ -62,7 +62,13 @@ void mcf_stop_catch(void)
     install();
 }
 
-void mcf_stop_at(double t) { limit_at = t; }
+static const char *limit_what = "the run's time limit";
+
+void mcf_stop_at(double t, const char *what)
+{
+    limit_at = t;
+    limit_what = what;
+}
 
 double mcf_stop_origin(void) { return origin; }
 
@@ -78,7 +84,7 @@ int mcf_stop_signal(void)
 const char *mcf_stop_name(int sig, char *buf, size_t size)
 {
     if (sig == MCF_STOP_LIMIT)
-        snprintf(buf, size, "the run's time limit (--time-limit)");
+        snprintf(buf, size, "%s", limit_what);
     else
         snprintf(buf, size, "signal %d", sig);
     return buf;

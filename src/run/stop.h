@@ -36,12 +36,13 @@ void mcf_stop_catch_early(void);
 int mcf_stop_signal(void);
 #define MCF_STOP_LIMIT 1000   /* no signal's number */
 /* --time-limit: from t on (mcf_now's clock) the run stops as a SIGTERM would
- * stop it, the repetition in hand cut at once. INFINITY: none. */
-void mcf_stop_at(double t);
+ * stop it, the repetition in hand cut at once. INFINITY: none. what: the
+ * limit's name in messages (a string that outlives the run). */
+void mcf_stop_at(double t, const char *what);
 /* When this process began (mcf_stop_catch_early, before MPI_Init, or else
  * mcf_stop_catch): where --time-limit counts from. */
 double mcf_stop_origin(void);
-/* "signal 15", or "the run's time limit (--time-limit)": for messages. */
+/* "signal 15", or the time limit's name: for messages. */
 const char *mcf_stop_name(int sig, char *buf, size_t size);
 /* When it came (mcf_now's clock), or INFINITY. */
 double mcf_stop_time(void);

@@ -24,7 +24,8 @@ static double squeue_end(const char *job)
     double end = -1;
     if (strspn(job, "0123456789_") != strlen(job))
         return -1;   /* only a job id goes into the command */
-    snprintf(cmd, sizeof cmd, "squeue -h -o %%e -j %s 2>/dev/null", job);
+    /* at most 10 s: every rank waits for rank 0 meanwhile */
+    snprintf(cmd, sizeof cmd, "timeout 10 squeue -h -o %%e -j %s 2>/dev/null", job);
     FILE *p = popen(cmd, "r");
     if (!p)
         return -1;
