@@ -66,8 +66,11 @@ int mcfleet_main(int argc, char **argv)
         for (int i = 2; i < argc; i++)
             if (!strcmp(argv[i], "--html") || !strncmp(argv[i], "--html=", 7)) {
                 for (int k = 2; k < argc; k++)   /* a killed run's file, rebuilt first */
-                    if (argv[k][0] != '-' && rebuild_if_killed(argv[k], rebuilt, sizeof rebuilt) == rebuilt)
-                        argv[k] = rebuilt;   /* the page reads the file (one killed run per call) */
+                    if (argv[k][0] != '-' && rebuild_if_killed(argv[k], rebuilt, sizeof rebuilt) == rebuilt) {
+                        char *copy = strdup(rebuilt);   /* each argument its own: the page reads the files */
+                        if (copy)
+                            argv[k] = copy;
+                    }
                 return mcf_pytool("mcfleet_html.py", argc - 2, argv + 2);
             }
     MPI_Initialized(&initialized);
