@@ -29,7 +29,7 @@ struct buf {
 
 static void put(struct buf *b, const void *v, size_t n)
 {
-    if (b->oom)
+    if (b->oom || n == 0)   /* nothing: v may be NULL (a call without data), which memcpy must not get */
         return;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 65536;
