@@ -40,7 +40,7 @@ static int writer(const struct mcf_h5 *h)
 }
 
 /* After a step only rank 0 may have done (gather mode), every rank learns its outcome. */
-static int agree(struct mcf_h5 *h, struct mcf_err *e)
+int mcf_h5_agree(struct mcf_h5 *h, struct mcf_err *e)
 {
     if (h->comm == MPI_COMM_NULL)   /* a journal's rebuild: no MPI, one writer */
         return e->rc;
@@ -127,10 +127,10 @@ int mcf_h5_create(struct mcf_h5 *h, const char *path, MPI_Comm comm, enum mcf_h5
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);   /* errors are reported through mcf_err */
     if (h->rank == 0)
         claim(h, e);
-    if (agree(h, e) == MCF_OK)   /* the .partial exists before any rank opens it */
+    if (mcf_h5_agree(h, e) == MCF_OK)   /* the .partial exists before any rank opens it */
         open_file(h, e);
 fail:
-    agree(h, e);
+    mcf_h5_agree(h, e);
     if (e->rc != MCF_OK && h->rank == 0 && h->fd >= 0) {   /* ours, and empty: not left behind */
         if (h->file >= 0)
             H5Fclose(h->file);
@@ -155,7 +155,7 @@ int mcf_h5_rebind(struct mcf_h5 *h, MPI_Comm comm, struct mcf_err *e)
             mcf_err_h5(e, "H5Fcreate (in memory)", __FILE__, __LINE__);
     }
 fail:
-    return agree(h, e);
+    return mcf_h5_agree(h, e);
 }
 
 long long mcf_h5_free_bytes(const struct mcf_h5 *h)
@@ -379,7 +379,7 @@ fail:
     if (dset >= 0) H5Dclose(dset);
     if (mem >= 0) H5Sclose(mem);
     if (space >= 0) H5Sclose(space);
-    return gathered ? agree(h, e) : (int)e->rc;   /* rank 0 alone may have failed */
+    return gathered ? mcf_h5_agree(h, e) : (int)e->rc;   /* rank 0 alone may have failed */
 }
 
 int mcf_h5_rows_double(struct mcf_h5 *h, const char *path, const double *row, int ncols,
@@ -455,7 +455,7 @@ fail:
     if (lcpl >= 0) H5Pclose(lcpl);
     if (dset >= 0) H5Dclose(dset);
     if (space >= 0) H5Sclose(space);
-    return agree(h, e);
+    return mcf_h5_agree(h, e);
 }
 
 /* n strings side by side, each width bytes (the longest, with its NUL). */
@@ -495,7 +495,7 @@ fail:
     if (e->rc == MCF_OK)
         write_list(h, path, type, buf, n, e);
     else
-        agree(h, e);
+        mcf_h5_agree(h, e);
     free(buf);
     if (type >= 0) H5Tclose(type);
     return e->rc;
@@ -557,83 +557,16 @@ fail:
     return mcf_h5_attr_str(h, path, "unit", unit, e);
 }
 
-static int close_gathered(struct mcf_h5 *h, int publish, struct mcf_err *e)
-{
-    unsigned long long mine[2] = { (unsigned long long)e->rc, h->queue.len }, *got = NULL, total = 0;
-    int *counts = NULL, *displs = NULL, go = 0;
-    char *all = NULL;
-    struct mcf_h5_rows g = { NULL, NULL, NULL, h->size };
-    if (h->rank == 0 && (!(got = calloc((size_t)h->size * 2, sizeof *got)) ||
-                         !(counts = calloc((size_t)h->size, sizeof *counts)) ||
-                         !(displs = calloc((size_t)h->size, sizeof *displs))))
-        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory closing the results");
-    if (MPI_Gather(mine, 2, MPI_UNSIGNED_LONG_LONG, got, 2, MPI_UNSIGNED_LONG_LONG, 0, h->comm) != MPI_SUCCESS)
-        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "MPI_Gather of the results' sizes failed");
-    if (h->rank == 0 && e->rc == MCF_OK && publish) {
-        go = 1;
-        for (int r = 0; r < h->size; r++) {
-            go &= got[2 * r] == MCF_OK;   /* a rank that failed says why in the agreement below */
-            displs[r] = (int)total;
-            counts[r] = (int)got[2 * r + 1];
-            total += got[2 * r + 1];
-        }
-        if (go && total > INT_MAX) {   /* MPI counts are ints */
-            go = 0;
-            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "%llu bytes of results are too many to gather to "
-                        "rank 0: use --hdf5-mode collective", total);
-        } else if (go && !(all = malloc(total ? total : 1))) {
-            go = 0;
-            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory gathering %llu bytes of results", total);
-        }
-    }
-    MCF_MPI(e, MPI_Bcast(&go, 1, MPI_INT, 0, h->comm));
-    if (go)
-        MCF_MPI(e, MPI_Gatherv(h->queue.buf, (int)h->queue.len, MPI_BYTE, all, counts, displs, MPI_BYTE, 0,
-                               h->comm));
-    if (h->rank == 0 && go) {
-        MCF_ALLOC(e, g.pos, h->size);
-        MCF_ALLOC(e, g.end, h->size);
-        g.all = all;
-        for (int r = 0; r < h->size; r++) {
-            g.pos[r] = (size_t)displs[r];
-            g.end[r] = (size_t)displs[r] + (size_t)counts[r];
-        }
-        h->mode = MCF_H5_COLLECTIVE;   /* the calls act at once: rank 0 alone, on its own file */
-        mcf_h5_replay(h, h->ops, h->nops, &g, e);
-        h->mode = MCF_H5_GATHER;
-        if (e->rc == MCF_OK)
-            mcf_h5_write_image(h, e);
-    }
-fail:
-    if (h->rank == 0) {
-        if (h->file >= 0 && H5Fclose(h->file) < 0 && e->rc == MCF_OK)
-            mcf_err_h5(e, "H5Fclose", __FILE__, __LINE__);
-        h->file = H5I_INVALID_HID;
-        if (h->fd >= 0) {
-            if (go && e->rc == MCF_OK)
-                mcf_h5_publish(h, e);
-            else
-                unlink(h->partial);   /* ours: empty, or a cut image (the rescued copy is the record) */
-            close(h->fd);            /* and the lock with it */
-            h->fd = -1;
-        }
-    }
-    free(got); free(counts); free(displs); free(all); free(g.pos); free(g.end);
-    mcf_h5_queue_clear(h);
-    return agree(h, e);
-}
-
-
 int mcf_h5_close(struct mcf_h5 *h, int publish, struct mcf_err *e)
 {
     if (h->mode == MCF_H5_GATHER)
-        return close_gathered(h, publish, e);
+        return mcf_h5_close_gathered(h, publish, e);
     if (h->file >= 0) {
         if (H5Fclose(h->file) < 0 && e->rc == MCF_OK)
             mcf_err_h5(e, "H5Fclose", __FILE__, __LINE__);
         h->file = H5I_INVALID_HID;
     }
-    if (agree(h, e) != MCF_OK)
+    if (mcf_h5_agree(h, e) != MCF_OK)
         publish = 0;
     if (h->rank == 0 && h->fd >= 0) {
         if (publish && h->mode == MCF_H5_COLLECTIVE && fsync(h->fd) != 0)
@@ -645,5 +578,5 @@ int mcf_h5_close(struct mcf_h5 *h, int publish, struct mcf_err *e)
         close(h->fd);            /* and the lock with it */
         h->fd = -1;
     }
-    return agree(h, e);
+    return mcf_h5_agree(h, e);
 }

@@ -25,6 +25,11 @@ hid_t mcf_h5_in_memory(const char *path);
 int mcf_h5_write_image(struct mcf_h5 *h, struct mcf_err *e);
 /* h->partial renamed to h->path, never over a file that appeared meanwhile unless h->force. */
 int mcf_h5_publish(struct mcf_h5 *h, struct mcf_err *e);
+/* Gather mode's close (h5replay.c): every rank's rows to rank 0, which
+ * replays the calls, writes the image through and publishes. Collective. */
+int mcf_h5_close_gathered(struct mcf_h5 *h, int publish, struct mcf_err *e);
+/* Every rank learns an outcome only rank 0 may know (none to learn in a rebuild). */
+int mcf_h5_agree(struct mcf_h5 *h, struct mcf_err *e);
 /* The calls and rows queued so far are dropped (freed). */
 void mcf_h5_queue_clear(struct mcf_h5 *h);
 

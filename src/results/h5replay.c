@@ -4,6 +4,7 @@
 #include "h5out_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,3 +240,72 @@ fail:
     return e->rc;
 }
 
+/* Gather mode's close, in four collectives whatever the file holds: every
+ * rank's outcome and the size of its rows to rank 0; rank 0's go; the rows
+ * (one MPI_Gatherv); rank 0's outcome to all. Rank 0 replays the calls,
+ * writes the image through and renames. */
+int mcf_h5_close_gathered(struct mcf_h5 *h, int publish, struct mcf_err *e)
+{
+    unsigned long long mine[2] = { (unsigned long long)e->rc, h->queue.len }, *got = NULL, total = 0;
+    int *counts = NULL, *displs = NULL, go = 0;
+    char *all = NULL;
+    struct mcf_h5_rows g = { NULL, NULL, NULL, h->size };
+    if (h->rank == 0 && (!(got = calloc((size_t)h->size * 2, sizeof *got)) ||
+                         !(counts = calloc((size_t)h->size, sizeof *counts)) ||
+                         !(displs = calloc((size_t)h->size, sizeof *displs))))
+        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory closing the results");
+    if (MPI_Gather(mine, 2, MPI_UNSIGNED_LONG_LONG, got, 2, MPI_UNSIGNED_LONG_LONG, 0, h->comm) != MPI_SUCCESS)
+        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "MPI_Gather of the results' sizes failed");
+    if (h->rank == 0 && e->rc == MCF_OK && publish) {
+        go = 1;
+        for (int r = 0; r < h->size; r++) {
+            go &= got[2 * r] == MCF_OK;   /* a rank that failed says why in the agreement below */
+            displs[r] = (int)total;
+            counts[r] = (int)got[2 * r + 1];
+            total += got[2 * r + 1];
+        }
+        if (go && total > INT_MAX) {   /* MPI counts are ints */
+            go = 0;
+            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "%llu bytes of results are too many to gather to "
+                        "rank 0: use --hdf5-mode collective", total);
+        } else if (go && !(all = malloc(total ? total : 1))) {
+            go = 0;
+            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory gathering %llu bytes of results", total);
+        }
+    }
+    MCF_MPI(e, MPI_Bcast(&go, 1, MPI_INT, 0, h->comm));
+    if (go)
+        MCF_MPI(e, MPI_Gatherv(h->queue.buf, (int)h->queue.len, MPI_BYTE, all, counts, displs, MPI_BYTE, 0,
+                               h->comm));
+    if (h->rank == 0 && go) {
+        MCF_ALLOC(e, g.pos, h->size);
+        MCF_ALLOC(e, g.end, h->size);
+        g.all = all;
+        for (int r = 0; r < h->size; r++) {
+            g.pos[r] = (size_t)displs[r];
+            g.end[r] = (size_t)displs[r] + (size_t)counts[r];
+        }
+        h->mode = MCF_H5_COLLECTIVE;   /* the calls act at once: rank 0 alone, on its own file */
+        mcf_h5_replay(h, h->ops, h->nops, &g, e);
+        h->mode = MCF_H5_GATHER;
+        if (e->rc == MCF_OK)
+            mcf_h5_write_image(h, e);
+    }
+fail:
+    if (h->rank == 0) {
+        if (h->file >= 0 && H5Fclose(h->file) < 0 && e->rc == MCF_OK)
+            mcf_err_h5(e, "H5Fclose", __FILE__, __LINE__);
+        h->file = H5I_INVALID_HID;
+        if (h->fd >= 0) {
+            if (go && e->rc == MCF_OK)
+                mcf_h5_publish(h, e);
+            else
+                unlink(h->partial);   /* ours: empty, or a cut image (the rescued copy is the record) */
+            close(h->fd);            /* and the lock with it */
+            h->fd = -1;
+        }
+    }
+    free(got); free(counts); free(displs); free(all); free(g.pos); free(g.end);
+    mcf_h5_queue_clear(h);
+    return mcf_h5_agree(h, e);
+}
