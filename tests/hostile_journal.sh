@@ -15,9 +15,7 @@ launch 2 "^\[ *6/12 " --backend host --power off --deck "$deck" -o "$work/k.h5"
 ranks=$(pgrep -P $pid | tr '\n' ' ')
 kill -9 $ranks $pid 2>/dev/null
 wait $pid 2>/dev/null
-for r in $ranks; do   # gone, or a zombie waiting for init
-    while s=$(ps -o stat= -p $r 2>/dev/null) && [ -n "$s" ] && [ "${s#Z}" = "$s" ]; do sleep 0.05; done
-done
+for r in $ranks; do while alive $r; do sleep 0.05; done; done
 [ -s "$work/k.h5.journal" ] || fail "the killed run left no journal"
 mkdir "$work/h"
 "${PYTHON_H5:-/usr/bin/python3}" "$srcdir/tests/hostile_journals.py" "$work/k.h5.journal" "$work/h" || fail "making the journals"

@@ -18,10 +18,6 @@ need_h5py
 deck=$srcdir/tests/decks/journal.yaml
 py=${PYTHON_H5:-/usr/bin/python3}
 
-# a process that has not ended (a zombie has: killed ranks whose parent,
-# mpirun, is gone wait for init to reap them)
-alive() { s=$(ps -o stat= -p "$1" 2>/dev/null); [ -n "$s" ] && [ "${s#Z}" = "$s" ]; }
-
 # the highest test whose progress line is in $work/out (0: none)
 progress() { sed -n 's/^\[ *\([0-9]*\)\/12 .*/\1/p' "$work/out" | tail -1 | grep . || echo 0; }
 

@@ -18,6 +18,10 @@ mpi() {
     return 0
 }
 
+# alive PID: the process has not ended (a zombie has: killed ranks whose
+# parent, mpirun, is gone wait for init to reap them)
+alive() { s=$(ps -o stat= -p "$1" 2>/dev/null); [ -n "$s" ] && [ "${s#Z}" = "$s" ]; }
+
 expect_rc() {
     [ "$rc" = "$1" ] || { cat "$work/out" "$work/err" >&2; fail "exit code $rc, expected $1"; }
 }
