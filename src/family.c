@@ -29,7 +29,7 @@ static const char *dtype_b_text(const struct mcf_kernel *k, char *buf, size_t le
 #define ENUM(n) .names = n##_names, .nnames = (int)(sizeof n##_names / sizeof n##_names[0])
 #define RANGE(lo, hi) .min = (lo), .max = (hi)
 const struct mcf_key mcf_kernel_keys[] = {
-    { .name = "seed", .type = MCF_V_INT, FIELD(seed), RANGE(0, 9007199254740992.0) },
+    { .name = "seed", .type = MCF_V_INT, FIELD(seed), RANGE(0, 9007199254740992.0), .amount = 1 },
     { .name = "dtype", .type = MCF_V_ENUM, FIELD(dtype), ENUM(mcf_dtype) },
     { .name = "dtype_b", .type = MCF_V_ENUM, FIELD(dtype_b), ENUM(mcf_dtype), .text = dtype_b_text },
     { .name = "shape", .type = MCF_V_SHAPE, FIELD(shape), RANGE(1, 1024), .hint = "shape: [m, n, k]",
@@ -37,14 +37,15 @@ const struct mcf_key mcf_kernel_keys[] = {
     { .name = "mode", .type = MCF_V_ENUM, FIELD(mode), ENUM(mcf_mode) },
     { .name = "path", .type = MCF_V_ENUM, FIELD(path), ENUM(mcf_path) },
     { .name = "occupancy", .type = MCF_V_INT, FIELD(occupancy), .sweepable = 1, RANGE(1, 1 << 20) },
-    { .name = "iterations", .type = MCF_V_INT, FIELD(iterations), .sweepable = 1, RANGE(1, 1e12), .quick_max = 1024 },
+    { .name = "iterations", .type = MCF_V_INT, FIELD(iterations), .sweepable = 1, RANGE(1, 1e12), .quick_max = 1024,
+      .amount = 1 },
     { .name = "inputs", .type = MCF_V_ENUM, FIELD(inputs), ENUM(mcf_inputs) },
     { .name = "level", .type = MCF_V_ENUM, FIELD(level), ENUM(mcf_level) },
     { .name = "op", .type = MCF_V_ENUM, FIELD(op), ENUM(mcf_memop) },
     { .name = "bytes", .type = MCF_V_SIZE, FIELD(bytes), .sweepable = 1, RANGE(1024, 17592186044416.0),
       .quick_max = QUICK_BYTES, .allow_auto = 1 },
     { .name = "intensity", .type = MCF_V_INT, FIELD(intensity), .sweepable = 1, RANGE(1, 1024) },
-    { .name = "sweeps", .type = MCF_V_INT, FIELD(sweeps), .sweepable = 1, RANGE(1, 1e6), .quick_max = 4 },
+    { .name = "sweeps", .type = MCF_V_INT, FIELD(sweeps), .sweepable = 1, RANGE(1, 1e6), .quick_max = 4, .amount = 1 },
     { .name = "working_set", .type = MCF_V_SIZE, FIELD(working_set), .sweepable = 1, RANGE(256, 1099511627776.0),
       .quick_max = QUICK_BYTES },
     { .name = "stride", .type = MCF_V_SIZE, FIELD(stride), RANGE(8, 65536) },
@@ -506,4 +507,31 @@ void mcf_key_set(const struct mcf_key *key, void *base, uint64_t v)
         uint32_t w = (uint32_t)v;
         memcpy(p, &w, sizeof w);
     }
+}
+
+const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kernel *k, char *buf, size_t len)
+{
+    uint64_t v = mcf_key_get(key, k);
+    if (key->text)
+        return key->text(k, buf, len);
+    if (key->type == MCF_V_ENUM)
+        return v < (uint64_t)key->nnames ? key->names[v] : "";
+    snprintf(buf, len, "%llu", (unsigned long long)v);
+    return buf;
+}
+
+const char *mcf_kernel_measured(const struct mcf_kernel *k, char *buf, size_t len)
+{
+    size_t at = 0;
+    int n = snprintf(buf, len, "kernel=%s", mcf_family_names[k->family]);
+    at = n < 0 ? 0 : (size_t)n;
+    for (const struct mcf_key_use *u = mcf_families[k->family].keys; u->key && at < len; u++) {
+        const struct mcf_key *kd = mcf_kernel_key(u->key);
+        char val[64];
+        if (kd->amount)
+            continue;
+        n = snprintf(buf + at, len - at, " %s=%s", kd->name, mcf_key_value_text(kd, k, val, sizeof val));
+        at += n < 0 ? 0 : (size_t)n;
+    }
+    return buf;
 }

@@ -43,6 +43,10 @@ struct mcf_key {
     /* the value as recorded in the results file, where it is not the plain
      * number or name (a shape, or a default that means "the same as dtype") */
     const char *(*text)(const struct mcf_kernel *k, char *buf, size_t len);
+    /* 1: how much or how long (seed, iterations, sweeps), not what is
+     * measured: left out of the test's "measured" signature, so a --quick run
+     * or a longer one still measures the same thing */
+    int amount;
 };
 
 /* A family's use of a key: its default, or that the deck must give it. */
@@ -97,6 +101,15 @@ void mcf_kernel_operands(const struct mcf_kernel *k, enum mcf_dtype *a, enum mcf
  * reference does (a and b); else why not, written into why. */
 const char *mcf_kernel_operands_differ(const struct mcf_kernel *k, enum mcf_dtype a, enum mcf_dtype b, char *why,
                                        size_t len);
+
+/* The key's value as recorded: its text, its enum name, or the number. */
+const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kernel *k, char *buf, size_t len);
+/* What test k measures, as the results file's "measured" attribute of the
+ * test: "kernel=matrix dtype=fp64 shape=16x8x16 ...", the family and every
+ * key of it that is not an amount, in the family's key order. A profile's
+ * figure and a history's judge a test only where this text is the same
+ * (docs/results-format.md). Returns buf (cut short where len is too small). */
+const char *mcf_kernel_measured(const struct mcf_kernel *k, char *buf, size_t len);
 
 /* A key's value in a struct (base: the struct its offset is into). */
 uint64_t mcf_key_get(const struct mcf_key *key, const void *base);

@@ -188,6 +188,13 @@ def main():
                   "flop_per_unit", "bytes_per_unit"]:
             if k not in g.attrs:
                 die("%s lacks attribute %s" % (name, k))
+        measured = text(g.attrs["measured"]) if "measured" in g.attrs else die("%s lacks attribute measured" % name)
+        if not measured.startswith("kernel=%s " % text(g.attrs["kernel"])):
+            die("%s: measured %r does not start with its kernel" % (name, measured))
+        for word in measured.split()[1:]:
+            key, _, value = word.partition("=")
+            if key in ("seed", "iterations", "sweeps") or key not in g.attrs or str(text(g.attrs[key])) != value:
+                die("%s: measured word %r is not the attribute %s" % (name, word, key))
         flop, nbytes = float(g.attrs["flop_per_unit"]), float(g.attrs["bytes_per_unit"])
         if not (math.isfinite(flop) and flop >= 0 and math.isfinite(nbytes) and nbytes >= 0):
             die("%s: flop_per_unit %s, bytes_per_unit %s" % (name, flop, nbytes))

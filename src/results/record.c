@@ -190,15 +190,14 @@ static int record_params(struct mcf_h5 *h, const char *g, const struct mcf_insta
     MCF_TRY(mcf_h5_attr_double(h, g, "bytes_per_unit", mcf_kernel_bytes_per_unit(k), e));
     for (const struct mcf_key_use *u = mcf_families[k->family].keys; u->key; u++) {
         const struct mcf_key *kd = mcf_kernel_key(u->key);
-        uint64_t v = mcf_key_get(kd, k);
         char buf[64];
-        if (kd->text)
-            MCF_TRY(mcf_h5_attr_str(h, g, kd->name, kd->text(k, buf, sizeof buf), e));
-        else if (kd->type == MCF_V_ENUM)
-            MCF_TRY(mcf_h5_attr_str(h, g, kd->name, v < (uint64_t)kd->nnames ? kd->names[v] : "", e));
+        if (kd->text || kd->type == MCF_V_ENUM)
+            MCF_TRY(mcf_h5_attr_str(h, g, kd->name, mcf_key_value_text(kd, k, buf, sizeof buf), e));
         else
-            MCF_TRY(mcf_h5_attr_long(h, g, kd->name, (long long)v, e));
+            MCF_TRY(mcf_h5_attr_long(h, g, kd->name, (long long)mcf_key_get(kd, k), e));
     }
+    char measured[1024];
+    MCF_TRY(mcf_h5_attr_str(h, g, "measured", mcf_kernel_measured(k, measured, sizeof measured), e));
     return MCF_OK;
 fail:
     return e->rc;
