@@ -61,6 +61,13 @@ int mcf_exit_code(enum mcf_rc rc)
     return MCF_EXIT_RUNTIME;
 }
 
+int mcf_exit_worse(int a, int b)
+{
+    static const int rank[4] = { 0, 1, 3, 2 };   /* severity of exit codes 0..3 */
+    int ra = a >= 0 && a < 4 ? rank[a] : 3, rb = b >= 0 && b < 4 ? rank[b] : 3;
+    return ra >= rb ? a : b;
+}
+
 int mcf_err_mpi(struct mcf_err *e, int mpi_rc, const char *call, const char *file, int line)
 {
     char s[MPI_MAX_ERROR_STRING];

@@ -34,6 +34,9 @@ void mcf_err_clear(struct mcf_err *e);
 /* Puts "context: " before the recorded message (e.g. which file or dataset). */
 void mcf_err_context(struct mcf_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int mcf_exit_code(enum mcf_rc rc);
+/* The exit code where two apply: 2 (input), then 3 (runtime, incomplete),
+ * then 1 (a wrong result, a FAIL), then 0 (docs/exit-codes.md). */
+int mcf_exit_worse(int a, int b);
 
 #define MCF_FAIL(e, rc, ...) \
     do { mcf_err_set((e), (rc), __FILE__, __LINE__, __VA_ARGS__); goto fail; } while (0)

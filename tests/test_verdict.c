@@ -148,6 +148,48 @@ static void small_node_is_not_flagged(void **state)
     assert_int_equal(p[5].level, MCF_V_FAIL);
 }
 
+/* 2, 3 or 4 GPUs of one node: too few to measure their spread, so the
+ * prior (1 %) stands for it. One GPU at half speed fails both rules, on
+ * either side of the list; a healthy set (the H100 pair's worst: 1.7 % apart)
+ * passes; the measured spread is used again from prior_n GPUs on. */
+static void small_fleet_prior(void **state)
+{
+    (void)state;
+    struct mcf_vrules r;
+    mcf_vrules_default(&r);
+    for (size_t n = 2; n <= 4; n++) {
+        for (size_t slow = 0; slow < n; slow++) {
+            double x[4] = { 1000, 983, 992, 1007 };
+            long long node[4] = { 0 };
+            struct mcf_peer pf[4], pn[4];
+            assert_int_equal(mcf_peer_fleet(x, n, 1, &r, pf), 0);
+            assert_int_equal(mcf_peer_node(x, node, n, 1, &r, pn), 0);
+            assert_int_equal(pf[0].prior, 1);
+            x[slow] *= 0.5;
+            assert_int_equal(mcf_peer_fleet(x, n, 1, &r, pf), 1);
+            assert_int_equal(pf[slow].level, MCF_V_FAIL);
+            assert_int_equal(mcf_peer_node(x, node, n, 1, &r, pn), 1);
+            assert_int_equal(pn[slow].level, MCF_V_FAIL);
+            /* a latency twice as long: the same, the other way */
+            double y[4] = { 500, 508, 497, 503 };
+            assert_int_equal(mcf_peer_fleet(y, n, -1, &r, pf), 0);
+            y[slow] *= 2;
+            assert_int_equal(mcf_peer_fleet(y, n, -1, &r, pf), 1);
+            assert_int_equal(pf[slow].level, MCF_V_FAIL);
+        }
+    }
+    /* 5 GPUs: the measured spread (the prior flag off) */
+    double x[5] = { 1000, 983, 992, 1007, 500 };
+    struct mcf_peer p[5];
+    assert_int_equal(mcf_peer_fleet(x, 5, 1, &r, p), 1);
+    assert_int_equal(p[4].level, MCF_V_FAIL);
+    assert_int_equal(p[0].prior, 0);
+    /* the host's prior (10 %): a pair 20 % apart passes the fleet rule */
+    r.prior_rel = r.host_prior_rel;
+    double h[2] = { 1000, 800 };
+    assert_int_equal(mcf_peer_fleet(h, 2, 1, &r, p), 0);
+}
+
 /* One node's every GPU 10% slow: flagged by the fleet rule and attributed to
  * the node; one slow GPU elsewhere stays the GPU's. */
 static void node_wide_attribution(void **state)
@@ -240,6 +282,7 @@ int main(void)
         cmocka_unit_test(direction_of_latency),
         cmocka_unit_test(half_the_fleet_slow),
         cmocka_unit_test(small_node_is_not_flagged),
+        cmocka_unit_test(small_fleet_prior),
         cmocka_unit_test(node_wide_attribution),
         cmocka_unit_test(ten_thousand_with_noise),
         cmocka_unit_test(rollup_orders_worst_first),

@@ -858,6 +858,8 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     mcf_rd_attr_text(&f.rd, meta, "/meta", "start_time", &f.start);
     mcf_rd_attr_text(&f.rd, meta, "/meta", "deck_path", &f.deck);
     mcf_rd_attr_text(&f.rd, meta, "/meta", "injected", &f.injected);
+    if (H5Aexists(meta, "injected_slow") > 0)   /* newer files */
+        mcf_rd_attr_text(&f.rd, meta, "/meta", "injected_slow", &f.injected_slow);
     mcf_rd_attr_text(&f.rd, meta, "/meta", "deck_arch", &f.deck_arch);
     mcf_rd_attr_text(&f.rd, meta, "/meta", "cut_test", &f.cut_test);
     mcf_rd_attr_text(&f.rd, meta, "/meta", "stop_reason", &f.stop_reason);
@@ -876,7 +878,7 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     read_world(&f, file, meta, ranks, &w);
     read_health(&f, file);
     read_primary_source(&f, file);
-    char *texts[] = { f.version, f.backend, f.start, f.deck, f.injected, f.deck_arch, f.cut_test, f.stop_reason,
+    char *texts[] = { f.version, f.backend, f.start, f.deck, f.injected, f.injected_slow, f.deck_arch, f.cut_test, f.stop_reason,
                       f.rebuilt_from };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (texts[i])
@@ -934,7 +936,7 @@ fail:
     mcf_causes_free(&f.causes);
     mcf_rollup_free(&f.roll);
     mcf_rd_free(&f.rd);
-    char *texts2[] = { f.version, f.backend, f.start, f.deck, f.injected, f.deck_arch, f.cut_test, f.stop_reason,
+    char *texts2[] = { f.version, f.backend, f.start, f.deck, f.injected, f.injected_slow, f.deck_arch, f.cut_test, f.stop_reason,
                        f.rebuilt_from };
     for (size_t i = 0; i < sizeof texts2 / sizeof texts2[0]; i++)
         free(texts2[i]);
@@ -944,8 +946,8 @@ fail:
 int mcf_report_file(const char *path, FILE *out, struct mcf_err *e)
 {
     struct mcf_err mine = { 0 };
-    mcf_report(path, NULL, out, &mine);
+    int code = mcf_report(path, NULL, out, &mine);
     if (mine.rc != MCF_OK && e->rc == MCF_OK)
         *e = mine;
-    return mine.rc;
+    return code;
 }

@@ -32,8 +32,9 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
  * message naming the file, never a crash of mcfleet. */
 int mcf_report_guarded(const char *path, const struct mcf_report_opts *opts, FILE *out, FILE *err);
 
-/* The same for the end of a run, with the default options: returns MCF_OK, or the error that kept the
- * file from being read (also set in e unless e already holds one). */
+/* The same for the end of a run, with the default options: returns the
+ * report's exit code (the verdict, as mcf_report); an error that kept the
+ * file from being read is also set in e unless e already holds one. */
 int mcf_report_file(const char *path, FILE *out, struct mcf_err *e);
 
 #endif

@@ -57,7 +57,7 @@ struct fleet {
     long long *compute_units;
     long long nnodes, oversubscribed_nodes, acceptance;
     long long quick;             /* /meta quick: 1 for a --quick run (small sizes: no profile floors) */
-    char *version, *backend, *start, *deck, *deck_arch, *injected;
+    char *version, *backend, *start, *deck, *deck_arch, *injected, *injected_slow;
     char *cut_test, *stop_reason, *rebuilt_from;   /* how a stopped run ended (newer files) */
     int tests, verified_all, unsupported, wrong, errors, not_run, hung, cut;
     size_t listed_not_run;       /* /meta tests_not_run entries */

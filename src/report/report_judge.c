@@ -51,10 +51,10 @@ static void peer_cause(struct fleet *f, const struct fig *g, size_t row, int rul
 {
     double bad = -g->better * p->deviation;
     add(f, row, rule, p->level, g->test, g->metric, g->med[row], p->reference, bad / p->threshold,
-        "%s %s %.5g %s: %.1f%% %s the %s %.5g (warn beyond %.1f%%, fail beyond %.1f%%)", g->test, g->metric,
+        "%s %s %.5g %s: %.1f%% %s the %s %.5g (warn beyond %.1f%%, fail beyond %.1f%%%s)", g->test, g->metric,
         g->med[row], g->unit, 100 * fabs(p->deviation), p->deviation < 0 ? "below" : "above",
         rule == MCF_RULE_FLEET ? "fleet median" : "best GPU of its node", p->reference, 100 * p->threshold,
-        100 * p->fail_threshold);
+        100 * p->fail_threshold, p->prior ? "; too few GPUs to measure their spread: the prior's" : "");
 }
 
 /* The peer rules on one figure, over the rows of one SKU. */
@@ -70,8 +70,12 @@ static int judge_peers(struct fleet *f, const struct fig *g, const size_t *rows,
         x[i] = g->med[rows[i]];
         node[i] = f->node ? f->node[rows[i]] : (long long)rows[i];
     }
-    mcf_peer_fleet(x, n, g->better, &f->opts->rules, pf);
-    mcf_peer_node(x, node, n, g->better, &f->opts->rules, pn);
+    /* host ranks share CPU cores: their prior spread is the host's (verdict.h) */
+    struct mcf_vrules rules = f->opts->rules;
+    if (f->backend && !strcmp(f->backend, "host"))
+        rules.prior_rel = rules.host_prior_rel;
+    mcf_peer_fleet(x, n, g->better, &rules, pf);
+    mcf_peer_node(x, node, n, g->better, &rules, pn);
     for (size_t i = 0; i < n; i++) {
         if (pf[i].level != MCF_V_PASS)
             peer_cause(f, g, rows[i], MCF_RULE_FLEET, &pf[i]);

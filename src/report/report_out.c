@@ -305,6 +305,12 @@ static void print_rules(const struct fleet *f, FILE *out)
                  "max(%.1f%%, ...) fails;\n         reference: the median of its SKU, and the best GPU of its node; "
                  "z = %.2f for %zu GPUs (docs/acceptance.md)\n",
             100 * r->warn_rel, 100 * r->fail_rel, mcf_peer_z(r, f->nranks), f->nranks);
+    if (f->nranks < r->prior_n)
+        fprintf(out, "         spread: below %zu GPUs of a SKU too few to measure; the prior %.0f%% stands for it "
+                     "(%s)\n", r->prior_n,
+                100 * (f->backend && !strcmp(f->backend, "host") ? r->host_prior_rel : r->prior_rel),
+                f->backend && !strcmp(f->backend, "host") ? "host ranks sharing CPU cores"
+                                                          : "healthy GPUs of one SKU, measured");
 }
 
 void mcf_report_print_text(struct fleet *f, const struct world *w, const char *path, FILE *out)
@@ -317,6 +323,8 @@ void mcf_report_print_text(struct fleet *f, const struct world *w, const char *p
             f->acceptance == 1 && f->deck_arch ? f->deck_arch : "", f->acceptance == 1 ? ")" : "");
     if (f->injected && f->injected[0])
         fprintf(out, "  FAULT INJECTED FOR TESTING: %.300s\n", f->injected);
+    if (f->injected_slow && f->injected_slow[0])
+        fprintf(out, "  SLOWDOWN INJECTED FOR TESTING: %.300s\n", f->injected_slow);
     const struct mcf_rollup *ro = &f->roll;
     fprintf(out, "\nVERDICT: %s (exit %d)", f->verdict, f->exit_code);
     if (ro->gpu)
@@ -450,6 +458,8 @@ void mcf_report_print_json(struct fleet *f, const struct world *w, const char *p
     json_str(out, f->deck_arch ? f->deck_arch : "");
     fprintf(out, ", \"injected\": ");
     json_str(out, f->injected ? f->injected : "");
+    fprintf(out, ", \"injected_slow\": ");
+    json_str(out, f->injected_slow ? f->injected_slow : "");
     fprintf(out, ",\n \"verdict\": \"%s\", \"exit_code\": %d, \"complete\": %s, \"reasons\": ", f->verdict,
             f->exit_code, f->complete == 1 ? "true" : "false");
     json_lines(out, &f->reasons);

@@ -57,7 +57,8 @@ int mcf_better_parse(const char *t)
 void mcf_vrules_default(struct mcf_vrules *r)
 {
     *r = (struct mcf_vrules){ .warn_rel = 0.035, .fail_rel = 0.07, .alpha = 0.01, .k_min = 3.5, .small_n = 2.5,
-                            .clock_rel = 0.02, .power_rel = 0.05 };
+                            .clock_rel = 0.02, .power_rel = 0.05, .prior_rel = 0.01, .host_prior_rel = 0.10,
+                            .prior_n = 5 };
 }
 
 double mcf_normal_quantile_upper(double p)
@@ -177,12 +178,12 @@ static double fail_of(double tw, const struct mcf_vrules *r)
 }
 
 static size_t judge(const double *x, const double *ref, size_t n, int better, const double *tw,
-                    const struct mcf_vrules *r, struct mcf_peer *out)
+                    const struct mcf_vrules *r, int prior, struct mcf_peer *out)
 {
     size_t flagged = 0;
     for (size_t i = 0; i < n; i++) {
         out[i] = (struct mcf_peer){ .reference = ref[i], .deviation = NAN, .threshold = tw[i],
-                                    .fail_threshold = fail_of(tw[i], r), .level = MCF_V_PASS };
+                                    .fail_threshold = fail_of(tw[i], r), .level = MCF_V_PASS, .prior = prior };
         if (!isfinite(x[i]) || !isfinite(ref[i]) || ref[i] == 0.0 || better == 0)
             continue;
         out[i].deviation = (x[i] - ref[i]) / fabs(ref[i]);
@@ -195,7 +196,8 @@ static size_t judge(const double *x, const double *ref, size_t n, int better, co
 size_t mcf_peer_fleet(const double *x, size_t n, int better, const struct mcf_vrules *r, struct mcf_peer *out)
 {
     size_t nf = mcf_count_finite(x, n);
-    double med = mcf_median(x, n), s = mcf_shorth_rel_spread(x, n) * small_sample(r, nf);
+    int prior = nf < r->prior_n;
+    double med = mcf_median(x, n), s = prior ? r->prior_rel : mcf_shorth_rel_spread(x, n) * small_sample(r, nf);
     double tw = mcf_peer_z(r, nf) * (isfinite(s) ? s : 0.0);
     if (tw < r->warn_rel)
         tw = r->warn_rel;
@@ -206,7 +208,7 @@ size_t mcf_peer_fleet(const double *x, size_t n, int better, const struct mcf_vr
             ref[i] = med;
             t[i] = tw;
         }
-        flagged = judge(x, ref, n, better, t, r, out);
+        flagged = judge(x, ref, n, better, t, r, prior, out);
     } else {
         for (size_t i = 0; i < n; i++)
             out[i] = (struct mcf_peer){ .reference = NAN, .deviation = NAN, .threshold = NAN };
@@ -256,6 +258,9 @@ size_t mcf_peer_node(const double *x, const long long *node, size_t n, int bette
             s = all;
     }
     s *= small_sample(r, nf);
+    int prior = nf < r->prior_n;
+    if (prior)
+        s = r->prior_rel;
     double z = mcf_peer_z(r, nf * (gmax > 1 ? gmax - 1 : 1));
     double tw = z * sqrt(2.0) * (isfinite(s) ? s : 0.0);
     if (tw < r->warn_rel)
@@ -264,7 +269,7 @@ size_t mcf_peer_node(const double *x, const long long *node, size_t n, int bette
         ref[i] = node[i] >= 0 && count[node[i]] > 1 ? best[node[i]] : NAN;
         t[i] = tw;
     }
-    flagged = judge(x, ref, n, better, t, r, out);
+    flagged = judge(x, ref, n, better, t, r, prior, out);
 done:
     free(best);
     free(count);

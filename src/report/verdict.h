@@ -28,6 +28,13 @@ struct mcf_vrules {
     double small_n;              /* spreads from n GPUs are widened by 1 + small_n / sqrt(n): 2.5 */
     double clock_rel;            /* in-kernel against the power source's SM clock: 0.02 */
     double power_rel;            /* a second power source against the figures' source: 0.05 */
+    /* Below prior_n values (5) a fleet is too small to measure its own
+     * spread (two GPUs: one of them may be the bad one): the spread is then
+     * prior_rel, the between-GPU spread of healthy GPUs of one SKU, 1 %
+     * (measured pairs: 0.5 % H200, up to 1.7 % H100; docs/acceptance.md),
+     * host_prior_rel for host-backend ranks (CPU ranks sharing cores: 10 %) */
+    double prior_rel, host_prior_rel;
+    size_t prior_n;
 };
 void mcf_vrules_default(struct mcf_vrules *r);
 
@@ -56,13 +63,15 @@ struct mcf_peer {
     double threshold;    /* the bad-direction deviation at which it would warn */
     double fail_threshold;   /* ... and fail */
     int level;           /* enum mcf_vlevel */
+    int prior;           /* 1: too few values to measure a spread, the rules' prior_rel stood for it */
 };
 
 /* The fleet rule: each x[i] (NaN: no figure, level PASS) against the median
  * of x, in the bad direction of BETTER only. Warn beyond
  * Tw = max(warn_rel, z * s), fail beyond Tf = max(fail_rel, Tw * fail_rel /
  * warn_rel), with s mcf_shorth_rel_spread(x) widened for a small fleet
- * (small_n) and z mcf_peer_z. Returns the number not PASS. */
+ * (small_n), or prior_rel below prior_n values, and z mcf_peer_z. Returns
+ * the number not PASS. */
 size_t mcf_peer_fleet(const double *x, size_t n, int better, const struct mcf_vrules *r, struct mcf_peer *out);
 
 /* Below this many values the node rule's spread is at least the fleet's

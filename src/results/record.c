@@ -37,7 +37,8 @@ static int record_meta_start(struct mcf_h5 *h, const struct mcf_record_ctx *c, s
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING], hdf5[64];
     int len = 0;
     unsigned maj, min, rel;
-    const char *inject = getenv("MCFLEET_INJECT_FAULT"), *inject_clock = getenv("MCFLEET_INJECT_CLOCK_MHZ");
+    const char *inject = getenv("MCFLEET_INJECT_FAULT"), *inject_clock = getenv("MCFLEET_INJECT_CLOCK_MHZ"),
+               *inject_slow = getenv("MCFLEET_INJECT_SLOW");
     MPI_Get_library_version(mpi, &len);
     mpi[strcspn(mpi, "\n")] = '\0';
     H5get_libversion(&maj, &min, &rel);
@@ -65,6 +66,14 @@ static int record_meta_start(struct mcf_h5 *h, const struct mcf_record_ctx *c, s
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "clock", "CLOCK_MONOTONIC, offsets to rank 0 by min-RTT ping-pong", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected", inject ? inject : "", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected_clock_mhz", inject_clock ? inject_clock : "", e));
+    {
+        char slow[320] = "";
+        const char *factor = getenv("MCFLEET_INJECT_SLOW_FACTOR");
+        if (inject_slow && *inject_slow)
+            snprintf(slow, sizeof slow, "%.256s, %s times the kernel per repetition", inject_slow,
+                     factor && *factor ? factor : "2");
+        MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected_slow", slow, e));
+    }
     for (int l = 0; l < MCF_LEVEL_COUNT; l++) {   /* the roofline's ceilings: how each level is hit */
         char name[48];
         snprintf(name, sizeof name, "level_method_%s", mcf_level_names[l]);

@@ -22,6 +22,20 @@ struct mcf_inject {
  * RANK decimal digits (no sign, no leading zero) naming a rank below nranks;
  * MCF_EINPUT with a message naming the variable when not. */
 int mcf_inject_parse(const char *spec, int nranks, struct mcf_inject *out, struct mcf_err *e);
+/* The same for another variable of the same form (messages name var). */
+int mcf_inject_parse_var(const char *var, const char *spec, int nranks, struct mcf_inject *out, struct mcf_err *e);
+
+/* MCFLEET_INJECT_SLOW=GLOB[@RANK], for testing the verdict (a slow GPU): on
+ * the ranks and tests it matches, every timed repetition runs the kernel
+ * MCFLEET_INJECT_SLOW_FACTOR times (2 to 64, default 2: half speed) and
+ * counts the work of one, so the figures are real measurements of that
+ * fraction of the throughput. Recorded in /meta/injected_slow. Returns the
+ * factor for rank and test (1: none); the variables are checked by
+ * mcf_inject_check before any test. */
+#define MCF_INJECT_SLOW_ENV "MCFLEET_INJECT_SLOW"
+#define MCF_INJECT_SLOW_FACTOR_ENV "MCFLEET_INJECT_SLOW_FACTOR"
+int mcf_inject_slow_here(int rank, int nranks, const char *test);
+int mcf_inject_slow_factor(int *factor, struct mcf_err *e);
 
 /* MCFLEET_INJECT_CLOCK_MHZ=MHZ, for testing the clock check (verdict.h's
  * clock_rel): every sample's in-kernel clock reads MHZ, on backends that
@@ -35,7 +49,7 @@ int mcf_inject_clock(double *mhz, struct mcf_err *e);
 int mcf_inject_match(const struct mcf_inject *in, int rank, const char *test);
 
 /* Collective over comm: parses this rank's MCFLEET_INJECT_FAULT (and
- * MCFLEET_INJECT_CLOCK_MHZ) and agrees
+ * MCFLEET_INJECT_SLOW, MCFLEET_INJECT_CLOCK_MHZ) and agrees
  * (mcf_agree), so a bad value stops every rank, exit 2, before any test. */
 int mcf_inject_check(MPI_Comm comm, struct mcf_err *e);
 

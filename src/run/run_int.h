@@ -76,6 +76,7 @@ struct in_hand {
     int have_ks;
     struct mcf_err e;         /* the test's own outcome (not fatal to the run) */
     double t0;
+    int slow;                 /* runs per repetition: MCFLEET_INJECT_SLOW's factor where it matches (inject.h), else 1 */
 };
 
 /* Rank 0 prints (and flushes); the other ranks say nothing. */

@@ -379,12 +379,20 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     mcf_journal_close(&r.journal, 1);   /* the file is in place: the journal goes */
     r.have_journal = 0;
     double t_end2 = mcf_now();
+    int verdict = MCF_EXIT_OK;   /* the report's exit code, rank 0's */
     if (r.topo.rank == 0)
-        mcf_report_file(r.output, stdout, &e);
+        verdict = mcf_report_file(r.output, stdout, &e);
     double t_end3 = mcf_now();
     if (o->verbose)
         MCF_TRY(cost_summary(&r, t_end1 - t_end0, t_end2 - t_end1, t_end3 - t_end2, &e));
     code = stopped ? MCF_EXIT_RUNTIME : exit_code;
+    if (r.deck.acceptance) {
+        /* an acceptance run ends with its verdict: a FAIL is 1, so Slurm
+         * shows the job FAILED (docs/exit-codes.md); every rank returns it */
+        if (!r.wd.nhung)
+            MCF_MPI(&e, MPI_Bcast(&verdict, 1, MPI_INT, 0, r.topo.world));
+        code = mcf_exit_worse(code, verdict);
+    }
     if (r.wd.nhung)
         end_job_without_hung(&r, code);
     goto done;
