@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
@@ -534,4 +535,38 @@ const char *mcf_kernel_measured(const struct mcf_kernel *k, char *buf, size_t le
         at += n < 0 ? 0 : (size_t)n;
     }
     return buf;
+}
+
+void mcf_kernel_defaults(enum mcf_family f, struct mcf_kernel *k)
+{
+    memset(k, 0, sizeof *k);
+    k->family = f;
+    for (const struct mcf_key_use *u = mcf_families[f].keys; u->key; u++)
+        if (u->def != MCF_KEY_REQUIRED)
+            mcf_key_set(mcf_kernel_key(u->key), k, u->def);
+}
+
+int mcf_key_set_text(const struct mcf_key *key, struct mcf_kernel *k, const char *text)
+{
+    char *p = (char *)k + key->offset, *end;
+    if (key->type == MCF_V_SHAPE) {   /* "MxNxK", as shape_text writes it */
+        int part[3];
+        if (sscanf(text, "%dx%dx%d", &part[0], &part[1], &part[2]) != 3 || key->width != sizeof part)
+            return -1;
+        memcpy(p, part, sizeof part);
+        return 0;
+    }
+    if (key->type == MCF_V_ENUM) {
+        for (int i = 0; i < key->nnames; i++)
+            if (!strcmp(key->names[i], text)) {
+                mcf_key_set(key, k, (uint64_t)i);
+                return 0;
+            }
+        return -1;
+    }
+    unsigned long long v = strtoull(text, &end, 10);
+    if (end == text || *end)
+        return -1;
+    mcf_key_set(key, k, v);
+    return 0;
 }

@@ -111,6 +111,13 @@ const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kerne
  * (docs/results-format.md). Returns buf (cut short where len is too small). */
 const char *mcf_kernel_measured(const struct mcf_kernel *k, char *buf, size_t len);
 
+/* k: a kernel of family f, every key at the family's default (a required
+ * key 0). */
+void mcf_kernel_defaults(enum mcf_family f, struct mcf_kernel *k);
+/* Sets the key from its recorded text (mcf_key_value_text's: an enum's
+ * name, "MxNxK", a number); -1 where the text is none of these. */
+int mcf_key_set_text(const struct mcf_key *key, struct mcf_kernel *k, const char *text);
+
 /* A key's value in a struct (base: the struct its offset is into). */
 uint64_t mcf_key_get(const struct mcf_key *key, const void *base);
 void mcf_key_set(const struct mcf_key *key, void *base, uint64_t v);

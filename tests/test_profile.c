@@ -156,7 +156,7 @@ static void test_matching(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct mcf_profile p;
         struct mcf_err e = { 0 };
-        int rc = mcf_profile_find(sku_dir, cases[i].name, cases[i].arch, cases[i].cu, &p, &e);
+        int rc = mcf_profile_find(sku_dir, cases[i].name, cases[i].arch, cases[i].cu, &p, NULL, &e);
         if (rc < 0)
             fail_msg("%s: %s", cases[i].name, e.msg);
         if (!cases[i].sku) {
@@ -184,7 +184,8 @@ static void write_file(const char *path, const char *text)
                     "tests:\n  valu-fp32: {metric: gflops, expected: 100, floor: 90, source: ds}\n"
 
 /* The most specific match wins; two equally specific ones are an error that
- * names both files; a broken file in the directory is an error. */
+ * names both files; a broken file in the directory is skipped and named,
+ * the others still found. */
 static void test_specificity_and_ambiguity(void **state)
 {
     char dir[] = "/tmp/mcf-profiles-XXXXXX", a[256], b[256], c[256];
@@ -196,24 +197,28 @@ static void test_specificity_and_ambiguity(void **state)
     snprintf(c, sizeof c, "%s/c.yaml", dir);
     write_file(a, MINI("[\"GPU\"]"));
     write_file(b, MINI("[\"Big GPU\"]"));
-    assert_int_equal(mcf_profile_find(dir, "Vendor Big GPU", "sm_90", 1, &p, &e), 1);
+    assert_int_equal(mcf_profile_find(dir, "Vendor Big GPU", "sm_90", 1, &p, NULL, &e), 1);
     assert_non_null(strstr(p.path, "b.yaml"));
     mcf_profile_free(&p);
-    assert_int_equal(mcf_profile_find(dir, "Vendor Small GPU", "sm_90", 1, &p, &e), 1);
+    assert_int_equal(mcf_profile_find(dir, "Vendor Small GPU", "sm_90", 1, &p, NULL, &e), 1);
     assert_non_null(strstr(p.path, "a.yaml"));
     mcf_profile_free(&p);
     write_file(c, MINI("[\"big gpu\"]"));
-    assert_int_equal(mcf_profile_find(dir, "Vendor Big GPU", "sm_90", 1, &p, &e), -1);
+    assert_int_equal(mcf_profile_find(dir, "Vendor Big GPU", "sm_90", 1, &p, NULL, &e), -1);
     assert_int_equal(e.rc, MCF_EINPUT);
     assert_non_null(strstr(e.msg, "b.yaml and "));
     assert_non_null(strstr(e.msg, "c.yaml both match"));
     assert_int_equal(p.ntests, 0);
     mcf_err_clear(&e);
-    write_file(c, MINI("[\"Other\"]") "vendor: x\n");
-    assert_int_equal(mcf_profile_find(dir, "Vendor Big GPU", "sm_90", 1, &p, &e), -1);
-    assert_non_null(strstr(e.msg, "c.yaml:7:1: unknown top-level key 'vendor'"));
-    mcf_err_clear(&e);
-    assert_int_equal(mcf_profile_find("/nonexistent-mcf-dir", "x", "sm_90", 1, &p, &e), -1);
+    write_file(c, MINI("[\"Big GPU\"]") "vendor: x\n");
+    struct mcf_profile_skipped skipped = { 0 };
+    assert_int_equal(mcf_profile_find(dir, "Vendor Big GPU", "sm_90", 1, &p, &skipped, &e), 1);
+    assert_non_null(strstr(p.path, "b.yaml"));
+    mcf_profile_free(&p);
+    assert_int_equal(e.rc, MCF_OK);
+    assert_int_equal(skipped.n, 1);
+    assert_non_null(strstr(skipped.msg[0], "c.yaml:7:1: unknown top-level key 'vendor'"));
+    assert_int_equal(mcf_profile_find("/nonexistent-mcf-dir", "x", "sm_90", 1, &p, NULL, &e), -1);
     assert_int_equal(e.rc, MCF_EINPUT);
     unlink(a);
     unlink(b);
@@ -225,7 +230,7 @@ struct bad { const char *file, *message; };
 
 static const struct bad bad_profiles[] = {
     { "unknown-key.yaml", "unknown-key.yaml:6:49: unknown key 'flor' in test 'matrix-fp16' "
-      "(metric, expected, floor, ceiling, source, note)" },
+      "(metric, expected, floor, ceiling, source, note, measured)" },
     { "duplicate-key.yaml", "duplicate-key.yaml:7:3: key 'matrix-fp16' is given twice in 'tests' (first at line 6)" },
     { "floor-above-expected.yaml", "floor-above-expected.yaml:6:56: test 'matrix-fp16': floor 1100 is above "
       "expected 1000 (gflops is higher-is-better: the floor lies below the expected figure)" },
@@ -240,7 +245,9 @@ static const struct bad bad_profiles[] = {
       "so its bound is a 'ceiling', not a 'floor'" },
     { "unknown-source.yaml", "unknown-source.yaml:6:69: test 'matrix-fp16': source 'datasheet' is not a key "
       "of 'sources' (ds)" },
-    { "exponent.yaml", "exponent.yaml:6:43: 'expected' of test 'matrix-fp16' must be a plain decimal number" },
+    { "exponent.yaml", "exponent.yaml:6:43: 'expected' of test 'matrix-fp16' '1e': digits must follow the exponent's 'e'" },
+    { "measured-not-a-signature.yaml", "measured-not-a-signature.yaml:6:43: 'measured' of test 'matrix-fp16' must be the results file's 'measured' text" },
+    { "bad-sweep-name.yaml", "bad-sweep-name.yaml:6:3: test name 'intensity:=16' must be 1-127 letters" },
     { "match-without-name.yaml", "match-without-name.yaml:2:8: 'match' needs 'device_name'" },
     { "unknown-top-key.yaml", "unknown-top-key.yaml:7:1: unknown top-level key 'vendor'" },
 };

@@ -64,16 +64,24 @@ static int check_mapping(struct mcf_yaml_ctx *c, const yaml_node_t *map, const c
     return MCF_OK;
 }
 
-/* 1 to 63 letters, digits, '-', '_', '.', starting with a letter or digit. */
+/* A test instance's name: 1 to 127 letters, digits, '-', '_', '.', starting
+ * with a letter or digit; a sweep point's adds ':KEY=VALUE'
+ * ("intensity:intensity=16"). */
 static int valid_name(const char *s)
 {
     size_t n = strlen(s);
-    if (n == 0 || n > 63 || !isalnum((unsigned char)s[0]))
+    int colon = 0, equals = 0;
+    if (n == 0 || n > 127 || !isalnum((unsigned char)s[0]))
         return 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == ':' && !colon++ && i + 1 < n)
+            continue;
+        if (s[i] == '=' && colon && !equals++ && s[i - 1] != ':' && i + 1 < n)
+            continue;
         if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
             return 0;
-    return 1;
+    }
+    return colon == equals;
 }
 
 /* Text into a fixed buffer: an error, never cut short. */
@@ -90,9 +98,9 @@ static int copy_text(struct mcf_yaml_ctx *c, const yaml_node_t *n, const char *w
     return MCF_OK;
 }
 
-/* A figure: DIGITS[.DIGITS], positive, at most MAX_FIGURE. No sign, no
- * exponent, no leading zero before other digits (010 is octal in YAML 1.1),
- * no inf/nan, no '_' separators. */
+/* A figure: DIGITS[.DIGITS][e[+-]DIGITS], positive, at most MAX_FIGURE. No
+ * sign, no leading zero before other digits (010 is octal in YAML 1.1), no
+ * inf/nan, no '_' separators. */
 static int parse_figure(struct mcf_yaml_ctx *c, const yaml_node_t *n, const char *what, double *out)
 {
     const char *s = mcf_yaml_scalar(n), *q;
@@ -112,9 +120,16 @@ static int parse_figure(struct mcf_yaml_ctx *c, const yaml_node_t *n, const char
         for (q++; isdigit((unsigned char)*q); q++)
             ;
     }
+    if (*q == 'e' || *q == 'E') {   /* 1.67699e+06 */
+        const char *x = q + 1 + (q[1] == '+' || q[1] == '-');
+        if (!isdigit((unsigned char)*x))
+            return mcf_yaml_at(c, n, "%s '%s': digits must follow the exponent's 'e'", what, s);
+        for (q = x; isdigit((unsigned char)*q) && q - x < 3; q++)
+            ;
+    }
     if (*q)
-        return mcf_yaml_at(c, n, "%s must be a plain decimal number (digits, an optional decimal point; no "
-                  "exponent, unit or separator), got '%s'", what, s);
+        return mcf_yaml_at(c, n, "%s must be a plain number (digits, an optional decimal point and exponent; "
+                  "no unit or separator), got '%s'", what, s);
     if (q - s > 24)
         return mcf_yaml_at(c, n, "%s '%s' has too many digits", what, s);
     double v = strtod(s, NULL);
@@ -238,8 +253,8 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *kn, const yaml_
     char what[128];
     const yaml_node_t *expected = NULL, *floor_n = NULL, *ceiling = NULL, *source = NULL, *metric = NULL;
     if (!valid_name(name)) {
-        mcf_yaml_at(c, kn, "test name '%s' must be 1-63 letters, digits, '-', '_' or '.', starting with a letter "
-           "or digit (the deck's test name)", name);
+        mcf_yaml_at(c, kn, "test name '%s' must be 1-127 letters, digits, '-', '_' or '.', starting with a letter "
+           "or digit, with ':KEY=VALUE' for a sweep's point (the test's name in the results file)", name);
         goto fail;
     }
     snprintf(t->test, sizeof t->test, "%s", name);
@@ -257,8 +272,17 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *kn, const yaml_
         else if (!strcmp(key, "note")) {
             snprintf(what, sizeof what, "'note' of test '%s'", name);
             MCF_TRY(copy_text(c, v, what, t->note, sizeof t->note));
+        } else if (!strcmp(key, "measured")) {
+            snprintf(what, sizeof what, "'measured' of test '%s'", name);
+            MCF_TRY(copy_text(c, v, what, t->measured, sizeof t->measured));
+            if (strncmp(t->measured, "kernel=", 7) != 0) {
+                mcf_yaml_at(c, v, "%s must be the results file's 'measured' text, 'kernel=<family> key=value ...' "
+                   "(mcfleet -v --list prints it per test), got '%.64s'", what, t->measured);
+                goto fail;
+            }
         } else {
-            mcf_yaml_at(c, k, "unknown key '%s' in test '%s' (metric, expected, floor, ceiling, source, note)", key, name);
+            mcf_yaml_at(c, k, "unknown key '%s' in test '%s' (metric, expected, floor, ceiling, source, note, "
+               "measured)", key, name);
             goto fail;
         }
     }
@@ -486,118 +510,6 @@ fail:
     return e->rc;
 }
 
-/* Case-insensitive substring search. */
-static int contains_ci(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; hay++)
-        if (!strncasecmp(hay, needle, n))
-            return 1;
-    return n == 0;
-}
-
-int mcf_profile_matches(const struct mcf_profile *p, const char *device_name, const char *arch,
-                        long compute_units)
-{
-    int ok = 0, best = 0;
-    if (!device_name || !arch)
-        return 0;
-    size_t alen = strcspn(arch, ":");      /* "gfx90a:sramecc+:xnack-" is gfx90a */
-    for (size_t i = 0; i < p->narch && !ok; i++)
-        ok = strlen(p->arch[i]) == alen && !strncasecmp(p->arch[i], arch, alen);
-    if (!ok)
-        return 0;
-    for (size_t i = 0; i < p->nexclude; i++)
-        if (contains_ci(device_name, p->exclude[i]))
-            return 0;
-    if (p->ncompute_units) {
-        ok = 0;
-        for (size_t i = 0; i < p->ncompute_units && !ok; i++)
-            ok = compute_units > 0 && p->compute_units[i] == compute_units;
-        if (!ok)
-            return 0;
-    }
-    for (size_t i = 0; i < p->ndevice_name; i++)
-        if (contains_ci(device_name, p->device_name[i]) && (int)strlen(p->device_name[i]) + 1 > best)
-            best = (int)strlen(p->device_name[i]) + 1;
-    return best;
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int mcf_profile_find(const char *dir, const char *device_name, const char *arch, long compute_units,
-                     struct mcf_profile *p, struct mcf_err *e)
-{
-    DIR *d = NULL;
-    struct dirent *de;
-    char **names = NULL, path[2048];
-    size_t n = 0, cap = 0;
-    int best = 0, found = 0;
-    struct mcf_profile cand;
-
-    memset(p, 0, sizeof *p);
-    memset(&cand, 0, sizeof cand);
-    if (!(d = opendir(dir)))
-        MCF_FAIL(e, MCF_EINPUT, "SKU profiles %s: %s", dir, strerror(errno));
-    while ((de = readdir(d)) != NULL) {
-        size_t len = strlen(de->d_name);
-        if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".yaml") != 0)
-            continue;
-        if (n == cap) {
-            char **grown = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *names);
-            if (!grown)
-                MCF_FAIL(e, MCF_ERUNTIME, "out of memory listing %s", dir);
-            names = grown;
-        }
-        if (!(names[n] = strdup(de->d_name)))
-            MCF_FAIL(e, MCF_ERUNTIME, "out of memory listing %s", dir);
-        n++;
-    }
-    closedir(d);
-    d = NULL;
-    if (n)
-        qsort(names, n, sizeof *names, name_cmp);
-    for (size_t i = 0; i < n; i++) {
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= sizeof path)
-            MCF_FAIL(e, MCF_EINPUT, "SKU profile %s/%s: the path is too long", dir, names[i]);
-        MCF_TRY(mcf_profile_load(path, &cand, e));
-        int score = mcf_profile_matches(&cand, device_name, arch, compute_units);
-        if (score > 0 && score == best) {
-            mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
-                        "SKU profiles %s and %s both match device '%s' (%s, %ld compute units) equally "
-                        "well: make one's 'match' more specific", p->path, cand.path, device_name, arch,
-                        compute_units);
-            goto fail;
-        }
-        if (score > best) {
-            mcf_profile_free(p);
-            *p = cand;
-            memset(&cand, 0, sizeof cand);
-            best = score;
-            found = 1;
-        } else {
-            mcf_profile_free(&cand);
-        }
-    }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    return found;
-fail:
-    if (d)
-        closedir(d);
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    mcf_profile_free(&cand);
-    mcf_profile_free(p);
-    memset(p, 0, sizeof *p);
-    return -1;
-}
-
 const struct mcf_profile_test *mcf_profile_test(const struct mcf_profile *p, const char *test,
                                                 const char *metric)
 {
@@ -614,19 +526,4 @@ void mcf_profile_free(struct mcf_profile *p)
     free(p->tests);
     p->tests = NULL;
     p->ntests = 0;
-}
-
-static int is_dir(const char *path)
-{
-    struct stat st;
-    return path[0] && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-const char *mcf_profile_dir(void)
-{
-    if (is_dir(MCF_PROFILE_DIR))
-        return MCF_PROFILE_DIR;
-    if (is_dir(MCF_SRC_PROFILE_DIR))
-        return MCF_SRC_PROFILE_DIR;
-    return NULL;
 }

@@ -17,7 +17,7 @@ extern "C" {
 #define MCF_PROFILE_MAX_RULES 8     /* entries per match list */
 
 struct mcf_profile_test {
-    char test[64];              /* acceptance test name, e.g. "matrix-fp16" */
+    char test[128];             /* the deck's test (instance) name, e.g. "matrix-fp16", "chase:working_set=4096" */
     char metric[32];            /* "gflops", "bandwidth_gbs" or "latency_ns" */
     double expected;            /* the sourced figure, in the metric's unit */
     double bound;               /* floor (higher_is_better) or ceiling */
@@ -25,6 +25,8 @@ struct mcf_profile_test {
     char source_id[64];         /* the key in sources:, "" for a measured label */
     char source[512];           /* the citation: sources[source_id], or "measured: device, date, ..." */
     char note[256];             /* "" when none */
+    char measured[512];         /* what the figure measured (the results file's attribute "measured"); "" when
+                                 * the profile does not say: then it judges no test */
     int line;                   /* 1-based line of the test in the file */
 };
 
@@ -57,14 +59,23 @@ int mcf_profile_load(const char *path, struct mcf_profile *p, struct mcf_err *e)
 int mcf_profile_matches(const struct mcf_profile *p, const char *device_name, const char *arch,
                         long compute_units);
 
+/* Profiles of a directory that did not load: "file:line:col: message" each. */
+#define MCF_PROFILE_MAX_SKIPPED 16
+struct mcf_profile_skipped {
+    size_t n, more;          /* kept; not kept beyond the first MCF_PROFILE_MAX_SKIPPED */
+    char msg[MCF_PROFILE_MAX_SKIPPED][600];
+};
+
 /* The profile in dir (every regular *.yaml file, in name order) that matches
  * a device (device_name, arch and compute_units as recorded in /ranks).
- * 1: found, *p filled (free it with mcf_profile_free); 0: none matches, *p
- * empty; -1: an error in *e, *p empty: a profile file that does not load
- * (every file of dir must: a typo never drops a SKU silently), dir not
- * readable, or two profiles matching equally well (both named). */
+ * A file that does not load is skipped and its message added to *skipped
+ * (NULL: not kept): the others still serve the SKUs they cover, and the
+ * caller names it (a typo never drops a SKU silently). 1: found, *p filled
+ * (free it with mcf_profile_free); 0: none matches, *p empty; -1: an error
+ * in *e, *p empty: dir not readable, out of memory, or two profiles matching
+ * equally well (both named). */
 int mcf_profile_find(const char *dir, const char *device_name, const char *arch, long compute_units,
-                     struct mcf_profile *p, struct mcf_err *e);
+                     struct mcf_profile *p, struct mcf_profile_skipped *skipped, struct mcf_err *e);
 
 /* The entry for a test, or NULL. metric NULL: any metric. */
 const struct mcf_profile_test *mcf_profile_test(const struct mcf_profile *p, const char *test,

@@ -10,6 +10,7 @@
 
 #include "mcfleet.h"
 #include "report_int.h"
+#include "report_measured.h"
 #include "report_read.h"
 #include "results.h"
 #include "stats.h"
@@ -106,7 +107,8 @@ static const char *row_problem(const double *row, size_t cols, long long status,
 
 /* Keeps MED (nranks medians) as a figure the verdict judges; 1 kept (the
  * fleet owns it now), 0 not (out of memory). */
-static int keep_fig(struct fleet *f, const char *test, const char *metric, const char *unit, int better, double *med)
+static int keep_fig(struct fleet *f, const char *test, const char *metric, const char *unit, int better, double *med,
+                    double rep_rel)
 {
     if (f->nfigs == f->capfigs) {
         size_t cap = f->capfigs ? 2 * f->capfigs : 32;
@@ -124,6 +126,7 @@ static int keep_fig(struct fleet *f, const char *test, const char *metric, const
     snprintf(g->unit, sizeof g->unit, "%s", unit ? unit : "");
     g->better = better;
     g->med = med;
+    g->rep_rel = rep_rel;
     return 1;
 }
 
@@ -136,7 +139,7 @@ static void report_metric(struct fleet *f, hid_t g, const char *gname, const cha
     char obj[512];
     struct mcf_rows m;
     char *unit = NULL;
-    double *med = NULL, *buf = NULL;
+    double *med = NULL, *buf = NULL, rep_rel = NAN;
     int flagged = 0;
     mcf_rd_name(obj, sizeof obj, gname, metric);
     int rc = mcf_rd_rows_open(&f->rd, g, gname, metric, f->nranks, !check, !check, &m);
@@ -171,6 +174,9 @@ static void report_metric(struct fleet *f, hid_t g, const char *gname, const cha
                 flagged = 1;
             }
             med[r] = mcf_median(row, m.cols);
+            double rel = 1.4826 * mcf_mad(row, m.cols) / fabs(med[r]);
+            if (isfinite(rel) && !(rel >= rep_rel))
+                rep_rel = rel;   /* the quietest rank: a noisy bad GPU does not widen it */
         }
     }
     double fm = mcf_median(med, f->nranks), cv = mcf_cv(med, f->nranks);
@@ -186,7 +192,7 @@ static void report_metric(struct fleet *f, hid_t g, const char *gname, const cha
     if (mcf_rd_attr_text(&f->rd, m.d, obj, "better", &better) > 0)
         dir = mcf_better_parse(better);
     free(better);
-    if (dir != 0 && mcf_count_finite(med, f->nranks) > 0 && keep_fig(f, test, metric, unit, dir, med))
+    if (dir != 0 && mcf_count_finite(med, f->nranks) > 0 && keep_fig(f, test, metric, unit, dir, med, rep_rel))
         med = NULL;   /* kept */
 done:
     free(unit);
@@ -433,6 +439,13 @@ static void report_test(struct fleet *f, hid_t results, const char *name)
         report_metrics(f, g, gname, test, metrics, "sustained_summary", status, nverified, 1);
     report_under_sampled(f, g, gname, test);
     read_evidence(f, g, gname, test);
+    {
+        char measured[512];
+        if (mcf_rd_measured(&f->rd, g, gname, measured, sizeof measured) > 0) {
+            mcf_rd_clean(measured);
+            mcf_measured_keep(f, test, measured);
+        }
+    }
     if (status)
         report_status(f, test, status, &message);
     else
@@ -930,6 +943,7 @@ fail:
     for (size_t i = 0; i < f.nev; i++)
         mcf_strs_free(&f.ev[i].ratio_src);
     free(f.ev);
+    free(f.meas);
     struct lines *ls[] = { &f.table, &f.problems, &f.notes, &f.reasons, &f.profiles, &f.profile_table };
     for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
         free(ls[i]->buf);

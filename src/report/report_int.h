@@ -33,6 +33,7 @@ struct fig {
     char test[128], metric[64], unit[32];
     int better;                  /* mcf_metric_better, or the dataset's "better" attribute */
     double *med;                 /* [nranks], NaN where the rank has no figure */
+    double rep_rel;              /* the quietest rank's repetition spread: 1.4826 MAD / |median| (NaN: none) */
 };
 
 /* Per test, what a technician reads beside a flag (NULL where not in the file). */
@@ -42,6 +43,12 @@ struct evidence {
     char test[128];
     double *col[NEV];            /* [nranks] */
     struct mcf_strs ratio_src;   /* the source of EV_POWER_RATIO per rank (test_power_ratio_source) */
+};
+
+/* What a test measured (report_measured.h), for the profile's tests. */
+struct measured_text {
+    char test[128];
+    char text[512];
 };
 
 #define MCF_NHEALTH 16
@@ -67,6 +74,8 @@ struct fleet {
     size_t nfigs, capfigs;
     struct evidence *ev;
     size_t nev, capev;
+    struct measured_text *meas;
+    size_t nmeas, capmeas;
     /* /health: [nranks, 2] before/after, and the busy link readings; NULL where absent */
     long long *health[MCF_NHEALTH];
     long long *gen_busy, *width_busy;
@@ -80,10 +89,21 @@ struct fleet {
     const char *verdict;         /* PASS, WARN, FAIL, INCOMPLETE, MALFORMED */
 };
 
+/* report_measured.c: what test measured ("" where the file does not say), kept while reading. */
+void mcf_measured_keep(struct fleet *f, const char *test, const char *text);
+const char *mcf_measured_of(const struct fleet *f, const char *test);
+
 /* A test's evidence columns and a test's figure by name (NULL: not in the file). */
 const struct evidence *mcf_evidence_of(const struct fleet *f, const char *test);
 const struct fig *mcf_fig_of(const struct fleet *f, const char *test, const char *metric);
 
+
+/* How many of the run's ranks share row r's GPU (its node and device index):
+ * 1 unless oversubscribed. */
+size_t mcf_ranks_on_gpu(const struct fleet *f, size_t r);
+/* Compute processes on row r's GPU during test that are not mcfleet's (the
+ * test's process count less mcf_ranks_on_gpu); NaN where not recorded. */
+double mcf_foreign_procs(const struct fleet *f, size_t r, const char *test);
 
 /* report_judge.c: every rule, into f->causes and f->roll; MCF_EINPUT where a
  * SKU profile is malformed. */

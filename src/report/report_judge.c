@@ -46,36 +46,102 @@ static void add(struct fleet *f, size_t row, int rule, int level, const char *te
     mcf_causes_add(&f->causes, &c);
 }
 
+size_t mcf_ranks_on_gpu(const struct fleet *f, size_t r)
+{
+    size_t k = 0;
+    if (!f->node || !f->device_index || f->device_index[r] < 0)
+        return 1;
+    for (size_t q = 0; q < f->nranks; q++)
+        k += f->node[q] == f->node[r] && f->device_index[q] == f->device_index[r];
+    return k ? k : 1;
+}
+
+double mcf_foreign_procs(const struct fleet *f, size_t r, const char *test)
+{
+    const struct evidence *ev = test && test[0] ? mcf_evidence_of(f, test) : NULL;
+    if (!ev || !ev->col[EV_PROCS] || !isfinite(ev->col[EV_PROCS][r]))
+        return NAN;
+    return ev->col[EV_PROCS][r] - (double)mcf_ranks_on_gpu(f, r);
+}
+
 /* "9.8% below the fleet median 1.01e+06 GFLOP/s" */
 static void peer_cause(struct fleet *f, const struct fig *g, size_t row, int rule, const struct mcf_peer *p)
 {
     double bad = -g->better * p->deviation;
+    char prior[96] = "";
+    if (p->prior)
+        snprintf(prior, sizeof prior, "; too few GPUs to measure their spread, taken as %.1f%%", 100 * p->spread);
     add(f, row, rule, p->level, g->test, g->metric, g->med[row], p->reference, bad / p->threshold,
         "%s %s %.5g %s: %.1f%% %s the %s %.5g (warn beyond %.1f%%, fail beyond %.1f%%%s)", g->test, g->metric,
         g->med[row], g->unit, 100 * fabs(p->deviation), p->deviation < 0 ? "below" : "above",
         rule == MCF_RULE_FLEET ? "fleet median" : "best GPU of its node", p->reference, 100 * p->threshold,
-        100 * p->fail_threshold, p->prior ? "; too few GPUs to measure their spread: the prior's" : "");
+        100 * p->fail_threshold, prior);
+}
+
+/* A GPU another job shared during the test is judged, but is no reference:
+ * its figures are the other job's as much as its own (a healthy neighbour
+ * was flagged against a disturbed GPU's clock). Against the reference of the
+ * undisturbed GPUs: the fleet rule's median and thresholds, the node rule's
+ * best of its node. */
+static void against_clean(const double *x, const long long *node, const int *shared, size_t n, int better,
+                          const struct mcf_vrules *rules, struct mcf_peer *p, int node_rule)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!shared[i])
+            continue;
+        const struct mcf_peer *ref = NULL;
+        for (size_t j = 0; j < n && !ref; j++)
+            if (!shared[j] && isfinite(p[j].reference) && (!node_rule || node[j] == node[i]))
+                ref = &p[j];
+        p[i] = (struct mcf_peer){ .reference = NAN, .deviation = NAN, .threshold = NAN, .level = MCF_V_PASS };
+        if (!ref || !isfinite(x[i]) || ref->reference == 0.0)
+            continue;
+        p[i] = *ref;
+        p[i].deviation = (x[i] - ref->reference) / fabs(ref->reference);
+        double bad = -better * p[i].deviation;
+        p[i].level = bad > ref->fail_threshold ? MCF_V_FAIL : bad > ref->threshold ? MCF_V_WARN : MCF_V_PASS;
+    }
+    (void)rules;
 }
 
 /* The peer rules on one figure, over the rows of one SKU. */
 static int judge_peers(struct fleet *f, const struct fig *g, const size_t *rows, size_t n)
 {
-    double *x = malloc(sizeof *x * n);
+    double *x = malloc(sizeof *x * n), *clean = malloc(sizeof *clean * n);
     long long *node = malloc(sizeof *node * n);
+    int *shared = malloc(sizeof *shared * n);
     struct mcf_peer *pf = malloc(sizeof *pf * n), *pn = malloc(sizeof *pn * n);
+    size_t nshared = 0;
     int rc = -1;
-    if (!x || !node || !pf || !pn)
+    if (!x || !clean || !node || !shared || !pf || !pn)
         goto done;
     for (size_t i = 0; i < n; i++) {
         x[i] = g->med[rows[i]];
         node[i] = f->node ? f->node[rows[i]] : (long long)rows[i];
+        shared[i] = mcf_foreign_procs(f, rows[i], g->test) > 0;
+        nshared += shared[i];
+        clean[i] = shared[i] ? NAN : x[i];
     }
-    /* host ranks share CPU cores: their prior spread is the host's (verdict.h) */
+    if (nshared == n) {   /* none undisturbed: judged among themselves (each cause the environment's) */
+        nshared = 0;
+        memset(shared, 0, sizeof *shared * n);
+        memcpy(clean, x, sizeof *x * n);
+    }
+    /* Too few GPUs to measure their spread (verdict.h): the prior, the
+     * host's for host ranks (CPU cores shared), or the quietest GPU's own
+     * repetition spread where that is larger: GPUs whose repetitions scatter
+     * by 30 % cannot be told apart by less */
     struct mcf_vrules rules = f->opts->rules;
     if (f->backend && !strcmp(f->backend, "host"))
         rules.prior_rel = rules.host_prior_rel;
-    mcf_peer_fleet(x, n, g->better, &rules, pf);
-    mcf_peer_node(x, node, n, g->better, &rules, pn);
+    if (isfinite(g->rep_rel) && g->rep_rel > rules.prior_rel)
+        rules.prior_rel = g->rep_rel;
+    mcf_peer_fleet(clean, n, g->better, &rules, pf);
+    mcf_peer_node(clean, node, n, g->better, &rules, pn);
+    if (nshared) {
+        against_clean(x, node, shared, n, g->better, &rules, pf, 0);
+        against_clean(x, node, shared, n, g->better, &rules, pn, 1);
+    }
     for (size_t i = 0; i < n; i++) {
         if (pf[i].level != MCF_V_PASS)
             peer_cause(f, g, rows[i], MCF_RULE_FLEET, &pf[i]);
@@ -86,7 +152,9 @@ static int judge_peers(struct fleet *f, const struct fig *g, const size_t *rows,
     rc = 0;
 done:
     free(x);
+    free(clean);
     free(node);
+    free(shared);
     free(pf);
     free(pn);
     return rc;
@@ -109,6 +177,18 @@ static void judge_profile(struct fleet *f, const struct mcf_profile *p, const si
         const struct mcf_profile_test *t = mcf_profile_test(p, g->test, g->metric);
         if (!t)
             continue;
+        const char *here = mcf_measured_of(f, g->test);
+        if (!t->measured[0] || strcmp(t->measured, here)) {
+            /* the same name, another measurement (the default deck's mma.sync
+             * matrix-fp64 against the acceptance deck's): never judged by it */
+            mcf_lines_add(&f->profile_table, &f->oom, "  %-36.36s %-14.14s not judged against the profile: %s\n",
+                          g->test, g->metric, !t->measured[0] ? "the profile does not say what its figure measured "
+                          "(no 'measured:'; mcfleet baseline writes it)" : "it measured something else");
+            if (t->measured[0])
+                mcf_lines_add(&f->profile_table, &f->oom, "      this file: %.240s\n      profile:   %.240s\n",
+                              here[0] ? here : "(not recorded)", t->measured);
+            continue;
+        }
         int higher = t->higher_is_better;
         size_t beyond = 0;
         for (size_t i = 0; i < n; i++) {
@@ -401,8 +481,9 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
     struct sku_row *sr = malloc(sizeof *sr * f->nranks);
     size_t *rows = malloc(sizeof *rows * f->nranks);
     struct mcf_profile prof = { 0 };
+    struct mcf_profile_skipped *skipped = calloc(1, sizeof *skipped);
     int have_prof = 0;
-    if (!sr || !rows) {
+    if (!sr || !rows || !skipped) {
         f->oom = 1;
         goto done;
     }
@@ -417,7 +498,8 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
         const char *dir = f->opts->no_profiles ? NULL : profile_dir(f->opts);
         if (dir) {
             long cu = f->compute_units ? (long)f->compute_units[rows[0]] : -1;
-            int rc = mcf_profile_find(dir, sr[a].name, arch, cu, &prof, e);
+            /* the directory's broken files are the same for every SKU: kept once */
+            int rc = mcf_profile_find(dir, sr[a].name, arch, cu, &prof, a == 0 ? skipped : NULL, e);
             if (rc < 0)
                 goto done;
             have_prof = rc > 0;
@@ -481,16 +563,31 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
     else
         mcf_lines_add(&f->profiles, &f->oom, "health counters: read on all %zu GPUs (%.40s) before and after the run\n",
                       f->nranks, mcf_strs_at(&f->health_source, 0));
+    for (size_t i = 0; i < skipped->n; i++)
+        mcf_lines_add(&f->profiles, &f->oom, "SKU profile not used, it does not load: %.560s (the other profiles "
+                      "still serve the SKUs they match; fix or move this one)\n", skipped->msg[i]);
+    if (skipped->more)
+        mcf_lines_add(&f->profiles, &f->oom, "... and %zu more SKU profiles that do not load\n", skipped->more);
     power_sources_line(f);
     for (size_t k = 0; k < f->causes.n; k++)
         if (f->causes.v[k].rule == MCF_RULE_DECK || f->causes.v[k].rule == MCF_RULE_UNSUPPORTED)
             f->causes.v[k].attr = MCF_ATTR_DECK;
     mcf_causes_attribute_nodes(&f->causes, f->nranks, f->node);
+    /* a figure of a test during which another job's processes were on the
+     * GPU is the environment's: the GPU may be healthy (rerun exclusive) */
+    for (size_t k = 0; k < f->causes.n; k++) {
+        struct mcf_cause *c = &f->causes.v[k];
+        int figure = c->rule == MCF_RULE_FLEET || c->rule == MCF_RULE_NODE || c->rule == MCF_RULE_PROFILE ||
+                     c->rule == MCF_RULE_CLOCK || c->rule == MCF_RULE_POWER || c->rule == MCF_RULE_SUSPECT;
+        if (figure && c->attr == MCF_ATTR_GPU && mcf_foreign_procs(f, c->rank, c->test) > 0)
+            c->attr = MCF_ATTR_ENV;
+    }
     if (mcf_rollup(&f->causes, f->nranks, f->node, &f->roll) < 0)
         f->oom = 1;
 done:
     if (have_prof)
         mcf_profile_free(&prof);
+    free(skipped);
     free(sr);
     free(rows);
     return e->rc;

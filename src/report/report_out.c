@@ -76,17 +76,6 @@ static const struct mcf_cause *worst_figure_cause(const struct fleet *f, size_t 
     return w;
 }
 
-/* How many of the run's ranks share rank r's GPU (its node and device index): 1 unless oversubscribed. */
-static size_t ranks_on_gpu(const struct fleet *f, size_t r)
-{
-    size_t k = 0;
-    if (!f->node || !f->device_index || f->device_index[r] < 0)
-        return 1;
-    for (size_t q = 0; q < f->nranks; q++)
-        k += f->node[q] == f->node[r] && f->device_index[q] == f->device_index[r];
-    return k ? k : 1;
-}
-
 /* "kernel clock 1620 MHz (fleet 1980); NVML clock ...; throttle: ...; temperature ...; power ..." */
 static void evidence_text(const struct fleet *f, size_t r, const char *test, char *buf, size_t len)
 {
@@ -94,11 +83,17 @@ static void evidence_text(const struct fleet *f, size_t r, const char *test, cha
     buf[0] = '\0';
 #define PUT(...) do { int n_ = snprintf(buf + used, len - used, __VA_ARGS__); \
                       if (n_ > 0 && (size_t)n_ < len - used) used += (size_t)n_; } while (0)
+    const struct evidence *ev = mcf_evidence_of(f, test);
+    /* mcfleet's own ranks on that GPU are among them: any more is another job
+     * on it, the first thing to read (the cause is then the environment's) */
+    double others = mcf_foreign_procs(f, r, test);
+    if (others > 0)
+        PUT("ANOTHER JOB ON THE GPU: %.0f compute process%s not mcfleet's (%.0f in all; fleet median %.0f)", others,
+            others == 1 ? "" : "es", ev->col[EV_PROCS][r], mcf_median(ev->col[EV_PROCS], f->nranks));
     const struct fig *clk = mcf_fig_of(f, test, "clock_mhz");
     if (clk && isfinite(clk->med[r]))
         PUT("%skernel clock %.0f MHz (fleet median %.0f)", used ? "; " : "", clk->med[r],
             mcf_median(clk->med, f->nranks));
-    const struct evidence *ev = mcf_evidence_of(f, test);
     if (ev && ev->col[EV_SM_MHZ] && isfinite(ev->col[EV_SM_MHZ][r]))
         PUT("%sSMI/NVML clock %.0f MHz (fleet median %.0f)", used ? "; " : "", ev->col[EV_SM_MHZ][r],
             mcf_median(ev->col[EV_SM_MHZ], f->nranks));
@@ -112,14 +107,9 @@ static void evidence_text(const struct fleet *f, size_t r, const char *test, cha
     if (ev && ev->col[EV_POWER] && isfinite(ev->col[EV_POWER][r]))
         PUT("%spower %.0f W (fleet median %.0f)", used ? "; " : "", ev->col[EV_POWER][r],
             mcf_median(ev->col[EV_POWER], f->nranks));
-    /* mcfleet's own ranks on that GPU are among them: any more is another job on it */
-    if (ev && ev->col[EV_PROCS] && isfinite(ev->col[EV_PROCS][r])) {
-        double others = ev->col[EV_PROCS][r] - (double)ranks_on_gpu(f, r);
-        PUT("%scompute processes on the GPU: %.0f", used ? "; " : "", ev->col[EV_PROCS][r]);
-        if (others > 0)
-            PUT(", %.0f not mcfleet's", others);
-        PUT(" (fleet median %.0f)", mcf_median(ev->col[EV_PROCS], f->nranks));
-    }
+    if (!(others > 0) && ev && ev->col[EV_PROCS] && isfinite(ev->col[EV_PROCS][r]))
+        PUT("%scompute processes on the GPU: %.0f, none not mcfleet's (fleet median %.0f)", used ? "; " : "",
+            ev->col[EV_PROCS][r], mcf_median(ev->col[EV_PROCS], f->nranks));
     if (f->local && f->local[r] >= 0)
         PUT("%scores local to the GPU: %s", used ? "; " : "", f->local[r] ? "yes" : "NO (binding)");
     if (f->oversubscribed_nodes > 0)
@@ -166,12 +156,13 @@ static void print_sustained(const struct fleet *f, FILE *out)
 /* ---- text */
 
 static const char *const attr_tag[MCF_ATTR_COUNT] = {
-    "", " [node-wide]", " [the deck]" };
+    "", " [node-wide]", " [environment: another job on the GPU]", " [the deck]" };
 
 static void print_identity(const struct fleet *f, size_t r, FILE *out)
 {
     const char *slurm = str_at(&f->slurm_name, r);
-    static const char *const whose[MCF_ATTR_COUNT] = { "", " (its node's)", " (the deck's)" };
+    static const char *const whose[MCF_ATTR_COUNT] = { "", " (its node's)", " (the environment's)",
+                                                       " (the deck's)" };
     fprintf(out, "  %-4s%s rank %zu", mcf_vlevel_names[f->roll.gpu[r]], whose[f->roll.attr[r]], r);
     if (f->world_rank)
         fprintf(out, " (world %lld)", f->world_rank[r]);
@@ -237,6 +228,15 @@ static void print_causes(const struct fleet *f, size_t r, FILE *out)
         fprintf(out, "       ... %zu more (%zu causes in all: %zu FAIL, %zu WARN; %zu on peer figures, worst %+.1f%%; "
                      "--format json lists them)\n", all - CAUSES_SHOWN, all, n[MCF_V_FAIL], n[MCF_V_WARN], nfig,
                 100 * worst_dev);
+    /* the next steps, worst cause's first, each once */
+    for (size_t k = 0, said = 0; k < all && said < 3; k++) {
+        const char *next = mcf_cause_next(v[k]);
+        int seen = 0;
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = mcf_cause_next(v[j]) == next;
+        if (!seen && ++said)
+            fprintf(out, "       next: %s\n", next);
+    }
     free(v);
 }
 
@@ -422,7 +422,9 @@ static void json_cause(FILE *out, const struct mcf_cause *c)
     json_num(out, c->reference);
     fprintf(out, ", \"deviation\": ");
     json_num(out, c->deviation);
-    fprintf(out, ", \"attribution\": \"%s\", \"text\": ", mcf_attr_names[c->attr]);
+    fprintf(out, ", \"attribution\": \"%s\", \"next\": ", mcf_attr_names[c->attr]);
+    json_str(out, mcf_cause_next(c));
+    fprintf(out, ", \"text\": ");
     json_str(out, c->text);
     fputc('}', out);
 }

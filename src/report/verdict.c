@@ -7,7 +7,40 @@
 #include "stats.h"
 
 const char *const mcf_vlevel_names[3] = { "PASS", "WARN", "FAIL" };
-const char *const mcf_attr_names[MCF_ATTR_COUNT] = { "gpu", "node", "deck" };
+const char *const mcf_attr_names[MCF_ATTR_COUNT] = { "gpu", "node", "environment", "deck" };
+
+/* The next step per rule, for a cause that is the GPU's own. */
+static const char *const rule_next[MCF_RULE_COUNT] = {
+    [MCF_RULE_FLEET] = "rerun it on this GPU alone; if it stays low, check its clocks, power cap and cooling, "
+                       "then return it",
+    [MCF_RULE_NODE] = "rerun it on this GPU alone; if it stays below its node's best, check its clocks, power cap "
+                      "and cooling, then return it",
+    [MCF_RULE_PROFILE] = "rerun the deck; below the floor again, compare with its history (mcfleet compare) and "
+                         "return it",
+    [MCF_RULE_VERIFY] = "take it out of service (wrong results); rerun to confirm, then return it",
+    [MCF_RULE_STATUS] = "read the test's message and rerun; an error or hang that recurs on this GPU is its own "
+                        "or its driver's",
+    [MCF_RULE_UNSUPPORTED] = "run the acceptance deck of its architecture (mcfleet --acceptance)",
+    [MCF_RULE_DECK] = "run the acceptance deck of its architecture (mcfleet --acceptance)",
+    [MCF_RULE_HEALTH] = "drain the node, run the vendor's diagnostics (dcgmi diag -r 3, rvs), return the GPU",
+    [MCF_RULE_SUSPECT] = "check its clocks and the timer: a figure above the peak is a measurement error, not speed",
+    [MCF_RULE_CLOCK] = "rerun and watch both clocks (nvidia-smi -q -d CLOCK, rocm-smi); its fraction of peak is "
+                       "suspect until then",
+    [MCF_RULE_POWER] = "check its power sources against each other (the node's meter, NVML/rocm-smi); its per-watt "
+                       "figures are suspect until then",
+};
+
+const char *mcf_cause_next(const struct mcf_cause *c)
+{
+    if (c->attr == MCF_ATTR_ENV)
+        return "rerun with the GPU exclusive (another job's processes were on it: srun --exclusive, or drain "
+               "the other job); judge it only then";
+    if (c->attr == MCF_ATTR_NODE)
+        return "check the node before its GPUs: power, cooling, CPU binding, its PCIe switch";
+    if (c->attr == MCF_ATTR_DECK)
+        return "run the acceptance deck of its architecture (mcfleet --acceptance)";
+    return c->rule >= 0 && c->rule < MCF_RULE_COUNT && rule_next[c->rule] ? rule_next[c->rule] : "rerun it";
+}
 const char *const mcf_rule_names[MCF_RULE_COUNT] = {
     [MCF_RULE_FLEET] = "fleet-peer", [MCF_RULE_NODE] = "node-peer", [MCF_RULE_PROFILE] = "profile",
     [MCF_RULE_VERIFY] = "verification", [MCF_RULE_STATUS] = "status", [MCF_RULE_UNSUPPORTED] = "unsupported",
@@ -178,12 +211,13 @@ static double fail_of(double tw, const struct mcf_vrules *r)
 }
 
 static size_t judge(const double *x, const double *ref, size_t n, int better, const double *tw,
-                    const struct mcf_vrules *r, int prior, struct mcf_peer *out)
+                    const struct mcf_vrules *r, int prior, double spread, struct mcf_peer *out)
 {
     size_t flagged = 0;
     for (size_t i = 0; i < n; i++) {
         out[i] = (struct mcf_peer){ .reference = ref[i], .deviation = NAN, .threshold = tw[i],
-                                    .fail_threshold = fail_of(tw[i], r), .level = MCF_V_PASS, .prior = prior };
+                                    .fail_threshold = fail_of(tw[i], r), .level = MCF_V_PASS, .prior = prior,
+                                    .spread = spread };
         if (!isfinite(x[i]) || !isfinite(ref[i]) || ref[i] == 0.0 || better == 0)
             continue;
         out[i].deviation = (x[i] - ref[i]) / fabs(ref[i]);
@@ -208,7 +242,7 @@ size_t mcf_peer_fleet(const double *x, size_t n, int better, const struct mcf_vr
             ref[i] = med;
             t[i] = tw;
         }
-        flagged = judge(x, ref, n, better, t, r, prior, out);
+        flagged = judge(x, ref, n, better, t, r, prior, s, out);
     } else {
         for (size_t i = 0; i < n; i++)
             out[i] = (struct mcf_peer){ .reference = NAN, .deviation = NAN, .threshold = NAN };
@@ -269,7 +303,7 @@ size_t mcf_peer_node(const double *x, const long long *node, size_t n, int bette
         ref[i] = node[i] >= 0 && count[node[i]] > 1 ? best[node[i]] : NAN;
         t[i] = tw;
     }
-    flagged = judge(x, ref, n, better, t, r, prior, out);
+    flagged = judge(x, ref, n, better, t, r, prior, s, out);
 done:
     free(best);
     free(count);

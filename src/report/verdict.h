@@ -64,6 +64,7 @@ struct mcf_peer {
     double fail_threshold;   /* ... and fail */
     int level;           /* enum mcf_vlevel */
     int prior;           /* 1: too few values to measure a spread, the rules' prior_rel stood for it */
+    double spread;       /* the relative spread s the thresholds were made from */
 };
 
 /* The fleet rule: each x[i] (NaN: no figure, level PASS) against the median
@@ -104,10 +105,17 @@ enum mcf_rule {
 extern const char *const mcf_rule_names[MCF_RULE_COUNT];
 
 /* Whose fault a cause is: the GPU's; its node's (every GPU of the node has
- * it on that figure); the deck's (a deck for another architecture, a test
- * the device cannot run): a technician pulls only the first. */
-enum mcf_attr { MCF_ATTR_GPU, MCF_ATTR_NODE, MCF_ATTR_DECK, MCF_ATTR_COUNT };
-extern const char *const mcf_attr_names[MCF_ATTR_COUNT];   /* "gpu", "node", "deck" */
+ * it on that figure); the environment's (another job's compute processes
+ * were on the GPU during the test: the GPU may be healthy); the deck's (a
+ * deck for another architecture, a test the device cannot run): a
+ * technician pulls only the first. */
+enum mcf_attr { MCF_ATTR_GPU, MCF_ATTR_NODE, MCF_ATTR_ENV, MCF_ATTR_DECK, MCF_ATTR_COUNT };
+extern const char *const mcf_attr_names[MCF_ATTR_COUNT];   /* "gpu", "node", "environment", "deck" */
+
+struct mcf_cause;
+/* What to do about a cause, in a few words: by its attribution where that
+ * is not the GPU, else by its rule. */
+const char *mcf_cause_next(const struct mcf_cause *c);
 
 struct mcf_cause {
     size_t rank;           /* row of the file */

@@ -3,6 +3,7 @@
  * watchdog. Each collective where it says so. */
 #define _GNU_SOURCE
 #include "run_int.h"
+#include "family.h"
 
 #include <fnmatch.h>
 #include <sys/resource.h>
@@ -236,6 +237,10 @@ void list_tests(const struct run *r)
         say(r, "  %-40s %-56s reps %d warmup %d%s\n", in->name, in->kernel.label, in->repetitions,
             in->warmup, in->test->kernel.bytes == 0 && in->kernel.family == MCF_FAMILY_MEMORY
                             ? " (bytes auto)" : "");
+        if (r->o->verbose) {   /* what a SKU profile's 'measured:' must say to judge it */
+            char measured[512];
+            say(r, "      measured: %s\n", mcf_kernel_measured(&in->kernel, measured, sizeof measured));
+        }
     }
 }
 
