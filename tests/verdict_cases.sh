@@ -97,6 +97,11 @@ assert all(c["attribution"] == "environment" for c in g[0]["causes"]), [c["attri
 assert all("rerun with the GPU exclusive" in c["next"] for c in g[0]["causes"]), g[0]["causes"][0]["next"]
 assert g[0]["evidence"].startswith("ANOTHER JOB ON THE GPU: 1 compute process not mcfleet"), g[0]["evidence"]'
 
+# a reader that stops early (| head -1) does not change the exit code: the
+# verdict's (1 here), not a write error's 3, and no message on stderr
+( "$MCFLEET" report "$work/$name.h5" 2>"$work/pipe.err"; echo $? >"$work/pipe.rc" ) | head -1 >/dev/null
+[ "$(cat "$work/pipe.rc")" = 1 ] && [ ! -s "$work/pipe.err" ] || { cat "$work/pipe.err"; miss "| head -1: exit $(cat "$work/pipe.rc")"; }
+
 # a real --quick run on one H200 (docs/bench/2026-11-26-cuda-smoke): its
 # short tests fall below the SKU profile's floors, which are for the deck's
 # sizes, so a quick run is not failed against them (said once); the same file

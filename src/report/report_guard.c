@@ -35,8 +35,12 @@ int mcf_report_guarded(const char *path, const struct mcf_report_opts *opts, FIL
     pid_t pid = fork();
     if (pid < 0)
         return run(path, opts, out, err);   /* no process to spare: read it here */
-    if (pid == 0)
+    if (pid == 0) {
+        /* a reader that goes away (| head -1) only stops the text: the
+         * verdict is still judged and is the exit code */
+        signal(SIGPIPE, SIG_IGN);
         exit(run(path, opts, out, err));    /* exit, not _exit: the sanitizers' leak check runs at exit */
+    }
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) {
             fprintf(err, "mcfleet: report: waiting for the reader of '%s': %s\n", path, strerror(errno));
@@ -45,7 +49,7 @@ int mcf_report_guarded(const char *path, const struct mcf_report_opts *opts, FIL
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    if (sig == SIGPIPE)   /* the reader of our output went away (| head): not the file's fault */
+    if (sig == SIGPIPE)   /* (not expected: ignored in the child) the reader went away; not the file's fault */
         return MCF_EXIT_RUNTIME;
     fprintf(err, "mcfleet: report: reading '%s' crashed (signal %d, %s): the file is corrupt in a way "
                  "the HDF5 library does not survive (or this is a bug: please report it with the file)\n",
