@@ -2,7 +2,7 @@
 """mcfleet baseline: what this center's healthy GPUs of one SKU reach, from
 its own runs, written as a SKU profile that mcfleet report reads.
 
-  mcfleet baseline FILE.h5 [MORE.h5 ...] -o BASELINE.yaml [--sku NAME] [--force]
+  mcfleet baseline FILE.h5 [MORE.h5 ...] -o BASELINE.yaml [--sku NAME] [--force] [--allow-quick]
 
 Every GPU's median of each test's summary figure (gflops, bandwidth_gbs or
 latency_ns), over all the runs given, is one value. Outliers are removed
@@ -16,6 +16,13 @@ taken again (at most 20 rounds). Of what remains:
             latency: expected x (1 + ...)), spread the relative standard
             deviation of the kept values (1.4826 MAD over the median)
 
+A test is one figure only where every run measured the same thing (the
+test's attribute measured, rebuilt for files older than it): each profile
+test carries that text as measured:, so mcfleet report applies it only to a
+test that measured the same (never the default deck's matrix-fp64 against
+the acceptance deck's). A --quick run (small sizes, few repetitions) is
+refused unless --allow-quick: its figures are not what a full run reaches.
+
 The profile names every run (file, start time, mcfleet version) and every GPU
 (UUID, serial) it came from, and each value removed with why, in its comments
 and notes; each figure's source is "measured: <device>, <date>, ...". Use it
@@ -25,7 +32,8 @@ SKU in that directory. A baseline has no datasheet peak, so no figure is
 "suspect" against it.
 
 Exit codes: 0 written; 2 bad usage, a file that cannot be read (named), an
-existing output without --force, or runs of several SKUs without --sku;
+existing output without --force, runs of several SKUs without --sku, or a
+--quick run without --allow-quick;
 3 nothing to baseline (no test with figures) or the output cannot be written.
 """
 import argparse
@@ -35,7 +43,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcfleet_results import MAD_SCALE, BadFile, Results, gpu_keys, reading  # noqa: E402
+from mcfleet_results import MAD_SCALE, BadFile, Results, gpu_keys, quiet_pipe, reading  # noqa: E402
 
 METRICS = ("gflops", "bandwidth_gbs", "latency_ns")   # what a SKU profile judges (src/report/profile.c)
 MAX_ROUNDS = 20
@@ -63,8 +71,10 @@ def read_run(path):
             continue
         with np.errstate(all="ignore"):
             med = [float(np.nanmedian(row)) if np.isfinite(row).any() else float("nan") for row in v]
-        tests[name] = {"metric": metric, "label": r.attr_text(g, gname, "label"), "median": med}
+        tests[name] = {"metric": metric, "label": r.attr_text(g, gname, "label"), "median": med,
+                       "measured": r.measured(g, gname)[0]}
     meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("start_time", "mcfleet_version", "deck_path")}
+    meta["quick"] = r.attr_int(r.meta, "/meta", "quick", default=0)
     return {"path": path, "meta": meta, "gpus": gpus, "tests": tests, "rules": r.rules()}
 
 
@@ -81,7 +91,7 @@ def baseline(runs, sku, rules):
     for x in runs:
         names += [n for n in x["tests"] if n not in names]
     for name in names:
-        vals, metric, labels = [], None, set()
+        vals, metric, measured = [], None, {}
         for i, x in enumerate(runs):
             t = x["tests"].get(name)
             if t is None:
@@ -89,12 +99,13 @@ def baseline(runs, sku, rules):
             metric = metric or t["metric"]
             if t["metric"] != metric:
                 continue
-            labels.add(t["label"])
+            measured.setdefault(t["measured"], []).append(i)
             for k, g in enumerate(x["gpus"]):
                 if g["name"] == sku and np.isfinite(t["median"][k]) and t["median"][k] > 0:
                     vals.append((t["median"][k], i, g["key"]))
-        if len(labels) > 1:
-            out[name] = {"skipped": "its parameters differ between the runs: %s" % " / ".join(sorted(labels))}
+        if len(measured) > 1:
+            out[name] = {"skipped": "the runs measured different things under this name: %s"
+                         % "; ".join("runs %s: %s" % (",".join(map(str, i)), m) for m, i in measured.items())}
             continue
         if len(vals) < 2:
             if vals:
@@ -116,12 +127,34 @@ def baseline(runs, sku, rules):
             continue
         higher = metric != "latency_ns"
         out[name] = {"metric": metric, "expected": m, "bound": m * (1 - margin) if higher else m * (1 + margin),
-                     "higher": higher, "spread": s, "kept": kept, "removed": removed}
+                     "higher": higher, "spread": s, "kept": kept, "removed": removed,
+                     "measured": next(iter(measured))}
     return out
 
 
 def fmt(v):
-    return "%.6g" % v
+    """6 significant digits as a plain decimal (1676990, not 1.67699e+06)"""
+    return np.format_float_positional(v, precision=6, unique=False, fractional=False, trim="-")
+
+
+def cut(text, limit):
+    """text within limit characters, cut at a word and said so"""
+    if len(text) <= limit:
+        return text
+    return text[:limit - 5].rsplit(" ", 1)[0].rstrip(";,") + " ..."
+
+
+def runs_text(runs, limit):
+    """the runs for the profile's source (the profile reader keeps 511
+    characters): as many whole as fit, then how many more"""
+    parts = ["%s (started %s)" % (x["path"], x["meta"]["start_time"]) for x in runs]
+    text = "mcfleet baseline of " + "; ".join(parts)
+    for k in range(len(parts), 0, -1):
+        more = len(parts) - k
+        text = "mcfleet baseline of " + "; ".join(parts[:k]) + (" and %d more runs (listed above)" % more if more else "")
+        if len(text) <= limit:
+            return text
+    return cut(text, limit)
 
 
 def write_profile(path, runs, sku, figures, rules, force):
@@ -150,8 +183,7 @@ def write_profile(path, runs, sku, figures, rules, force):
               "description: %s" % q("measured by mcfleet baseline from %d run%s of %d GPUs, %s"
                                     % (len(runs), "" if len(runs) == 1 else "s", len(gpus), span)),
               "sources:",
-              "  runs: %s" % q("mcfleet baseline of %s" % "; ".join("%s (started %s)" % (x["path"], x["meta"]["start_time"])
-                                                                   for x in runs)[:900]),
+              "  runs: %s" % q(runs_text(runs, 500)),
               "match:"]
     if g0["arch"]:
         lines.append("  arch: [%s]" % q(g0["arch"].split(":")[0]))
@@ -166,9 +198,9 @@ def write_profile(path, runs, sku, figures, rules, force):
         src = "measured: %s, %s, mcfleet baseline of %d GPU medians in %d run%s" % (
             sku, span, len(f["kept"]), len({i for _, i, _ in f["kept"]}), "" if len(runs) == 1 else "s")
         note = "spread %.2f%%; %d removed as outliers" % (100 * f["spread"], len(f["removed"]))
-        lines.append("  %s: {metric: %s, expected: %s, %s: %s, source: %s, note: %s}"
-                     % (q(name), f["metric"], fmt(f["expected"]), "floor" if f["higher"] else "ceiling",
-                        fmt(f["bound"]), q(src[:500]), q(note)))
+        lines.append("  %s: {metric: %s, measured: %s, expected: %s, %s: %s, source: %s, note: %s}"
+                     % (q(name), f["metric"], q(f["measured"]), fmt(f["expected"]), "floor" if f["higher"] else "ceiling",
+                        fmt(f["bound"]), q(cut(src, 500)), q(note)))
         n += 1
     if not n:
         raise Usage("nothing to baseline: no test with gflops, bandwidth_gbs or latency_ns figures on two or more "
@@ -184,6 +216,7 @@ def write_profile(path, runs, sku, figures, rules, force):
 
 
 def main(argv):
+    quiet_pipe()
     ap = argparse.ArgumentParser(prog="mcfleet baseline", description=__doc__.split("\n\n")[1],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 2)[2])
@@ -191,12 +224,18 @@ def main(argv):
     ap.add_argument("-o", "--output", required=True, metavar="BASELINE.yaml")
     ap.add_argument("--sku", help="the device name to baseline, where the runs hold several")
     ap.add_argument("--force", action="store_true", help="replace an existing output")
+    ap.add_argument("--allow-quick", action="store_true",
+                    help="accept --quick runs (small sizes, few repetitions: not what a full run reaches)")
     try:
         a = ap.parse_args(argv)
     except SystemExit as e:
         return 0 if e.code == 0 else 2
     try:
         runs = [reading(p, lambda p=p: read_run(p)) for p in a.files]
+        quick = [x["path"] for x in runs if x["meta"]["quick"] == 1]
+        if quick and not a.allow_quick:
+            raise Usage("%s: a --quick run (small sizes, few repetitions), not what a full run reaches: baseline "
+                        "full runs, or give --allow-quick" % ", ".join(quick))
         skus = sorted({g["name"] for x in runs for g in x["gpus"]})
         if a.sku is not None and a.sku not in skus:
             raise Usage("--sku %r: the runs hold %s" % (a.sku, ", ".join(repr(s) for s in skus)))

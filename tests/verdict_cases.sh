@@ -97,9 +97,33 @@ assert all(c["attribution"] == "environment" for c in g[0]["causes"]), [c["attri
 assert all("rerun with the GPU exclusive" in c["next"] for c in g[0]["causes"]), g[0]["causes"][0]["next"]
 assert g[0]["evidence"].startswith("ANOTHER JOB ON THE GPU: 1 compute process not mcfleet"), g[0]["evidence"]'
 
+# a profile judges a test only where it measured the same thing (issue 26,
+# item 5): the H200 pair's matrix-fp64 at a third of its speed on both GPUs
+# FAILs the profile's floor; the same figures recorded as the default
+# deck's 8x8x4 mma.sync tile are "not judged against the profile" (PASS)
+name=h200x2-measured
+for v in same other; do
+    cp "$srcdir/docs/bench/2026-11-26-x2-disturbed/run1-clean.h5" "$work/$name-$v.h5"
+    "$PY" - "$work/$name-$v.h5" "$v" <<'PY' || fail "making $name-$v"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as h:
+    g = h["results/matrix-fp64"]
+    g["gflops"][...] = g["gflops"][...] / 3
+    if sys.argv[2] == "other":
+        g.attrs["shape"] = "8x8x4"
+        g.attrs["path"] = "auto"
+PY
+done
+rc=0; "$MCFLEET" report "$work/$name-same.h5" >"$work/m1" 2>&1 || rc=$?
+[ $rc = 1 ] && grep -q "FAIL profile: matrix-fp64 gflops" "$work/m1" || { cat "$work/m1"; miss "$name: the same test below the floor, exit $rc"; }
+rc=0; "$MCFLEET" report "$work/$name-other.h5" >"$work/m2" 2>&1 || rc=$?
+[ $rc = 0 ] && grep -q "matrix-fp64 .* not judged against the profile: it measured something else" "$work/m2" &&
+    grep -q "this file: kernel=matrix dtype=fp64 dtype_b=fp64 shape=8x8x4 mode=throughput path=auto" "$work/m2" ||
+    { cat "$work/m2"; miss "$name: another measurement judged by the profile, exit $rc"; }
+
 # a reader that stops early (| head -1) does not change the exit code: the
 # verdict's (1 here), not a write error's 3, and no message on stderr
-( "$MCFLEET" report "$work/$name.h5" 2>"$work/pipe.err"; echo $? >"$work/pipe.rc" ) | head -1 >/dev/null
+( "$MCFLEET" report "$work/h100-shared-procs.h5" 2>"$work/pipe.err"; echo $? >"$work/pipe.rc" ) | head -1 >/dev/null
 [ "$(cat "$work/pipe.rc")" = 1 ] && [ ! -s "$work/pipe.err" ] || { cat "$work/pipe.err"; miss "| head -1: exit $(cat "$work/pipe.rc")"; }
 
 # a real --quick run on one H200 (docs/bench/2026-11-26-cuda-smoke): its
