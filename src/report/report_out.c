@@ -467,9 +467,11 @@ void mcf_report_print_json(struct fleet *f, const struct world *w, const char *p
     json_lines(out, &f->reasons);
     fprintf(out, ", \"profiles\": ");
     json_lines(out, &f->profiles);
+    const struct mcf_vrules *ru = &f->opts->rules;
     fprintf(out, ",\n \"rules\": {\"warn_rel\": %g, \"fail_rel\": %g, \"alpha\": %g, \"k_min\": %g, \"small_n\": %g, "
-                 "\"z\": %.4g},\n", f->opts->rules.warn_rel, f->opts->rules.fail_rel, f->opts->rules.alpha,
-            f->opts->rules.k_min, f->opts->rules.small_n, mcf_peer_z(&f->opts->rules, f->nranks));
+                 "\"z\": %.4g, \"prior_n\": %zu, \"prior_rel\": %g},\n", ru->warn_rel, ru->fail_rel, ru->alpha,
+            ru->k_min, ru->small_n, mcf_peer_z(ru, f->nranks), ru->prior_n,
+            f->backend && !strcmp(f->backend, "host") ? ru->host_prior_rel : ru->prior_rel);
     fprintf(out, " \"counts\": {\"gpus\": %zu, \"pass\": %zu, \"warn\": %zu, \"fail\": %zu, \"nodes\": %zu, "
                  "\"nodes_pass\": %zu, \"nodes_warn\": %zu, \"nodes_fail\": %zu, \"hung\": %zu},\n",
             f->nranks, ro->count[0], ro->count[1], ro->count[2], ro->nnodes, ro->node_count[0], ro->node_count[1],
