@@ -10,7 +10,7 @@ import sys
 import h5py
 
 META_STR = ["mcfleet_version", "start_time", "end_time", "command_line", "backend",
-            "deck_path", "mpi_library", "hdf5_version", "hdf5_write_mode", "build", "clock", "injected",
+            "deck_path", "mpi_library", "hdf5_version", "hdf5_write_mode", "build", "clock", "injected", "injected_slow",
             "deck_arch", "dev_root", "slurm_job_id", "slurm_step_id", "slurm_job_nodelist", "slurm_cluster_name"]
 # large text: an attribute in older files, a 1-D string dataset in newer ones
 META_TEXT = {"deck": ["deck_text", "deck"], "tests_not_run": ["tests_not_run_list", "tests_not_run"]}
