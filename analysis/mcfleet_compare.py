@@ -290,7 +290,7 @@ def print_text(res, out):
               % (d["test"], d["metric"], d["value"], d["unit"], d["reference"], d["earlier_runs"],
                  "" if d["earlier_runs"] == 1 else "s", pct(d["deviation"]), pct(-d["threshold"]).lstrip("-+"),
                  d["noise"]))
-    if res["moves"]:
+    if res["moves"] or res["hosts_unmatched"]:
         p("")
         p("Moves:")
         for m in res["moves"]:
