@@ -118,8 +118,9 @@ def not_same(old, new, told, tnew):
 def pair_tests(old, new):
     """which test of the earlier run old each test of the newest run is: the
     one of the same name where it measures the same, else the one test that
-    measures the same under another name (a deck that renamed it). Returns
-    ({new name: old name}, {new name: why not}, [old names used])"""
+    measures the same under another name (a deck that renamed it), where
+    that pairing is unique both ways. Returns ({new name: old name},
+    {new name: why its namesake is not the same measurement})"""
     pairs, why = {}, {}
     for name, t in new["tests"].items():
         o = old["tests"].get(name)
