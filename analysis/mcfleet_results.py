@@ -293,13 +293,19 @@ FAMILY_KEYS = {
 # The keys that builds added after the first results files, with the value
 # that the builds before them had and so implied (git log -S'"KEY"' -- src):
 # matrix path and dtype_b (2026-11-22: the instruction path was chosen by the
-# backend, B's type was A's), memory inputs (2026-11-23, family.c: random
-# inputs, as before). A file without such a key matches one with it where
-# the value there is this one; "=dtype" is the test's own dtype.
+# backend, B's type was A's); memory and streams inputs, streams shape
+# (recorded from the family table, acc7cd4, 2026-11-23: random inputs
+# unless the deck said otherwise, no shape for memory work; a streams test of
+# matrix work had to give its shape, which such files lack: not matched). A
+# file without such a key matches one with it where the value there is this
+# one; "=dtype" is the test's own dtype. A deck that set a key its build did
+# not record (inputs: zero before acc7cd4) cannot be told from the file.
 IMPLIED = {
     ("matrix", "dtype_b"): "=dtype",
     ("matrix", "path"): "auto",
     ("memory", "inputs"): "random",
+    ("streams", "inputs"): "random",
+    ("streams", "shape"): "0x0x0",
 }
 
 
