@@ -8,8 +8,17 @@ never from a copy of the C code:
                            (/meta verdict_warn_rel, verdict_fail_rel, ...)
   Results.work(g, gname)   a test's flop_per_unit and bytes_per_unit, so the
                            arithmetic intensity is flop / byte as measured
+  Results.measured(g, gname)  what a test measured (its attribute measured)
+  Results.better(g, gname, m) which way a metric is good (its attribute better)
 Files written before those attributes existed (2026-11-25) get None (or, for
-the status codes, the codes of those versions, which have not changed).
+the status codes, the codes of those versions, which have not changed). For
+the last two, files older than the attribute are read by the rule the C code
+follows, copied here for those frozen files only (FAMILY_KEYS, IMPLIED and
+metric_better, each pointing at its C original).
+
+gpu_identity() keys a rank's GPU by its UUID or serial, never its host;
+quiet_pipe(), called first by each tool's main, ends a tool whose reader
+left (| head) without a traceback.
 
 The file is read defensively: soft and external links are never followed,
 every object's type and shape is checked before it is used, and the
