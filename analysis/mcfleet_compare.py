@@ -5,11 +5,13 @@ the GPU's identity, never by rank or host.
   mcfleet compare OLD.h5 [MORE.h5 ...] NEW.h5 [--format text|json] [--min-rel R] [--sigmas K]
 
 The files are taken in the order given, oldest first; the last is the run
-judged. A GPU is its UUID (NVML, HIP), else its board serial; where ranks of
-one run share one identity (the host backend: one machine), the local rank is
-added to it. For each GPU in the newest run and in at least one earlier run,
-and for each test of the same name and the same parameters, the summary
-figures are compared:
+judged. A GPU is its UUID (NVML, HIP), else its board serial: never its
+host name, rank or slot. The host backend's identity is the machine
+(machine-id:<id>), so its local rank is added, as it is wherever ranks of one
+run share one identity; two machines of one host name are two machines. A
+rank whose file records neither (empty, "unknown") is not matched, and the
+output says so. For each GPU in the newest run and in at least one earlier
+run, and each test that measures the same, the summary figures are compared:
 
   reference  the median of the GPU's per-run medians in the earlier runs
   noise      the GPU's own run-to-run spread: the standard deviation of its
@@ -18,16 +20,31 @@ figures are compared:
              largest of its runs), so that two runs alone still have one
   drift      flagged where |new / reference - 1| > max(min-rel, K x noise /
              reference), on the side that is worse for the metric (the
-             metric's attribute better); default min-rel 0.02, K 3
+             metric's attribute better, or for files older than it its name,
+             as the C report reads it); default min-rel 0.02, K 3
+
+A test of the newest run is the earlier run's test of the same name where
+both measure the same: the test's attribute measured ("kernel=matrix
+dtype=fp64 shape=8x8x4 ..."; the repetitions, iterations, sweeps, seed and
+label are not part of it), rebuilt from the test's attributes for files older
+than it. A key that an older file lacks (added by a later build, e.g. matrix
+path) is left out where the newer file holds the value the older builds
+implied, and named otherwise. Tests that both record their work per unit
+(flop_per_unit, bytes_per_unit) must agree on it. A test of another name
+that alone measures the same is matched too (a renamed test). Every test
+present in one file and not the other, or measuring something else, is
+listed as not comparable with the reason, never compared. Files of every
+mcfleet version since the first results schema compare.
 
 It names what moved: a GPU on another host or in another slot (host and
-device index), and a slot that holds another GPU. Tests that exist in one
-run and not the other, or whose parameters differ (the test's label, its
-work per unit), are listed as not comparable, never compared.
+device index), and a slot that holds another GPU where the host is the same
+machine (it still holds one of its GPUs of the run before; else it is said
+that the host of that name holds none of them).
 
 Exit codes: 0 compared, no GPU drifted; 1 a GPU drifted; 2 bad usage or a
 file that cannot be read (named); 3 nothing to compare (no GPU or no test in
-common).
+common, said why). Output into a pipe that closes early (| head) ends it
+quietly.
 """
 import argparse
 import json
@@ -37,7 +54,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcfleet_results import MAD_SCALE, BadFile, Results, gpu_keys, reading  # noqa: E402
+from mcfleet_results import (MAD_SCALE, BadFile, Results, gpu_identity, measured_differ,  # noqa: E402
+                             quiet_pipe, reading)
 
 
 
@@ -55,18 +73,20 @@ def read_run(path):
     uuid, serial = r.rank_column("device_uuid", "str", ""), r.rank_column("device_serial", "str", "")
     host, local = r.rank_column("hostname", "str", ""), r.rank_column("local_rank", "int", -1)
     device = r.rank_column("device", "int", -1)
-    keys = gpu_keys(uuid, serial, local)
+    keys = gpu_identity(uuid, serial, local)
     gpus = [{"key": keys[k], "host": host[k], "device": int(device[k]), "local_rank": int(local[k]),
              "uuid": uuid[k], "serial": serial[k]} for k in range(r.nranks)]
     tests = {}
     for name, gname, g in r.tests():
         work = r.work(g, gname)
-        params = {"label": r.attr_text(g, gname, "label"), "work": list(work) if work else None}
+        measured, how = r.measured(g, gname)
         metrics = {}
         for m in [m for m in r.attr_text(g, gname, "summary_metrics").split(",") if m]:
             v = r.figures(g, gname, m)
+            if v is None:
+                continue
             better = r.better(g, gname, m)
-            if v is None or not better:
+            if not better:
                 continue
             with np.errstate(all="ignore"):
                 med = [float(np.nanmedian(row)) if np.isfinite(row).any() else float("nan") for row in v]
@@ -74,7 +94,8 @@ def read_run(path):
                        else float("nan") for row in v]
             metrics[m] = {"better": better, "unit": r.unit(g, gname, m), "median": med, "rep_sigma":
                           [MAD_SCALE * x for x in mad]}
-        tests[name] = {"params": params, "metrics": metrics}
+        tests[name] = {"measured": measured, "measured_from": how, "label": r.attr_text(g, gname, "label"),
+                       "work": list(work) if work else None, "metrics": metrics}
     meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("mcfleet_version", "start_time", "deck_path", "backend")}
     return {"path": path, "meta": meta, "gpus": gpus, "tests": tests}
 
@@ -83,54 +104,117 @@ def where(g):
     return "%s device %d (local rank %d)" % (g["host"], g["device"], g["local_rank"])
 
 
+def not_same(old, new, told, tnew):
+    """why test told of run old and tnew of run new are not one measurement, or None"""
+    why = measured_differ(told["measured"], tnew["measured"], old["path"], new["path"])
+    if why:
+        return why
+    if told["work"] and tnew["work"] and told["work"] != tnew["work"]:
+        return ("its work per unit differs (flop_per_unit, bytes_per_unit %g, %g in %s; %g, %g in %s): its figures "
+                "are computed otherwise" % (*told["work"], old["path"], *tnew["work"], new["path"]))
+    return None
+
+
+def pair_tests(old, new):
+    """which test of the earlier run old each test of the newest run is: the
+    one of the same name where it measures the same, else the one test that
+    measures the same under another name (a deck that renamed it), where
+    that pairing is unique both ways. Returns ({new name: old name},
+    {new name: why its namesake is not the same measurement})"""
+    pairs, why = {}, {}
+    for name, t in new["tests"].items():
+        o = old["tests"].get(name)
+        if o is not None:
+            w = not_same(old, new, o, t)
+            if w:
+                why[name] = "not the same measurement as in %s: %s" % (old["path"], w)
+            else:
+                pairs[name] = name
+    free_old = [n for n in old["tests"] if n not in new["tests"]]
+    free_new = [n for n in new["tests"] if n not in old["tests"]]
+    cand = {n: [o for o in free_old if not not_same(old, new, old["tests"][o], new["tests"][n])] for n in free_new}
+    for n, c in cand.items():
+        if len(c) == 1 and sum(c[0] in cc for cc in cand.values()) == 1:
+            pairs[n] = c[0]
+    return pairs, why
+
+
 def compare(runs, min_rel, sigmas):
     new = runs[-1]
     old = runs[:-1]
-    out = {"runs": [{"path": x["path"], **x["meta"], "gpus": len(x["gpus"])} for x in runs],
-           "min_rel": min_rel, "sigmas": sigmas, "drift": [], "moves": [], "not_comparable": [],
-           "gpus_compared": 0, "gpus_new": [], "gpus_gone": []}
-    index = [{g["key"]: k for k, g in enumerate(x["gpus"])} for x in runs]
-    # moves: a GPU somewhere else than in the run before it; a slot holding another GPU
+    out = {"runs": [{"path": x["path"], **x["meta"], "gpus": len(x["gpus"]),
+                     "gpus_without_identity": sum(g["key"] is None for g in x["gpus"])} for x in runs],
+           "min_rel": min_rel, "sigmas": sigmas, "drift": [], "moves": [], "not_comparable": [], "renamed": [],
+           "hosts_unmatched": [], "gpus_compared": 0, "gpus_new": [], "gpus_gone": [], "why_nothing": []}
+    index = [{g["key"]: k for k, g in enumerate(x["gpus"]) if g["key"] is not None} for x in runs]
+    # moves: a GPU somewhere else than in the run before it; a slot holding
+    # another GPU, where the host is the same machine (it holds one of its
+    # earlier GPUs: two machines of one host name are not one)
     for i in range(1, len(runs)):
-        prev_slot = {(g["host"], g["device"], g["local_rank"]): g["key"] for g in runs[i - 1]["gpus"]}
+        prev_slot = {(g["host"], g["device"], g["local_rank"]): g["key"] for g in runs[i - 1]["gpus"]
+                     if g["key"] is not None}
+        on_host = [{}, {}]
+        for side, x in enumerate((runs[i - 1], runs[i])):
+            for g in x["gpus"]:
+                if g["key"] is not None:
+                    on_host[side].setdefault(g["host"], set()).add(g["key"])
+        same_machine = {h for h in on_host[1] if on_host[1][h] & on_host[0].get(h, set())}
+        for h in sorted(set(on_host[1]) & set(on_host[0]) - same_machine):
+            out["hosts_unmatched"].append({"host": h, "run": i, "why": "host %s in %s holds none of the GPUs it held "
+                                           "in %s: another machine of that name, or all its GPUs changed; its slots "
+                                           "are not compared" % (h, runs[i]["path"], runs[i - 1]["path"])})
         for g in runs[i]["gpus"]:
+            if g["key"] is None:
+                continue
             k = index[i - 1].get(g["key"])
             if k is not None:
                 p = runs[i - 1]["gpus"][k]
                 if (p["host"], p["device"], p["local_rank"]) != (g["host"], g["device"], g["local_rank"]):
                     out["moves"].append({"gpu": g["key"], "run": i, "kind": "moved", "from": where(p),
                                          "to": where(g)})
-            else:
+            elif g["host"] in same_machine:
                 was = prev_slot.get((g["host"], g["device"], g["local_rank"]))
                 if was is not None and was != g["key"]:
                     out["moves"].append({"gpu": g["key"], "run": i, "kind": "swapped", "from": was,
                                          "to": where(g)})
     for g in new["gpus"]:
-        if not any(g["key"] in ix for ix in index[:-1]):
+        if g["key"] is not None and not any(g["key"] in ix for ix in index[:-1]):
             out["gpus_new"].append(g["key"])
-    out["gpus_gone"] = sorted({g["key"] for x in old for g in x["gpus"]} - set(index[-1]))
-    # tests that cannot be compared
-    for name, t in new["tests"].items():
-        earlier = [x["tests"].get(name) for x in old]
-        if all(e is None for e in earlier):
-            out["not_comparable"].append({"test": name, "why": "not in the earlier runs"})
-        elif any(e is not None and e["params"] != t["params"] for e in earlier):
-            diff = [x["path"] for x, e in zip(old, earlier) if e is not None and e["params"] != t["params"]]
-            out["not_comparable"].append({"test": name, "why": "its parameters differ in %s (label %r)" %
-                                          (", ".join(diff), t["params"]["label"])})
-    for name in sorted({n for x in old for n in x["tests"]} - set(new["tests"])):
-        out["not_comparable"].append({"test": name, "why": "not in the newest run"})
-    skip = {n["test"] for n in out["not_comparable"]}
-    compared = set()
+    out["gpus_gone"] = sorted({g["key"] for x in old for g in x["gpus"] if g["key"] is not None} - set(index[-1]))
+    # tests: each earlier run's test that is each of the newest run's
+    paired = []
+    for x in old:
+        pairs, why = pair_tests(x, new)
+        paired.append(pairs)
+        for name, w in why.items():
+            out["not_comparable"].append({"test": name, "run": x["path"], "why": w})
+        for n, o in pairs.items():
+            if n != o:
+                out["renamed"].append({"test": n, "run": x["path"], "was": o})
+    for name in new["tests"]:
+        absent = [x["path"] for x, p in zip(old, paired) if name not in p and name not in x["tests"]]
+        if absent:
+            out["not_comparable"].append({"test": name, "run": ", ".join(absent), "why": "not in %s" % (
+                "the earlier runs" if len(absent) == len(old) and len(old) > 1 else ", ".join(absent))})
+    used = [set(p.values()) for p in paired]
+    gone = {}
+    for x, u in zip(old, used):
+        for n in x["tests"]:
+            if n not in new["tests"] and n not in u:
+                gone.setdefault(n, []).append(x["path"])
+    for n in sorted(gone):
+        out["not_comparable"].append({"test": n, "run": ", ".join(gone[n]), "why": "not in the newest run %s (in %s)"
+                                      % (new["path"], ", ".join(gone[n]))})
+    compared, tests_compared = set(), set()
     for k, g in enumerate(new["gpus"]):
+        if g["key"] is None:
+            continue
         for name, t in new["tests"].items():
-            if name in skip:
-                continue
             for m, fig in t["metrics"].items():
                 hist, reps = [], [fig["rep_sigma"][k]]
-                for x, ix in zip(old, index[:-1]):
+                for x, ix, p in zip(old, index[:-1], paired):
                     j = ix.get(g["key"])
-                    f = x["tests"].get(name, {}).get("metrics", {}).get(m)
+                    f = x["tests"][p[name]]["metrics"].get(m) if name in p else None
                     if j is None or f is None or not np.isfinite(f["median"][j]):
                         continue
                     hist.append(f["median"][j])
@@ -139,6 +223,7 @@ def compare(runs, min_rel, sigmas):
                 if not hist or not np.isfinite(v):
                     continue
                 compared.add(g["key"])
+                tests_compared.add(name)
                 ref = float(np.median(hist))
                 noise = max([s for s in reps if np.isfinite(s)] + [0.0])
                 if len(hist) >= 3:
@@ -154,8 +239,28 @@ def compare(runs, min_rel, sigmas):
                                          "deviation": dev, "threshold": thr, "noise": noise,
                                          "earlier_runs": len(hist)})
     out["gpus_compared"] = len(compared)
+    out["tests_compared"] = sorted(tests_compared)
     out["drift"].sort(key=lambda d: -abs(d["deviation"]))
+    if not compared:
+        out["why_nothing"] = why_nothing(runs, index, paired)
     return out
+
+
+def why_nothing(runs, index, paired):
+    """why no GPU and test were compared, in words"""
+    new, why = runs[-1], []
+    for x in runs:
+        if x["gpus"] and all(g["key"] is None for g in x["gpus"]):
+            why.append("%s records no GPU identity (/ranks device_uuid and device_serial empty or 'unknown'): its "
+                       "GPUs cannot be matched, and the host name is never used" % x["path"])
+    common = set(index[-1]) & {k for ix in index[:-1] for k in ix}
+    if not common and index[-1]:
+        why.append("no GPU of %s is in an earlier run (by UUID or serial)" % new["path"])
+    if not any(paired):
+        why.append("no test of %s measures what a test of an earlier run did (see Not comparable)" % new["path"])
+    elif common and not any(t["metrics"] for t in new["tests"].values()):
+        why.append("no test of %s has a figure with a direction" % new["path"])
+    return why or ["no GPU has a finite figure of a test in common in the newest run and an earlier one"]
 
 
 def pct(x):
@@ -168,6 +273,9 @@ def print_text(res, out):
     for i, r in enumerate(res["runs"]):
         p("  [%d] %s  (mcfleet %s, %s, deck %s, %d GPUs, backend %s)" % (i, r["path"], r["mcfleet_version"],
           r["start_time"], r["deck_path"], r["gpus"], r["backend"]))
+        if r["gpus_without_identity"]:
+            p("      %d of its %d GPUs without identity (no UUID or serial): not matched, not by host name"
+              % (r["gpus_without_identity"], r["gpus"]))
     p("rule: worse than the GPU's own earlier median by more than max(%.1f%%, %g x its run-to-run noise)"
       % (100 * res["min_rel"], res["sigmas"]))
     drifted = sorted({d["gpu"] for d in res["drift"]})
@@ -183,7 +291,7 @@ def print_text(res, out):
               % (d["test"], d["metric"], d["value"], d["unit"], d["reference"], d["earlier_runs"],
                  "" if d["earlier_runs"] == 1 else "s", pct(d["deviation"]), pct(-d["threshold"]).lstrip("-+"),
                  d["noise"]))
-    if res["moves"]:
+    if res["moves"] or res["hosts_unmatched"]:
         p("")
         p("Moves:")
         for m in res["moves"]:
@@ -191,10 +299,17 @@ def print_text(res, out):
                 p("  %s moved from %s to %s (run %d)" % (m["gpu"], m["from"], m["to"], m["run"]))
             else:
                 p("  %s now holds %s, which held %s (run %d)" % (m["to"], m["gpu"], m["from"], m["run"]))
+    for h in res["hosts_unmatched"]:
+        p("  %s" % h["why"])
     if res["gpus_new"] or res["gpus_gone"]:
         p("")
         p("GPUs without history (new): %s" % (", ".join(res["gpus_new"]) or "none"))
         p("GPUs of earlier runs not in the newest: %s" % (", ".join(res["gpus_gone"]) or "none"))
+    if res["renamed"]:
+        p("")
+        p("Tests matched by what they measure under another name:")
+        for n in res["renamed"]:
+            p("  %s was %s in %s" % (n["test"], n["was"], n["run"]))
     if res["not_comparable"]:
         p("")
         p("Not comparable:")
@@ -211,6 +326,7 @@ def main(argv):
     ap.add_argument("--min-rel", type=float, default=DEFAULT_MIN_REL,
                     help="least relative change flagged (default %g)" % DEFAULT_MIN_REL)
     ap.add_argument("--sigmas", type=float, default=DEFAULT_SIGMAS, help="noise multiplier (default %g)" % DEFAULT_SIGMAS)
+    quiet_pipe()
     try:
         a = ap.parse_args(argv)
     except SystemExit as e:
@@ -233,8 +349,8 @@ def main(argv):
     else:
         print_text(res, sys.stdout)
     if not res["gpus_compared"]:
-        print("mcfleet compare: no GPU and test in common between the newest run and the earlier ones",
-              file=sys.stderr)
+        print("mcfleet compare: no GPU and test in common between the newest run and the earlier ones: %s"
+              % "; ".join(res["why_nothing"]), file=sys.stderr)
         return 3
     return 1 if res["drift"] else 0
 

@@ -8,8 +8,17 @@ never from a copy of the C code:
                            (/meta verdict_warn_rel, verdict_fail_rel, ...)
   Results.work(g, gname)   a test's flop_per_unit and bytes_per_unit, so the
                            arithmetic intensity is flop / byte as measured
+  Results.measured(g, gname)  what a test measured (its attribute measured)
+  Results.better(g, gname, m) which way a metric is good (its attribute better)
 Files written before those attributes existed (2026-11-25) get None (or, for
-the status codes, the codes of those versions, which have not changed).
+the status codes, the codes of those versions, which have not changed). For
+the last two, files older than the attribute are read by the rule the C code
+follows, copied here for those frozen files only (FAMILY_KEYS, IMPLIED and
+metric_better, each pointing at its C original).
+
+gpu_identity() keys a rank's GPU by its UUID or serial, never its host;
+quiet_pipe(), called first by each tool's main, ends a tool whose reader
+left (| head) without a traceback.
 
 The file is read defensively: soft and external links are never followed,
 every object's type and shape is checked before it is used, and the
@@ -212,10 +221,35 @@ class Results:
         return flop, nbytes
 
     def better(self, g, gname, metric):
-        """+1 where higher is better, -1 lower, 0 neither or not recorded (the
-        metric dataset's attribute better, written from the C table)"""
+        """+1 where higher is better, -1 lower, 0 neither: the metric dataset's
+        attribute better (written from the C table), else, for files older
+        than it (2026-11-23), the metric's name as the C report reads it
+        (metric_better)"""
         d = self.child(g, gname, metric.encode(), "dataset", True)
-        return {"higher": 1, "lower": -1}.get(self.attr_text(d, "%s/%s" % (gname, show(metric)), "better"), 0)
+        t = self.attr_text(d, "%s/%s" % (gname, show(metric)), "better", default=None)
+        if t is None:
+            return metric_better(metric)
+        return {"higher": 1, "lower": -1}.get(t, 0)
+
+    def measured(self, g, gname):
+        """what the test measured, as (text, how): the test's attribute
+        measured (newer files, how "recorded"), else the same text rebuilt from
+        its attributes (how "rebuilt", measured_text)"""
+        t = self.attr_text(g, gname, "measured", default=None)
+        if t is not None:
+            return t, "recorded"
+        attrs, kernel = {}, self.attr_text(g, gname, "kernel")
+        for name in FAMILY_KEYS.get(kernel, ()):
+            v, what = self.attr(g, gname, name, False)
+            if v is None:
+                continue
+            if isinstance(v, (bytes, str)):
+                attrs[name] = show(v)
+            elif isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+                attrs[name] = "%d" % int(v)
+            else:
+                self.bad(what, "is neither a string nor an integer")
+        return measured_text(kernel, attrs), "rebuilt"
 
     def unit(self, g, gname, metric):
         d = self.child(g, gname, metric.encode(), "dataset", True)
@@ -223,18 +257,138 @@ class Results:
 
 
 
+NO_IDENTITY = ("", "none", "unknown", "n/a")   # what backends write where they know none
+
+
+def gpu_identity(uuid, serial, local_rank):
+    """each rank's GPU identity, or None where the file records none: its
+    UUID, else its board serial (never the host name, the rank index or the
+    slot). Where ranks of one run share one identity, and always for the host
+    backend's machine-id:<id> (its "device" is the machine), the local rank
+    is added, so that one rank of a machine matches the same local rank of it
+    in a run of another size. Two machines named alike (vm) differ by their
+    identities; two that share /etc/machine-id (a cloned image) cannot be
+    told apart."""
+    ident = [u if u.strip().lower() not in NO_IDENTITY else s if s.strip().lower() not in NO_IDENTITY else None
+             for u, s in zip(uuid, serial)]
+    shared = {i for i in ident if i is not None and ident.count(i) > 1}
+    return [None if i is None else "%s#local%d" % (i, local_rank[k]) if i in shared or i.startswith("machine-id:")
+            else i for k, i in enumerate(ident)]
+
+
 def gpu_keys(uuid, serial, local_rank):
-    """each rank's GPU identity: its UUID, else its board serial; where ranks
-    of one run share one (the host backend: the machine), the local rank is
-    added. Never the rank index or the host, so a GPU keeps its history when
-    it moves (mcfleet compare, mcfleet baseline)."""
-    ident = [u if u and u not in ("none", "unknown") else s for u, s in zip(uuid, serial)]
-    shared = {i for i in ident if ident.count(i) > 1}
-    keys = []
-    for k, i in enumerate(ident):
-        key = i or "rank%d" % k
-        keys.append("%s#local%d" % (key, local_rank[k]) if i in shared else key)
-    return keys
+    """gpu_identity, with "rank<k>" for a rank without one (mcfleet baseline:
+    a key for every rank; mcfleet compare matches no GPU without identity)"""
+    return [i or "rank%d" % k for k, i in enumerate(gpu_identity(uuid, serial, local_rank))]
+
+
+# What a test measures (the test's attribute "measured", docs/results-format.md),
+# for files written before that attribute (2026-11-27): a copy of each family's
+# keys in src/family.c (matrix_keys, valu_keys, ...), in their order, with the
+# amounts left out (the keys whose struct mcf_key has .amount = 1: seed,
+# iterations, sweeps), as mcf_kernel_measured writes them. Old files are frozen
+# history, so this copy need not follow later changes of family.c: files with
+# the attribute are read from it. tests/compare_history.sh checks that the text
+# rebuilt from a new file's attributes is its recorded one.
+FAMILY_KEYS = {
+    "matrix": ("dtype", "dtype_b", "shape", "mode", "path", "occupancy", "inputs"),
+    "valu": ("dtype", "occupancy", "inputs"),
+    "memory": ("dtype", "level", "op", "bytes", "intensity", "occupancy", "inputs"),
+    "latency": ("working_set", "stride"),
+    "streams": ("streams", "imbalance", "work", "dtype", "bytes", "shape", "inputs"),
+    "gemm": ("dtype", "size", "inputs"),
+}
+
+# The keys that builds added after the first results files, with the value
+# that the builds before them had and so implied (git log -S'"KEY"' -- src):
+# matrix path and dtype_b (2026-11-22: the instruction path was chosen by the
+# backend, B's type was A's); memory and streams inputs, streams shape
+# (recorded from the family table, acc7cd4, 2026-11-23: random inputs
+# unless the deck said otherwise, no shape for memory work; a streams test of
+# matrix work had to give its shape, which such files lack: not matched). A
+# file without such a key matches one with it where the value there is this
+# one; "=dtype" is the test's own dtype. A deck that set a key its build did
+# not record (inputs: zero before acc7cd4) cannot be told from the file.
+IMPLIED = {
+    ("matrix", "dtype_b"): "=dtype",
+    ("matrix", "path"): "auto",
+    ("memory", "inputs"): "random",
+    ("streams", "inputs"): "random",
+    ("streams", "shape"): "0x0x0",
+}
+
+
+def measured_text(kernel, attrs):
+    """the text of a test's measured attribute, from its kernel and its
+    attributes ({name: text}): "kernel=matrix dtype=fp64 ...", the family's
+    keys in their order (FAMILY_KEYS), those the file lacks left out"""
+    return " ".join(["kernel=%s" % kernel] + ["%s=%s" % (k, attrs[k]) for k in FAMILY_KEYS.get(kernel, ())
+                                               if k in attrs])
+
+
+def measured_words(text):
+    """{key: value} of a measured text, kernel first"""
+    out = {}
+    for w in text.split():
+        k, _, v = w.partition("=")
+        out[k] = v
+    return out
+
+
+def measured_differ(a, b, name_a, name_b):
+    """why two measured texts (a of file name_a, b of name_b) are not the
+    same measurement, or None where they are: the kernel, a key whose values
+    differ, or a key one lacks whose value in the other is not the one the
+    builds without it implied (IMPLIED). A key that one file lacks and the
+    other holds at its implied value is left out of the comparison."""
+    wa, wb = measured_words(a), measured_words(b)
+    if wa.get("kernel") != wb.get("kernel"):
+        return "it measures another kernel (%s in %s, %s in %s)" % (wa.get("kernel"), name_a, wb.get("kernel"),
+                                                                 name_b)
+    kernel = wa.get("kernel")
+    why = []
+    for k in list(wa) + [k for k in wb if k not in wa]:
+        if k == "kernel":
+            continue
+        if k in wa and k in wb:
+            if wa[k] != wb[k]:
+                why.append("%s differs (%s in %s, %s in %s)" % (k, wa[k], name_a, wb[k], name_b))
+            continue
+        has, lacks, hname, lname = (wa, wb, name_a, name_b) if k in wa else (wb, wa, name_b, name_a)
+        implied = IMPLIED.get((kernel, k))
+        if implied is not None and implied.startswith("="):
+            implied = has.get(implied[1:], lacks.get(implied[1:]))
+        if implied is None:
+            why.append("%s is missing in %s (%s=%s in %s; no value is implied by files without it)"
+                       % (k, lname, k, has[k], hname))
+        elif has[k] != implied:
+            why.append("%s is missing in %s, whose build implied %s=%s; %s has %s=%s"
+                       % (k, lname, k, implied, hname, k, has[k]))
+    return "; ".join(why) or None
+
+
+# Which way a metric is good, by its name, for files older than the metric
+# dataset's attribute better: a copy of mcf_metric_better (src/report/verdict.c),
+# which the C report uses for those files too.
+HIGHER_BETTER = ("gflops", "bandwidth_gbs", "speedup", "clock_mhz", "test_sm_mhz", "sustained_gflops",
+                 "sustained_bandwidth_gbs", "sustained_clock_mhz", "sustained_sm_mhz")
+LOWER_BETTER = ("latency_ns", "latency_cycles", "sustained_j_per_gflop", "sustained_j_per_gb")
+
+
+def metric_better(metric):
+    """+1 higher is better, -1 lower, 0 neither (mcf_metric_better)"""
+    if metric in HIGHER_BETTER or metric.endswith("_per_w"):
+        return 1
+    return -1 if metric in LOWER_BETTER else 0
+
+
+def quiet_pipe():
+    """a tool's output piped into a reader that stops early (| head -2) ends
+    the tool quietly, as it ends cat, not with a BrokenPipeError traceback:
+    SIGPIPE's default action (Python ignores it). Each tool's main calls it
+    first."""
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 def text(v):

@@ -9,7 +9,8 @@
 #   the same drop, a noisy history -> not flagged (3 x noise > 10 %)
 #   the two GPUs' identities swapped between runs -> both "moved", and each
 #                                    compared with its own past, not its slot's
-#   a test with other parameters   -> "not comparable", never compared
+#   a test that measures another size -> "not comparable" (the key named),
+#                                    never compared
 # Bad input: exit 2 naming the file; nothing in common: exit 3.
 . "$srcdir/tests/lib.sh"
 need_mpirun
@@ -96,7 +97,7 @@ cmp_rc 0 "$work/swap" "$work/a1.h5" "$work/swap.h5"
 expect_in "$work/swap" "DRIFT: 0 of 2 GPUs compared"
 # other parameters: not comparable, and not compared
 cmp_rc 0 "$work/other" "$work/a1.h5" "$work/o1.h5"
-expect_in "$work/other" "triad: its parameters differ in $work/a1.h5"
+expect_in "$work/other" "triad: not the same measurement as in $work/a1.h5: bytes differs (4194304 in $work/a1.h5, 2097152 in $work/o1.h5)"
 # bad input
 cmp_rc 2 "$work/bad" "$work/a1.h5" "$work/none.h5"
 expect_in "$work/bad.err" "$work/none.h5"
