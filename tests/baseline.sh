@@ -55,7 +55,8 @@ expect_in "$work/out" "2 tests from 2 runs"
 y="$work/prof/base.yaml"
 expect_in "$y" "# triad: removed GPU-dddd in run [1]: 80, -19.8% from the median"
 expect_in "$y" "# GPUs (4): GPU-aaaa, GPU-bbbb, GPU-cccc, GPU-dddd"
-expect_in "$y" "\"triad\": {metric: bandwidth_gbs, expected: 100, floor: 93,"
+expect_in "$y" "\"triad\": {metric: bandwidth_gbs, measured: \"kernel=memory dtype=fp64 level=hbm op=triad bytes=4194304 "
+expect_in "$y" ", expected: 100, floor: 93,"
 expect_in "$y" "source: \"measured: "
 expect_in "$y" "$work/a1.h5 (started "
 # the report judges with it
@@ -98,4 +99,71 @@ rc=0; "$MCFLEET" baseline "$work/two.h5" "$work/two.h5" --sku "CPU B" -o "$work/
 rc=0; "$MCFLEET" baseline "$work/deck.yaml" -o "$work/y.yaml" >"$work/e" 2>&1 || rc=$?
 [ $rc = 2 ] && grep -qF "$work/deck.yaml" "$work/e" && ! grep -q Traceback "$work/e" || { cat "$work/e"; fail "a deck as input: exit $rc"; }
 [ ! -e "$work/y.yaml" ] || fail "a failed baseline left its output"
+
+# ---- issue 26: baselines that load.
+# 1. the shipped H200 files (a file older than the verdict rules and the
+#    measured attribute, and one of 2026-11-26): plain figures (1676990, not
+#    1.67699e+06), the report loads it, a GPU 10 % below it FAILs
+mkdir "$work/h200"
+b1="$srcdir/docs/bench/2026-11-23-h200-acceptance/acc.h5" b2="$srcdir/docs/bench/2026-11-26-x2-disturbed/run1-clean.h5"
+rc=0; "$MCFLEET" baseline "$b1" "$b2" -o "$work/h200/h200.yaml" >"$work/out" 2>&1 || rc=$?
+[ $rc = 0 ] || { cat "$work/out"; fail "baseline of the H200 files: exit $rc"; }
+! grep -q "e+0" "$work/h200/h200.yaml" || { cat "$work/h200/h200.yaml"; fail "a figure with an exponent"; }
+expect_in "$work/h200/h200.yaml" "\"matrix-fp8\": {metric: gflops, measured: \"kernel=matrix dtype=fp8-e4m3 dtype_b=fp8-e4m3 shape=64x256x32 mode=throughput path=wgmma-ss"
+rc=0; "$MCFLEET" report --profiles "$work/h200" "$b2" >"$work/r1" 2>&1 || rc=$?
+[ $rc = 0 ] && grep -q "profile NVIDIA H200 baseline" "$work/r1" || { cat "$work/r1"; fail "report of the H200 pair with its baseline: exit $rc"; }
+cp "$b2" "$work/slow.h5"
+"$PYTHON_H5" - "$work/slow.h5" <<'PY' || fail "making the slow GPU"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as h:
+    d = h["results/matrix-fp16/gflops"]
+    v = d[...]
+    v[1] *= 0.9
+    d[...] = v
+PY
+"$MCFLEET" report --profiles "$work/h200" --format json "$work/slow.h5" >"$work/r2.json" 2>/dev/null
+"$PYTHON_H5" - "$work/r2.json" <<'PY' || fail "a GPU 10 % below the H200 baseline"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = {x["rank"]: x for x in d["gpus"]}
+prof = [(c["test"], c["level"]) for c in g[1]["causes"] if c["rule"] == "profile"]
+assert ("matrix-fp16", "FAIL") in prof, g[1]["causes"]
+assert not [c for c in g[0]["causes"] if c["rule"] == "profile"], g[0]["causes"]
+PY
+# 2. a run with sweep tests: its points' names load as profile tests
+cat >"$work/sweep.yaml" <<YAML
+defaults:
+  repetitions: 4
+  warmup: 1
+tests:
+  - {name: intensity, kernel: memory, op: fma, bytes: 1MiB, intensity: [1, 16]}
+YAML
+mpi 2 --backend host --deck "$work/sweep.yaml" -o "$work/s1.h5"
+expect_rc 0
+mpi 2 --backend host --deck "$work/sweep.yaml" -o "$work/s2.h5"
+expect_rc 0
+mkdir "$work/sw"
+rc=0; "$MCFLEET" baseline "$work/s1.h5" "$work/s2.h5" -o "$work/sw/sweep.yaml" >"$work/out" 2>&1 || rc=$?
+[ $rc = 0 ] || { cat "$work/out"; fail "baseline of a sweep: exit $rc"; }
+expect_in "$work/sw/sweep.yaml" "\"intensity:intensity=16\": {metric:"
+rc=0; "$MCFLEET" report --profiles "$work/sw" "$work/s2.h5" >"$work/r3" 2>&1 || rc=$?
+[ $rc -le 1 ] || { cat "$work/r3"; fail "report with a sweep's baseline: exit $rc"; }
+grep -q "^  intensity:intensity=16 .* bandwidth_gbs" "$work/r3" && ! grep -q "not judged" "$work/r3" ||
+    { cat "$work/r3"; fail "the sweep's points not judged against their baseline"; }
+# 3. a --quick run is refused, unless told
+# (a steady copy marked as a --quick run: the host's own quick figures are noise)
+cp "$work/a1.h5" "$work/q.h5"
+"$PYTHON_H5" -c "import h5py, sys; h5py.File(sys.argv[1], 'r+')['meta'].attrs['quick'] = 1" "$work/q.h5" ||
+    fail "marking a --quick run"
+rc=0; "$MCFLEET" baseline "$work/q.h5" "$work/b1.h5" -o "$work/q.yaml" >"$work/e" 2>&1 || rc=$?
+[ $rc = 2 ] && grep -q "q.h5: a --quick run (small sizes, few repetitions), not what a full run reaches" "$work/e" ||
+    { cat "$work/e"; fail "a --quick run baselined: exit $rc"; }
+rc=0; "$MCFLEET" baseline "$work/q.h5" "$work/b1.h5" --allow-quick -o "$work/q.yaml" >"$work/e" 2>&1 || rc=$?
+[ $rc = 0 ] || { cat "$work/e"; fail "--allow-quick: exit $rc"; }
+# 4. one broken profile beside the good one: named, skipped, the good one used
+printf 'sku: broken\nmatch: {arch: [x86_64], device_name: ["zzz"]}\nsources: {}\ntests:\n  peak: {metric: gflop}\n' >"$work/prof/broken.yaml"
+rc=0; "$MCFLEET" report --profiles "$work/prof" "$work/good.h5" >"$work/r4" 2>&1 || rc=$?
+[ $rc = 0 ] || { cat "$work/r4"; fail "a broken profile beside the good one: exit $rc"; }
+expect_in "$work/r4" "SKU profile not used, it does not load: $work/prof/broken.yaml:3:10: 'sources' is empty"
+grep -q "baseline (" "$work/r4" || { cat "$work/r4"; fail "the good profile not used beside a broken one"; }
 echo "baseline ok"
