@@ -34,14 +34,17 @@ import os
 import subprocess
 import sys
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mcfleet_python  # noqa: E402
+mcfleet_python.require("mcfleet report --html")   # else another python3 that has them, or exit 3
+
+import numpy as np  # noqa: E402
 
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcfleet_results import BadFile, reading  # noqa: E402
 import mcfleet_compare  # noqa: E402
 import mcfleet_plot as plot  # noqa: E402

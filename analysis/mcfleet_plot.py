@@ -33,7 +33,12 @@
       the sustained tests' traces second by second (rate, power, both clocks,
       temperature): the fleet's median and 5-95 % band, and the --ranks GPUs
 
-Needs h5py, numpy and matplotlib (Debian: python3-h5py python3-matplotlib).
+Needs h5py, numpy and matplotlib (Debian: python3-h5py python3-numpy
+python3-matplotlib). Where the python3 that runs it lacks them (a pyenv, conda
+or venv first on PATH), it runs again under one that has them: MCFLEET_PYTHON
+if set, else /usr/bin/python3, /usr/local/bin/python3, each python3 on PATH
+(analysis/mcfleet_python.py); where none has them, exit 3 naming the modules
+and the packages.
 
 Exit codes:
   0  the figure (and CSV) written
@@ -41,7 +46,8 @@ Exit codes:
      or is malformed (one line on stderr names the file and the object); or
      nothing in the file to plot (no test matches, no sweep, no power figures,
      no judged figure; a --metric or --ranks the file does not have)
-  3  the figure or CSV cannot be written
+  3  the figure or CSV cannot be written; no python3 here has h5py, numpy
+     and matplotlib (one line names the modules missing and the packages)
 The file is read defensively: soft and external links are never followed, and
 every object's type and shape is checked before it is used.
 """
@@ -51,14 +57,17 @@ import os
 import sys
 import warnings
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mcfleet_python  # noqa: E402
+mcfleet_python.require("mcfleet_plot")   # h5py, numpy, matplotlib: else another python3, or exit 3
+
+import numpy as np  # noqa: E402
 
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcfleet_results import BadFile, Results, finite_median, per_rank_median, reading, show  # noqa: E402
 
 
