@@ -160,9 +160,15 @@ def page(rep, data, path, metric, history=None):
     if data["figs"]:
         sel = plot.select_figure(data, metric, path)
         out.append("<h2>Heatmap: node x local GPU</h2>" + png(plot.draw_heatmap(data, sel, data["rules"]), "heatmap"))
-        out.append("<h2>Distributions</h2><p>Each GPU's median against its SKU's median; the lines are the "
-                   "verdict's warn and fail floors (the peer rule may set a wider threshold where the fleet's "
-                   "spread is wider: the causes above say which).</p>"
+        few = sum(1 for f in data["figs"] if np.isfinite(f["med"]).sum() < plot.FEW_GPUS)
+        out.append("<h2>Distributions</h2><p>%s; the lines are the verdict's warn and fail floors (the peer rule may "
+                   "set a wider threshold where the fleet's spread is wider: the causes above say which).</p>" % (
+                       "Each GPU's median against its SKU's median" if not few else
+                       "Fewer than %d GPUs have %s: a median and a spread of so few mean nothing (the median of "
+                       "two is a value neither GPU reached), so each GPU's own median is drawn, in the test's "
+                       "unit, labelled by rank, with its distance from the best GPU of its SKU; the floors are "
+                       "drawn below that best GPU" % (plot.FEW_GPUS, "these figures" if few == len(data["figs"])
+                                                      else "%d of these figures (marked 'each its own')" % few))
                    + png(plot.draw_distributions(data, data["rules"]), "distributions"))
     highlight = [g["rank"] for g in flagged[:HIGHLIGHT] if isinstance(g.get("rank"), int)]
     named = (" The flagged GPUs in colour: %s." % ", ".join("rank %d" % k for k in highlight)) if highlight else ""
@@ -170,9 +176,11 @@ def page(rep, data, path, metric, history=None):
     if plot.has_power(pw):
         models = any(np.isfinite(m["slope"]).any() for m in pw["models"])
         out.append("<h2>Power against throughput, per GPU</h2><p>%s%s%s</p>" % (
-            "Top: per power model (P = a &middot; TFLOP/s + b, fitted per GPU over its tests; the MI250X "
-            "matrix-core paper's model) every GPU's points, the fleet median of the fits and the band of 5-95 % "
-            "of them. Bottom: " if models else "No power model in this file (its deck has no occupancy or size "
+            ("Top: per power model (P = a &middot; TFLOP/s + b, fitted per GPU over its tests; the MI250X "
+             "matrix-core paper's model) %s. Bottom: " % (
+                 "every GPU's points, the fleet median of the fits and the band of 5-95 % of them"
+                 if pw["nranks"] >= plot.FEW_GPUS else "each GPU's points and its own fit, one colour per rank "
+                 "(fewer than %d GPUs: no fleet median)" % plot.FEW_GPUS)) if models else "No power model in this file (its deck has no occupancy or size "
             "steps of one type: input/power-study.yaml has). ",
             "per test, each GPU's average power against its rate." if pw["per_test"] else "", esc(named))
             + png(plot.draw_power(pw, highlight), "power"))
@@ -181,8 +189,14 @@ def page(rep, data, path, metric, history=None):
         out.append(occ)
     tr = data["traces"]
     if tr["tests"]:
-        out.append("<h2>Sustained at the limit, second by second</h2><p>The fleet's median and 5-95 %% band; "
-                   "%s</p>" % (esc(named.strip()) if highlight else "no GPU flagged, none drawn apart.")
+        if tr["nranks"] < plot.FEW_GPUS:
+            what = ("Each GPU's own trace, one colour per rank (fewer than %d GPUs: a fleet median would be a "
+                    "trace no GPU ran); %s" % (plot.FEW_GPUS, "the flagged drawn thicker: %s." % ", ".join(
+                        "rank %d" % k for k in highlight) if highlight else "no GPU flagged."))
+        else:
+            what = "The fleet's median and 5-95 %% band; %s" % (named.strip() if highlight else
+                                                               "no GPU flagged, none drawn apart.")
+        out.append("<h2>Sustained at the limit, second by second</h2><p>%s</p>" % esc(what)
                    + png(plot.draw_traces(tr, highlight), "sustained traces"))
     rl = roofline_png(path, data)
     if rl:

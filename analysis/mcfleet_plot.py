@@ -33,6 +33,12 @@
       the sustained tests' traces second by second (rate, power, both clocks,
       temperature): the fleet's median and 5-95 % band, and the --ranks GPUs
 
+With fewer than 5 GPUs (FEW_GPUS) a median and a spread mean nothing (the
+median of two GPUs is a value neither reached): power and sustained draw each
+GPU's own fit and trace, one colour per rank (--ranks drawn thicker), and the
+page's distributions each GPU's own value in the test's unit, labelled by
+rank, with its distance from the best GPU.
+
 Needs h5py, numpy and matplotlib (Debian: python3-h5py python3-numpy
 python3-matplotlib). Where the python3 that runs it lacks them (a pyenv, conda
 or venv first on PATH), it runs again under one that has them: MCFLEET_PYTHON
@@ -370,6 +376,20 @@ def draw_occupancy(path, fits, rows):
 
 VERDICT_COLOURS = {"PASS": "#2e7d32", "WARN": "#ef6c00", "FAIL": "#c62828"}
 DEFAULT_FAIL_REL = 0.07   # the colour scale's half-width where a file records no floors
+# Below this many GPUs a median and a spread say nothing (the median of two
+# is their mean, a value neither GPU reached): the distributions, the
+# sustained traces and the power models show each GPU's own values instead,
+# labelled by rank. The page says so where it applies.
+FEW_GPUS = 5
+RANK_COLOURS = ("#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037", "#ad1457")
+
+
+def rank_colour(k):
+    return RANK_COLOURS[k % len(RANK_COLOURS)]
+
+
+def rank_label(data, k):
+    return "rank %d (node %d, GPU %d)" % (k, data["node"][k], data["local"][k])
 
 
 def read_judged(path):
@@ -456,12 +476,17 @@ def draw_heatmap(data, sel, rules):
 
 def draw_distributions(data, rules, limit=24):
     """per judged figure, each GPU's % from its SKU's median, with the warn
-    and fail floors: a histogram from 50 GPUs, one dot per GPU below"""
+    and fail floors: a histogram from 50 GPUs, one dot per GPU below; a
+    figure of fewer than FEW_GPUS GPUs shows each GPU's own value instead
+    (draw_few)"""
     figs = data["figs"][:limit]
     cols = 3
     rows = (len(figs) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(12, 2.4 * rows), squeeze=False)
     for ax, f in zip(axes.flat, figs):
+        if np.isfinite(f["med"]).sum() < FEW_GPUS:
+            draw_few(ax, data, f, rules)
+            continue
         d = 100 * rel_dev(f, data["sku"])
         d = d[np.isfinite(d)]
         if rules:
@@ -482,6 +507,56 @@ def draw_distributions(data, rules, limit=24):
         ax.axis("off")
     fig.tight_layout()
     return fig
+
+
+def best_of(f, sku, k):
+    """the best value among GPU K's SKU (the highest, or the lowest where lower is better)"""
+    v = np.array([f["med"][i] for i in range(len(sku)) if sku[i] == sku[k] and np.isfinite(f["med"][i])])
+    return (v.max() if f["better"] > 0 else v.min()) if v.size else float("nan")
+
+
+def draw_few(ax, data, f, rules):
+    """each GPU's own value in the figure's unit, one row per GPU, labelled by
+    rank, with its distance from the best GPU of its SKU; where the GPUs are
+    of one SKU, the verdict's warn and fail floors below that best GPU. Rows:
+    every rank of a run of fewer than FEW_GPUS (those without a figure say
+    so), else the ranks with a figure"""
+    med = f["med"]
+    ok = np.isfinite(med)
+    rows = list(range(len(med))) if len(med) < FEW_GPUS else [int(k) for k in np.flatnonzero(ok)]
+    y = {k: len(rows) - 1 - i for i, k in enumerate(rows)}
+    shown = [med[k] for k in rows if ok[k]]
+    skus = set(data["sku"][k] for k in rows if ok[k])
+    if rules and len(skus) == 1 and shown:
+        best = best_of(f, data["sku"], next(k for k in rows if ok[k]))
+        for rel, c in ((rules["warn_rel"], VERDICT_COLOURS["WARN"]), (rules["fail_rel"], VERDICT_COLOURS["FAIL"])):
+            edge = best * (1 - f["better"] * rel)
+            ax.axvline(edge, color=c, lw=1)
+            shown.append(edge)
+    lo, hi = (min(shown), max(shown)) if shown else (0.0, 1.0)
+    pad = 0.12 * (hi - lo) if hi > lo else 0.05 * abs(hi) or 1.0
+    ax.set_xlim(lo - pad, hi + pad)
+    for k in rows:
+        if ok[k]:
+            ax.plot([med[k]], [y[k]], "o", color=rank_colour(k), ms=7)
+            best = best_of(f, data["sku"], k)
+            d = f["better"] * (med[k] / best - 1) * 100 if best else float("nan")
+            right = med[k] > (lo + hi) / 2   # the label on the side with room, inside the axes
+            ax.annotate("%.4g %s%s" % (med[k], short(f["unit"], 10), "" if not abs(d) >= 0.005 else " (%+.1f %%)" % d),
+                        (med[k], y[k]), fontsize=6.5, va="bottom", ha="right" if right else "left",
+                        xytext=(-4 if right else 4, 4), textcoords="offset points")
+        else:
+            ax.text(0.02, y[k], "no figure", transform=ax.get_yaxis_transform(), fontsize=6.5, va="center",
+                    color="#777")
+    ax.set_yticks([y[k] for k in rows])
+    ax.set_yticklabels([rank_label(data, k) for k in rows], fontsize=6.5)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.EngFormatter(sep=""))   # 1.6M, not an offset "1e6"
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
+    ax.set_title("%s %s (%d GPUs: each its own)" % (short(f["test"], 40), short(f["metric"], 24), int(ok.sum())),
+                 fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.set_xlabel("%s (%%: from the best GPU, negative: worse)" % short(f["unit"], 20), fontsize=7)
 
 
 def heatmap(args):
@@ -541,27 +616,35 @@ def draw_power(pw, highlight=()):
     alpha = float(np.clip(30.0 / max(pw["nranks"], 1), 0.05, 0.9))
     size = 24 if pw["nranks"] < 50 else 6   # a few GPUs: each one visible
     hl = [k for k in highlight if 0 <= k < pw["nranks"]]
+    few = pw["nranks"] < FEW_GPUS   # each GPU its own colour and fit, no fleet median
     row = 0
     if models:
         for ax, m in zip(axes[row], models):
             xs = [t for t, _ in m["xy"]]
             x_all = np.concatenate(xs) if xs else np.array([])
-            for t, w in m["xy"]:
+            for t, w in m["xy"] if not few else ():
                 ax.scatter(t, w, s=size, color="#37474f", alpha=alpha, lw=0)
             top = np.nanmax(x_all) if np.isfinite(x_all).any() else 1.0
             x = np.linspace(0, top * 1.05, 30)
             ok = np.isfinite(m["slope"]) & np.isfinite(m["intercept"])
-            pred = m["slope"][ok][:, None] * x[None, :] + m["intercept"][ok][:, None]
-            a, b = float(np.median(m["slope"][ok])), float(np.median(m["intercept"][ok]))
-            if ok.sum() >= 3:
-                ax.fill_between(x, np.percentile(pred, 5, axis=0), np.percentile(pred, 95, axis=0), color="#90a4ae",
-                                alpha=0.35, lw=0, label="5-95 % of the GPUs' fits")
-            ax.plot(x, a * x + b, color="#1565c0", lw=1.2,
-                    label="fleet median: P = %.3g W/(TFLOP/s) x + %.3g W" % (a, b))
-            for k in hl:
-                if ok[k]:
-                    ax.plot(x, m["slope"][k] * x + m["intercept"][k], color="#c62828", lw=1, label="rank %d" % k)
-                    ax.scatter([t[k] for t, _ in m["xy"]], [w[k] for _, w in m["xy"]], s=14, color="#c62828")
+            if few:   # each GPU's own fit: a median of two fits is neither
+                for k in np.flatnonzero(ok):
+                    ax.plot(x, m["slope"][k] * x + m["intercept"][k], color=rank_colour(k), lw=1.6 if k in hl else 1,
+                            label="rank %d%s: P = %.3g W/(TFLOP/s) x + %.3g W" % (
+                                k, " (flagged)" if k in hl else "", m["slope"][k], m["intercept"][k]))
+                    ax.scatter([t[k] for t, _ in m["xy"]], [w[k] for _, w in m["xy"]], s=18, color=rank_colour(k))
+            else:
+                pred = m["slope"][ok][:, None] * x[None, :] + m["intercept"][ok][:, None]
+                a, b = float(np.median(m["slope"][ok])), float(np.median(m["intercept"][ok]))
+                if ok.sum() >= 3:
+                    ax.fill_between(x, np.percentile(pred, 5, axis=0), np.percentile(pred, 95, axis=0),
+                                    color="#90a4ae", alpha=0.35, lw=0, label="5-95 % of the GPUs' fits")
+                ax.plot(x, a * x + b, color="#1565c0", lw=1.2,
+                        label="fleet median: P = %.3g W/(TFLOP/s) x + %.3g W" % (a, b))
+                for k in hl:
+                    if ok[k]:
+                        ax.plot(x, m["slope"][k] * x + m["intercept"][k], color="#c62828", lw=1, label="rank %d" % k)
+                        ax.scatter([t[k] for t, _ in m["xy"]], [w[k] for _, w in m["xy"]], s=14, color="#c62828")
             ax.set_title("%s model (%s): %d tests, r2 median %.3f" % (
                 short(m["name"], 30), m["kernel"], len(m["tests"]) or int(np.nanmax(m["npoints"], initial=0)),
                 float(np.nanmedian(m["r2"])) if np.isfinite(m["r2"]).any() else float("nan")), fontsize=8)
@@ -580,17 +663,22 @@ def draw_power(pw, highlight=()):
     if tests:
         for ax, (name, t, w) in zip(axes[row], tests):
             ok = np.isfinite(t) & np.isfinite(w)
-            ax.scatter(t[ok], w[ok], s=size, color="#37474f", alpha=max(alpha, 0.3), lw=0)
+            if few:
+                for k in np.flatnonzero(ok):
+                    ax.scatter([t[k]], [w[k]], s=30, color=rank_colour(k),
+                               label="rank %d%s" % (k, " (flagged)" if k in hl else ""))
+            else:
+                ax.scatter(t[ok], w[ok], s=size, color="#37474f", alpha=max(alpha, 0.3), lw=0)
+                for k in hl:
+                    if ok[k]:
+                        ax.scatter([t[k]], [w[k]], s=20, color="#c62828", label="rank %d" % k)
             ax.ticklabel_format(useOffset=False)
             ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
-            for k in hl:
-                if ok[k]:
-                    ax.scatter([t[k]], [w[k]], s=20, color="#c62828", label="rank %d" % k)
             ax.set_title("%s: %d GPUs" % (short(name, 40), int(ok.sum())), fontsize=8)
             ax.set_xlabel("TFLOP/s (median)", fontsize=7)
             ax.set_ylabel("W (test average)", fontsize=7)
             ax.tick_params(labelsize=7)
-            if hl:
+            if hl or few:
                 ax.legend(fontsize=6)
         for ax in axes[row][len(tests):]:
             ax.axis("off")
@@ -654,12 +742,15 @@ def read_traces(path):
 
 def draw_traces(tr, highlight=(), limit=3):
     """per sustained test a column; per reading a row: the fleet's median
-    second by second, its 5-95 % band, and the highlighted ranks in red"""
+    second by second, its 5-95 % band, and the highlighted ranks in colour;
+    from fewer than FEW_GPUS GPUs, each GPU's own trace instead (a median
+    of two is a trace neither GPU ran), the highlighted ones drawn thicker"""
     tests = tr["tests"][:limit]
     rows = [c for c, _ in TRACE_ROWS if any(c in t["cols"] for t in tests)]
     fig, axes = plt.subplots(len(rows), len(tests), figsize=(4.6 * len(tests), 1.9 * len(rows)), squeeze=False,
                              sharex="col")
     colours = ["#c62828", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037"]
+    few = tr["nranks"] < FEW_GPUS
     for j, t in enumerate(tests):
         for i, col in enumerate(rows):
             ax = axes[i][j]
@@ -668,21 +759,26 @@ def draw_traces(tr, highlight=(), limit=3):
                 ax.axis("off")
                 continue
             x = np.arange(v.shape[1])
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)   # a window no rank read
-                med = np.nanmedian(v, axis=0)
-                if v.shape[0] >= 3:
-                    ax.fill_between(x, np.nanpercentile(v, 5, axis=0), np.nanpercentile(v, 95, axis=0),
-                                    color="#90a4ae", alpha=0.4, lw=0, label="5-95 % of GPUs")
-            ax.plot(x, med, color="#1565c0", lw=1, label="fleet median")
-            for n, k in enumerate(highlight[:len(colours)]):
-                ax.plot(x, v[k], color=colours[n], lw=0.9, label="rank %d" % k)
+            if few:
+                for k in range(v.shape[0]):
+                    ax.plot(x, v[k], color=rank_colour(k), lw=1.6 if k in highlight else 0.9,
+                            label="rank %d%s" % (k, " (flagged)" if k in highlight else ""))
+            else:
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)   # a window no rank read
+                    med = np.nanmedian(v, axis=0)
+                    if v.shape[0] >= 3:
+                        ax.fill_between(x, np.nanpercentile(v, 5, axis=0), np.nanpercentile(v, 95, axis=0),
+                                        color="#90a4ae", alpha=0.4, lw=0, label="5-95 % of GPUs")
+                ax.plot(x, med, color="#1565c0", lw=1, label="fleet median")
+                for n, k in enumerate(highlight[:len(colours)]):
+                    ax.plot(x, v[k], color=colours[n], lw=0.9, label="rank %d" % k)
             unit = dict(TRACE_ROWS)[col] or t["unit"] or t["rate_metric"]
             ax.set_ylabel("%s\n[%s]" % (t["rate_metric"] if col == "rate" else col, short(unit, 16)), fontsize=7)
             ax.tick_params(labelsize=7)
             ax.ticklabel_format(axis="y", useOffset=False)
             if i == 0:
-                ax.set_title(short(t["test"], 50), fontsize=8)
+                ax.set_title(short(t["test"], 50) + (" (each GPU its own)" if few else ""), fontsize=8)
                 ax.legend(fontsize=6, loc="lower right")
         axes[len(rows) - 1][j].set_xlabel("s from the test's start", fontsize=7)
     fig.tight_layout()
