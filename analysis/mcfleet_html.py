@@ -80,26 +80,46 @@ def read_all(path):
     return data
 
 
-def roofline_png(path, data):
+def roofline_section(path, data):
+    """the empirical roofline: the intensity sweep under the measured roofs;
+    without a sweep (an acceptance deck has none) the roof alone, from the
+    bandwidth and compute tests the file has; without those, why there is none"""
+    head = "<h2>Empirical roofline</h2>"
     if data["roofline"] is None:
-        return None
-    points, roofs, methods, flops = data["roofline"]
-    if not points or not roofs:
-        return None
-    points.sort(key=lambda p: p[0])
-    ai = np.array([p[0] for p in points])
-    fleet = np.array([np.nanmedian(p[1]) for p in points])
-    lo = np.array([np.nanmin(p[1]) for p in points])
-    hi = np.array([np.nanmax(p[1]) for p in points])
-    positive = fleet[fleet > 0]
-    if not positive.size:
-        return None
-    buf = io.BytesIO()
-    args = argparse.Namespace(file=path, output=buf)
-    with contextlib.redirect_stdout(io.StringIO()):   # its "wrote ..." line is for the command line
-        plot.draw_roofline(args, points, roofs, methods, flops, ai, fleet, lo, hi, positive)
-    plt.close("all")
-    return '<img alt="roofline" src="data:image/png;base64,%s">' % base64.b64encode(buf.getvalue()).decode()
+        return head + "<p>No roofline: the file's tests could not be read for one (see the sections above).</p>"
+    points, roofs, methods, flops, per_gpu = data["roofline"]
+    points = [p for p in points if np.isfinite(p[1]).any()]
+    if points:
+        points.sort(key=lambda p: p[0])
+        ai = np.array([p[0] for p in points])
+        fleet = np.array([np.nanmedian(p[1]) for p in points])
+        lo = np.array([np.nanmin(p[1]) for p in points])
+        hi = np.array([np.nanmax(p[1]) for p in points])
+        positive = fleet[fleet > 0]
+        if positive.size:
+            buf = io.BytesIO()
+            args = argparse.Namespace(file=path, output=buf)
+            with contextlib.redirect_stdout(io.StringIO()):   # its "wrote ..." line is for the command line
+                plot.draw_roofline(args, points, roofs, methods, flops, ai, fleet, lo, hi, positive)
+            plt.close("all")
+            return head + ("" if roofs else "<p>No memory bandwidth test in this file: the sweep without a "
+                           "bandwidth roof.</p>") + (
+                '<img alt="roofline" src="data:image/png;base64,%s">' % base64.b64encode(buf.getvalue()).decode())
+    levels, compute = plot.roof_ceilings(per_gpu, data["nranks"])
+    sweep = ("This file has no intensity sweep (a memory test with <code>op: fma</code> at several "
+             "<code>intensity</code> steps, as in <code>input/roofline.yaml</code>; an acceptance deck has none), "
+             "so no kernel is placed under the roof")
+    if not levels or not compute:
+        return head + "<p>No roofline: %s, and the roof needs %s.</p>" % (
+            sweep, " and ".join(x for x, have in (("a memory bandwidth test (<code>kernel: memory</code>)", levels),
+                                                  ("a compute test (<code>kernel: matrix</code> or <code>valu</code>)",
+                                                   compute)) if not have) + " with figures, which it lacks")
+    whose = ("each ceiling the fleet median of the GPUs' medians" if data["nranks"] >= plot.FEW_GPUS else
+             "each ceiling the best GPU's own figure, its rank named (fewer than %d GPUs: no median)" % plot.FEW_GPUS)
+    return head + "<p>%s. The roof is drawn from the ceilings it measured: %s bandwidth and %d compute "\
+        "ceilings, each from its ridge point (the intensity where the bandwidth reaches it); %s.</p>" % (
+            sweep, " and ".join(lv.upper() for lv in plot.LEVELS if lv in levels), len(compute), whose) \
+        + png(plot.draw_roof(path, levels, compute, methods), "roofline of the measured ceilings")
 
 
 def esc(x):
@@ -161,14 +181,15 @@ def page(rep, data, path, metric, history=None):
         sel = plot.select_figure(data, metric, path)
         out.append("<h2>Heatmap: node x local GPU</h2>" + png(plot.draw_heatmap(data, sel, data["rules"]), "heatmap"))
         few = sum(1 for f in data["figs"] if np.isfinite(f["med"]).sum() < plot.FEW_GPUS)
-        out.append("<h2>Distributions</h2><p>%s; the lines are the verdict's warn and fail floors (the peer rule may "
-                   "set a wider threshold where the fleet's spread is wider: the causes above say which).</p>" % (
+        out.append("<h2>Distributions</h2><p>%s; the lines are the verdict's warn and fail floors%s (the peer rule "
+                   "may set a wider threshold where the fleet's spread is wider: the causes above say which).</p>" % (
                        "Each GPU's median against its SKU's median" if not few else
                        "Fewer than %d GPUs have %s: a median and a spread of so few mean nothing (the median of "
                        "two is a value neither GPU reached), so each GPU's own median is drawn, in the test's "
-                       "unit, labelled by rank, with its distance from the best GPU of its SKU; the floors are "
-                       "drawn below that best GPU" % (plot.FEW_GPUS, "these figures" if few == len(data["figs"])
-                                                      else "%d of these figures (marked 'each its own')" % few))
+                       "unit, labelled by rank, with its distance from the best GPU of its SKU" % (
+                           plot.FEW_GPUS, "these figures" if few == len(data["figs"])
+                           else "%d of these figures (marked 'each its own')" % few),
+                       "" if not few else ", there below that best GPU")
                    + png(plot.draw_distributions(data, data["rules"]), "distributions"))
     highlight = [g["rank"] for g in flagged[:HIGHLIGHT] if isinstance(g.get("rank"), int)]
     named = (" The flagged GPUs in colour: %s." % ", ".join("rank %d" % k for k in highlight)) if highlight else ""
@@ -198,9 +219,7 @@ def page(rep, data, path, metric, history=None):
                                                                "no GPU flagged, none drawn apart.")
         out.append("<h2>Sustained at the limit, second by second</h2><p>%s</p>" % esc(what)
                    + png(plot.draw_traces(tr, highlight), "sustained traces"))
-    rl = roofline_png(path, data)
-    if rl:
-        out.append("<h2>Empirical roofline</h2>" + rl)
+    out.append(roofline_section(path, data))
     out.append(drift_section(history))
     out.append("</body></html>")
     return "\n".join(x for x in out if x)

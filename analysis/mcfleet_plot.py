@@ -158,9 +158,11 @@ LEVELS = ("hbm", "l2", "l1", "lds")
 def read_roofline(path):
     """the intensity sweep's points; per memory level its highest measured
     bandwidth (test name, GB/s) and how the file says the level was hit
-    (/meta level_method_<level>); the compute ceilings (test name, GFLOP/s)"""
+    (/meta level_method_<level>); the compute ceilings (test name, GFLOP/s);
+    every ceiling test's per-GPU medians (name, level or None for compute,
+    medians), from which the page draws the roof of a deck without a sweep"""
     r = Results(path)
-    points, roofs, flop_ceiling = [], {}, []
+    points, roofs, flop_ceiling, per_gpu = [], {}, [], []
     for name, gname, g in r.tests():
         kernel = r.attr_text(g, gname, "kernel")
         if kernel == "memory" and r.attr_text(g, gname, "op") == "fma":
@@ -181,7 +183,8 @@ def read_roofline(path):
                 points.append((work[0] / work[1], med))
         elif kernel in ("memory", "valu", "matrix"):
             v = r.figures(g, gname, "bandwidth_gbs" if kernel == "memory" else "gflops")
-            ceiling = finite_median(per_rank_median(v)) if v is not None else float("nan")
+            med = per_rank_median(v) if v is not None else np.array([np.nan])
+            ceiling = finite_median(med)
             if not ceiling > 0:   # a ceiling on a log scale
                 continue
             if kernel == "memory":
@@ -190,15 +193,17 @@ def read_roofline(path):
                     r.bad(gname + " attribute level", "%r is not one of %s" % (level, ", ".join(LEVELS)))
                 if level not in roofs or ceiling > roofs[level][1]:
                     roofs[level] = (name, ceiling)
+                per_gpu.append((name, level, med))
             else:
                 flop_ceiling.append((name, ceiling))
+                per_gpu.append((name, None, med))
     methods = {lv: r.attr_text(r.meta, "/meta", "level_method_" + lv, default="not recorded (an older file)")
                for lv in roofs}
-    return points, roofs, methods, flop_ceiling
+    return points, roofs, methods, flop_ceiling, per_gpu
 
 
 def roofline(args):
-    points, roofs, methods, flop_ceiling = reading(args.file, lambda: read_roofline(args.file))
+    points, roofs, methods, flop_ceiling, _ = reading(args.file, lambda: read_roofline(args.file))
     if not points:
         raise BadFile("%s: no intensity sweep (memory op fma) with figures" % args.file)
     points.sort(key=lambda p: p[0])
@@ -246,6 +251,75 @@ def draw_roofline(args, points, roofs, methods, flop_ceiling, ai, fleet, lo, hi,
                  fontsize=6, va="bottom", ha="left")
     save(fig, args.output, "%d intensity points, %d roofs" % (len(points), len(roofs)),
          rect=(0, 0.03 + 0.022 * (len(notes) + 1) if notes else 0, 1, 1))
+
+
+CEILING_COLOURS = ("#6a1b9a", "#ef6c00", "#00838f", "#5d4037", "#ad1457", "#2e7d32", "#c62828", "#455a64",
+                   "#827717", "#283593")   # none of the memory levels' C0-C3
+
+
+def roof_ceilings(per_gpu, nranks):
+    """the roof of a file without an intensity sweep: per memory level its
+    highest bandwidth, and every compute ceiling, each (test, value, whose).
+    From FEW_GPUS GPUs a ceiling is the fleet median of the GPUs' medians;
+    from fewer, the best GPU's own figure (a median of two is a rate neither
+    GPU reached), the rank named"""
+    levels, compute = {}, []
+    for name, level, med in per_gpu:
+        ok = np.flatnonzero(np.isfinite(med) & (med > 0))
+        if not ok.size:
+            continue
+        if nranks < FEW_GPUS:
+            k = int(ok[np.argmax(med[ok])])
+            value, whose = float(med[k]), "rank %d" % k
+        else:
+            value, whose = finite_median(med), "fleet median"
+        if level is None:
+            compute.append((name, value, whose))
+        elif level not in levels or value > levels[level][1]:
+            levels[level] = (name, value, whose)
+    return levels, sorted(compute, key=lambda c: -c[1])
+
+
+def draw_roof(path, levels, compute, methods):
+    """the roofline of the measured ceilings alone (no kernel under it): per
+    memory level bandwidth x intensity up to the highest compute ceiling, and
+    each compute ceiling from its ridge point (ceiling / the first level's
+    bandwidth) on"""
+    fig, ax = plt.subplots(figsize=(12, 5.5))
+    bw0 = levels[next(lv for lv in LEVELS if lv in levels)][1] if levels else None
+    top = compute[0][1] if compute else None
+    ridges = [c[1] / bw0 for c in compute] if bw0 else [1.0]
+    x = np.logspace(np.log10(min(ridges) / 16), np.log10(max(ridges) * 16), 300)
+    notes = []
+    for i, lv in enumerate(lv for lv in LEVELS if lv in levels):
+        name, bw, whose = levels[lv]
+        y = bw * x if top is None else np.minimum(bw * x, top)
+        ax.plot(x, y, "-", lw=1.6, color="C%d" % i, label="%s %.4g GB/s (%s, %s)" % (lv.upper(), bw, short(name, 20),
+                                                                                     whose))
+        notes.append("%s: %s" % (lv.upper(), short(methods.get(lv, ""), 150)))
+    for j, (name, fl, whose) in enumerate(compute):
+        start = fl / bw0 if bw0 else x[0]
+        seg = x[x >= start]
+        colour = CEILING_COLOURS[j % len(CEILING_COLOURS)]
+        ax.plot(np.concatenate(([start], seg)), np.full(seg.size + 1, fl), ls="--", lw=1, color=colour,
+                label="%s %.4g GFLOP/s (%s)%s" % (short(name, 20), fl, whose,
+                                                   ", ridge %.3g FLOP/byte" % start if bw0 else ""))
+        if bw0:
+            ax.plot([start], [fl], "o", ms=4, color=colour)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    lows = [bw * x[0] for _, bw, _ in levels.values()] + [c[1] for c in compute]
+    ax.set_ylim(min(lows) / 2, max(c[1] for c in compute) * 2 if compute else max(lows) * 1e4)
+    ax.set_xlabel("arithmetic intensity [FLOP/byte]")
+    ax.set_ylabel("GFLOP/s")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    ax.set_title("roofline of the measured ceilings (no intensity sweep in this file)\n%s" % short(show(path), 90),
+                 fontsize=9)
+    if notes:
+        fig.text(0.01, 0.01, "how each level was hit (the file's /meta level_method_*):\n" + "\n".join(notes),
+                 fontsize=6, va="bottom", ha="left")
+    fig.tight_layout(rect=(0, 0.03 + 0.022 * (len(notes) + 1) if notes else 0, 1, 1))
+    return fig
 
 
 def fit_saturating(n, y):
