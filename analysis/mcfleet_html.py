@@ -3,7 +3,7 @@
 self-contained page (plots embedded as PNG, no network, readable offline).
 
   mcfleet report FILE.h5 --html OUT.html [--metric TEST:METRIC]
-                 [--history OLD.h5 ...] [report options, e.g. --baseline B.yaml]
+                 [--history OLD.h5 ...] [report options, e.g. --profiles DIR]
 
 The verdict is mcfleet report's own (its JSON, run by this script with the
 same options), so the page and the text report never disagree. The page
@@ -244,7 +244,8 @@ def drift_section(history):
     if history is None:
         return ("<h2>Drift</h2><p>No history given: <code>mcfleet report FILE --html OUT --history OLD.h5 "
                 "[...]</code> adds each GPU's drift against its own earlier runs (mcfleet compare), and "
-                "<code>--baseline B.yaml</code> judges against a baseline (its causes are above).</p>")
+                "<code>--profiles DIR</code>, a directory holding the SKU profile that <code>mcfleet baseline</code> "
+                "made from this center's own runs, judges against it (its causes are above).</p>")
     res = history
     out = ["<h2>Drift against history (%d earlier run%s)</h2>" % (len(res["runs"]) - 1,
                                                                   "" if len(res["runs"]) == 2 else "s"),
