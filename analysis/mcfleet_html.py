@@ -196,13 +196,14 @@ def page(rep, data, path, metric, history=None):
     pw = data["power"]
     if plot.has_power(pw):
         models = any(np.isfinite(m["slope"]).any() for m in pw["models"])
+        fits = ("every GPU's points, the fleet median of the fits and the band of 5-95 % of them"
+                if pw["nranks"] >= plot.FEW_GPUS else
+                "each GPU's points and its own fit, one colour per rank (fewer than %d GPUs: no fleet median)"
+                % plot.FEW_GPUS)
         out.append("<h2>Power against throughput, per GPU</h2><p>%s%s%s</p>" % (
-            ("Top: per power model (P = a &middot; TFLOP/s + b, fitted per GPU over its tests; the MI250X "
-             "matrix-core paper's model) %s. Bottom: " % (
-                 "every GPU's points, the fleet median of the fits and the band of 5-95 % of them"
-                 if pw["nranks"] >= plot.FEW_GPUS else "each GPU's points and its own fit, one colour per rank "
-                 "(fewer than %d GPUs: no fleet median)" % plot.FEW_GPUS)) if models else "No power model in this file (its deck has no occupancy or size "
-            "steps of one type: input/power-study.yaml has). ",
+            "Top: per power model (P = a &middot; TFLOP/s + b, fitted per GPU over its tests; the MI250X "
+            "matrix-core paper's model) %s. Bottom: " % fits if models else "No power model in this file (its deck "
+            "has no occupancy or size steps of one type: input/power-study.yaml has). ",
             "per test, each GPU's average power against its rate." if pw["per_test"] else "", esc(named))
             + png(plot.draw_power(pw, highlight), "power"))
     occ = occupancy_section(path, data)
