@@ -111,7 +111,7 @@ def roofline_section(path, data):
              "so no kernel is placed under the roof")
     if not levels or not compute:
         return head + "<p>No roofline: %s, and the roof needs %s.</p>" % (
-            sweep, " and ".join(x for x, have in (("a memory bandwidth test (<code>kernel: memory</code>)", levels),
+            sweep[0].lower() + sweep[1:], " and ".join(x for x, have in (("a memory bandwidth test (<code>kernel: memory</code>)", levels),
                                                   ("a compute test (<code>kernel: matrix</code> or <code>valu</code>)",
                                                    compute)) if not have) + " with figures, which it lacks")
     whose = ("each ceiling the fleet median of the GPUs' medians" if data["nranks"] >= plot.FEW_GPUS else

@@ -627,7 +627,7 @@ def draw_few(ax, data, f, rules):
     ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.xaxis.set_major_formatter(matplotlib.ticker.EngFormatter(sep=""))   # 1.6M, not an offset "1e6"
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
-    ax.set_title("%s %s (%d GPUs: each its own)" % (short(f["test"], 40), short(f["metric"], 24), int(ok.sum())),
+    ax.set_title("%s %s\n(%d GPUs: each its own)" % (short(f["test"], 40), short(f["metric"], 24), int(ok.sum())),
                  fontsize=8)
     ax.tick_params(labelsize=7)
     ax.set_xlabel("%s (%%: from the best GPU, negative: worse)" % short(f["unit"], 20), fontsize=7)

@@ -100,7 +100,7 @@ import mcfleet_html, mcfleet_plot as plot
 points, roofs, methods, flops, per_gpu = plot.read_roofline(sys.argv[2])
 compute_only = [c for c in per_gpu if c[1] is None]
 text = mcfleet_html.roofline_section(sys.argv[2], {"nranks": 2, "roofline": ([], {}, {}, flops, compute_only)})
-assert "No roofline: This file has no intensity sweep" in text, text
+assert "No roofline: this file has no intensity sweep" in text, text
 assert "the roof needs a memory bandwidth test (<code>kernel: memory</code>) with figures" in text, text
 assert "<img" not in text, text
 PY
