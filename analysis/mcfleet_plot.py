@@ -205,7 +205,8 @@ def read_roofline(path):
 def roofline(args):
     points, roofs, methods, flop_ceiling, _ = reading(args.file, lambda: read_roofline(args.file))
     if not points:
-        raise BadFile("%s: no intensity sweep (memory op fma) with figures" % args.file)
+        raise BadFile("%s: no intensity sweep (memory op fma) with figures (mcfleet report FILE --html OUT draws "
+                      "the roof of its bandwidth and compute tests alone)" % args.file)
     points.sort(key=lambda p: p[0])
     ai = np.array([p[0] for p in points])
     fleet = np.array([finite_median(p[1]) for p in points])
