@@ -20,7 +20,8 @@
 
   mcfleet_plot.py heatmap FILE [-o OUT.png] [--metric TEST[:METRIC]]
       node x local GPU of one judged figure (default: the first), each GPU's
-      % from its SKU's median, negative worse, grey where a GPU has no figure
+      % from its SKU's median (from the best GPU of its SKU where fewer than 5
+      GPUs have the figure), negative worse, grey where a GPU has no figure
       (failed, unsupported): one image at 10,000 GPUs; the look of mcfleet
       report --html, which draws it with this code
   mcfleet_plot.py power FILE [-o OUT.png] [--ranks LIST]
@@ -526,10 +527,26 @@ def rel_dev(fig, sku):
     return d
 
 
+def rel_best(fig, sku):
+    """each GPU's relative deviation from the best GPU of its SKU, negative worse"""
+    d = np.full(len(fig["med"]), np.nan)
+    for s_ in set(sku):
+        idx = np.array([i for i, x in enumerate(sku) if x == s_])
+        v = fig["med"][idx]
+        if np.isfinite(v).any():
+            best = np.nanmax(v) if fig["better"] > 0 else np.nanmin(v)
+            if best != 0:
+                d[idx] = fig["better"] * (v / best - 1)
+    return d
+
+
 def draw_heatmap(data, sel, rules):
-    """node x local GPU, % from the SKU's median; the colour scale spans at
-    least the fail floor both ways, so noise stays pale"""
-    dev = rel_dev(sel, data["sku"])
+    """node x local GPU, % from the SKU's median (from the best GPU of its
+    SKU where fewer than FEW_GPUS have the figure: the median of two is
+    neither); the colour scale spans at least the fail floor both ways, so
+    noise stays pale"""
+    few = np.isfinite(sel["med"]).sum() < FEW_GPUS
+    dev = rel_best(sel, data["sku"]) if few else rel_dev(sel, data["sku"])
     nodes, gpn = int(data["node"].max()) + 1, int(data["local"].max()) + 1
     grid = np.full((gpn, nodes), np.nan)
     grid[data["local"], data["node"]] = dev * 100
@@ -543,8 +560,9 @@ def draw_heatmap(data, sel, rules):
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True, min_n_ticks=1))
     ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True, min_n_ticks=1))
     ax.set_ylabel("local GPU")
-    ax.set_title("%s %s: %% from its SKU's median (negative: worse; grey: no figure)" % (
-        short(sel["test"], 60), short(sel["metric"], 30)), fontsize=9)
+    ax.set_title("%s %s: %% from %s (negative: worse; grey: no figure)" % (
+        short(sel["test"], 60), short(sel["metric"], 30),
+        "the best GPU of its SKU (fewer than %d GPUs)" % FEW_GPUS if few else "its SKU's median"), fontsize=9)
     fig.colorbar(im, ax=ax, fraction=0.03, pad=0.01)
     return fig
 

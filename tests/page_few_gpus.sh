@@ -2,8 +2,8 @@
 # The page and the plots of a run of 2 GPUs (fewer than FEW_GPUS = 5 in
 # analysis/mcfleet_plot.py): no median and spread of two. The distributions
 # draw each GPU's own median (the points are exactly the GPUs' values, each
-# row labelled by rank), the sustained plot each GPU's own trace (no "fleet
-# median" line), and a deck without an intensity sweep (as an acceptance deck)
+# row labelled by rank), the heatmap each GPU's % from the best one, the
+# sustained plot each GPU's own trace (no "fleet median" line), and a deck without an intensity sweep (as an acceptance deck)
 # still gets its roofline: the roof of its bandwidth and compute tests, each
 # ceiling the best GPU's own figure. The same data spread over 6 GPUs goes
 # back to the median, the spread and the fleet median. Then the page of that
@@ -52,6 +52,15 @@ six = dict(data, nranks=6, node=np.zeros(6, int), local=np.arange(6), sku=[data[
            figs=[dict(fg, med=widen(fg["med"])) for fg in data["figs"]])
 fig = plot.draw_distributions(six, data["rules"])
 assert all("each its own" not in ax.get_title() and "(6 GPUs)" in ax.get_title() for ax in fig.axes[:len(six["figs"])])
+
+# the heatmap: % from the best GPU (0 there), not from the median of two
+fg = data["figs"][0]
+ax = plot.draw_heatmap(data, fg, data["rules"]).axes[0]
+assert "from the best GPU of its SKU" in ax.get_title(), ax.get_title()
+cells = np.asarray(ax.images[0].get_array()).ravel()
+want = 100 * fg["better"] * (fg["med"] / (fg["med"].max() if fg["better"] > 0 else fg["med"].min()) - 1)
+assert np.allclose(sorted(cells), sorted(want)) and max(cells) == 0, (cells, want)
+assert "its SKU's median" in plot.draw_heatmap(six, six["figs"][0], data["rules"]).axes[0].get_title()
 
 # sustained: each GPU's own trace, the flagged one named; from 6 GPUs the fleet median
 tr = plot.read_traces(f)
