@@ -6,7 +6,7 @@
  * first that imports the modules the script needs (h5py and numpy; and
  * matplotlib for the page): MCFLEET_PYTHON where set (then the only one
  * tried), else the one configure was given (PYTHON_H5, /usr/bin/python3 by
- * default), /usr/bin/python3, /usr/local/bin/python3, the python3 on PATH. A
+ * default), /usr/bin/python3, /usr/local/bin/python3, each python3 on PATH. A
  * python3 first on PATH (pyenv, conda, a venv) without them is passed over;
  * where none has them, one message names the modules missing and the Debian
  * packages, and the exit code is 3 (docs/exit-codes.md). analysis/
@@ -65,6 +65,8 @@ static int probe(const char *py, const char *const *mods, char *missing, size_t 
         if (null >= 0) {
             dup2(null, STDIN_FILENO);
             dup2(null, STDERR_FILENO);
+            if (null > STDERR_FILENO)
+                close(null);
         }
         execvp(py, (char **)argv);
         _exit(127);
@@ -87,9 +89,10 @@ static int probe(const char *py, const char *const *mods, char *missing, size_t 
     while (len > 0 && missing[len - 1] == ' ')
         missing[--len] = 0;
     close(fd[0]);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
         ;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    return w == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 /* the Debian package of each module named in MISSING */
