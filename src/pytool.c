@@ -171,8 +171,9 @@ int mcf_pytool(const char *script, int argc, char **argv)
         }
         if (rc == 0 && !runnable++)
             snprintf(first_missing, sizeof first_missing, "%s", missing);
-        int n = snprintf(report + rlen, sizeof report - rlen, "\n  %s%s: %s%s", explicit && explicit[0] ?
-                         "MCFLEET_PYTHON=" : "", c, rc == 0 ? "cannot import " : "cannot be run", rc == 0 ? missing : "");
+        int n = snprintf(report + rlen, sizeof report - rlen, "\n  %s%s: %s%s",
+                         explicit && explicit[0] ? "MCFLEET_PYTHON=" : "", c,
+                         rc == 0 ? "cannot import " : "cannot be run", rc == 0 ? missing : "");
         if (n > 0 && (size_t)n < sizeof report - rlen)
             rlen += (size_t)n;
     }
