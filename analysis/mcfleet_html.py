@@ -110,10 +110,11 @@ def roofline_section(path, data):
              "<code>intensity</code> steps, as in <code>input/roofline.yaml</code>; an acceptance deck has none), "
              "so no kernel is placed under the roof")
     if not levels or not compute:
-        return head + "<p>No roofline: %s, and the roof needs %s.</p>" % (
-            sweep[0].lower() + sweep[1:], " and ".join(x for x, have in (("a memory bandwidth test (<code>kernel: memory</code>)", levels),
-                                                  ("a compute test (<code>kernel: matrix</code> or <code>valu</code>)",
-                                                   compute)) if not have) + " with figures, which it lacks")
+        lacks = [x for x, have in (("a memory bandwidth test (<code>kernel: memory</code>)", levels),
+                                   ("a compute test (<code>kernel: matrix</code> or <code>valu</code>)", compute))
+                 if not have]
+        return head + "<p>No roofline: %s, and the roof needs %s with figures, which it lacks.</p>" % (
+            sweep[0].lower() + sweep[1:], " and ".join(lacks))
     whose = ("each ceiling the fleet median of the GPUs' medians" if data["nranks"] >= plot.FEW_GPUS else
              "each ceiling the best GPU's own figure, its rank named (fewer than %d GPUs: no median)" % plot.FEW_GPUS)
     return head + "<p>%s. The roof is drawn from the ceilings it measured: %s bandwidth and %d compute "\
