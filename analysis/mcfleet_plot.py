@@ -270,7 +270,7 @@ def roof_ceilings(per_gpu, nranks):
         ok = np.flatnonzero(np.isfinite(med) & (med > 0))
         if not ok.size:
             continue
-        if nranks < FEW_GPUS:
+        if min(nranks, ok.size) < FEW_GPUS:   # GPUs with the figure, as the distributions count them
             k = int(ok[np.argmax(med[ok])])
             value, whose = float(med[k]), "rank %d" % k
         else:
