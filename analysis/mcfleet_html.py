@@ -3,7 +3,7 @@
 self-contained page (plots embedded as PNG, no network, readable offline).
 
   mcfleet report FILE.h5 --html OUT.html [--metric TEST:METRIC]
-                 [--history OLD.h5 ...] [report options, e.g. --baseline B.yaml]
+                 [--history OLD.h5 ...] [report options, e.g. --profiles DIR]
 
 The verdict is mcfleet report's own (its JSON, run by this script with the
 same options), so the page and the text report never disagree. The page
@@ -34,14 +34,17 @@ import os
 import subprocess
 import sys
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mcfleet_python  # noqa: E402
+mcfleet_python.require("mcfleet report --html")   # else another python3 that has them, or exit 3
+
+import numpy as np  # noqa: E402
 
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcfleet_results import BadFile, reading  # noqa: E402
 import mcfleet_compare  # noqa: E402
 import mcfleet_plot as plot  # noqa: E402
@@ -77,26 +80,47 @@ def read_all(path):
     return data
 
 
-def roofline_png(path, data):
+def roofline_section(path, data):
+    """the empirical roofline: the intensity sweep under the measured roofs;
+    without a sweep (an acceptance deck has none) the roof alone, from the
+    bandwidth and compute tests the file has; without those, why there is none"""
+    head = "<h2>Empirical roofline</h2>"
     if data["roofline"] is None:
-        return None
-    points, roofs, methods, flops = data["roofline"]
-    if not points or not roofs:
-        return None
-    points.sort(key=lambda p: p[0])
-    ai = np.array([p[0] for p in points])
-    fleet = np.array([np.nanmedian(p[1]) for p in points])
-    lo = np.array([np.nanmin(p[1]) for p in points])
-    hi = np.array([np.nanmax(p[1]) for p in points])
-    positive = fleet[fleet > 0]
-    if not positive.size:
-        return None
-    buf = io.BytesIO()
-    args = argparse.Namespace(file=path, output=buf)
-    with contextlib.redirect_stdout(io.StringIO()):   # its "wrote ..." line is for the command line
-        plot.draw_roofline(args, points, roofs, methods, flops, ai, fleet, lo, hi, positive)
-    plt.close("all")
-    return '<img alt="roofline" src="data:image/png;base64,%s">' % base64.b64encode(buf.getvalue()).decode()
+        return head + "<p>No roofline: the file's tests could not be read for one (see the sections above).</p>"
+    points, roofs, methods, flops, per_gpu = data["roofline"]
+    points = [p for p in points if np.isfinite(p[1]).any()]
+    if points:
+        points.sort(key=lambda p: p[0])
+        ai = np.array([p[0] for p in points])
+        fleet = np.array([np.nanmedian(p[1]) for p in points])
+        lo = np.array([np.nanmin(p[1]) for p in points])
+        hi = np.array([np.nanmax(p[1]) for p in points])
+        positive = fleet[fleet > 0]
+        if positive.size:
+            buf = io.BytesIO()
+            args = argparse.Namespace(file=path, output=buf)
+            with contextlib.redirect_stdout(io.StringIO()):   # its "wrote ..." line is for the command line
+                plot.draw_roofline(args, points, roofs, methods, flops, ai, fleet, lo, hi, positive)
+            plt.close("all")
+            return head + ("" if roofs else "<p>No memory bandwidth test in this file: the sweep without a "
+                           "bandwidth roof.</p>") + (
+                '<img alt="roofline" src="data:image/png;base64,%s">' % base64.b64encode(buf.getvalue()).decode())
+    levels, compute = plot.roof_ceilings(per_gpu, data["nranks"])
+    sweep = ("This file has no intensity sweep (a memory test with <code>op: fma</code> at several "
+             "<code>intensity</code> steps, as in <code>input/roofline.yaml</code>; an acceptance deck has none), "
+             "so no kernel is placed under the roof")
+    if not levels or not compute:
+        lacks = [x for x, have in (("a memory bandwidth test (<code>kernel: memory</code>)", levels),
+                                   ("a compute test (<code>kernel: matrix</code> or <code>valu</code>)", compute))
+                 if not have]
+        return head + "<p>No roofline: %s, and the roof needs %s with figures, which it lacks.</p>" % (
+            sweep[0].lower() + sweep[1:], " and ".join(lacks))
+    whose = ("each ceiling the fleet median of the GPUs' medians" if data["nranks"] >= plot.FEW_GPUS else
+             "each ceiling the best GPU's own figure, its rank named (fewer than %d GPUs: no median)" % plot.FEW_GPUS)
+    return head + "<p>%s. The roof is drawn from the ceilings it measured: %s bandwidth and %d compute "\
+        "ceilings, each from its ridge point (the intensity where the bandwidth reaches it); %s.</p>" % (
+            sweep, " and ".join(lv.upper() for lv in plot.LEVELS if lv in levels), len(compute), whose) \
+        + png(plot.draw_roof(path, levels, compute, methods), "roofline of the measured ceilings")
 
 
 def esc(x):
@@ -157,20 +181,30 @@ def page(rep, data, path, metric, history=None):
     if data["figs"]:
         sel = plot.select_figure(data, metric, path)
         out.append("<h2>Heatmap: node x local GPU</h2>" + png(plot.draw_heatmap(data, sel, data["rules"]), "heatmap"))
-        out.append("<h2>Distributions</h2><p>Each GPU's median against its SKU's median; the lines are the "
-                   "verdict's warn and fail floors (the peer rule may set a wider threshold where the fleet's "
-                   "spread is wider: the causes above say which).</p>"
+        few = sum(1 for f in data["figs"] if np.isfinite(f["med"]).sum() < plot.FEW_GPUS)
+        out.append("<h2>Distributions</h2><p>%s; the lines are the verdict's warn and fail floors%s (the peer rule "
+                   "may set a wider threshold where the fleet's spread is wider: the causes above say which).</p>" % (
+                       "Each GPU's median against its SKU's median" if not few else
+                       "Fewer than %d GPUs have %s: a median and a spread of so few mean nothing (the median of "
+                       "two is a value neither GPU reached), so each GPU's own median is drawn, in the test's "
+                       "unit, labelled by rank, with its distance from the best GPU of its SKU" % (
+                           plot.FEW_GPUS, "these figures" if few == len(data["figs"])
+                           else "%d of these figures (marked 'each its own')" % few),
+                       "" if not few else ", there below that best GPU")
                    + png(plot.draw_distributions(data, data["rules"]), "distributions"))
     highlight = [g["rank"] for g in flagged[:HIGHLIGHT] if isinstance(g.get("rank"), int)]
     named = (" The flagged GPUs in colour: %s." % ", ".join("rank %d" % k for k in highlight)) if highlight else ""
     pw = data["power"]
     if plot.has_power(pw):
         models = any(np.isfinite(m["slope"]).any() for m in pw["models"])
+        fits = ("every GPU's points, the fleet median of the fits and the band of 5-95 % of them"
+                if pw["nranks"] >= plot.FEW_GPUS else
+                "each GPU's points and its own fit, one colour per rank (fewer than %d GPUs: no fleet median)"
+                % plot.FEW_GPUS)
         out.append("<h2>Power against throughput, per GPU</h2><p>%s%s%s</p>" % (
             "Top: per power model (P = a &middot; TFLOP/s + b, fitted per GPU over its tests; the MI250X "
-            "matrix-core paper's model) every GPU's points, the fleet median of the fits and the band of 5-95 % "
-            "of them. Bottom: " if models else "No power model in this file (its deck has no occupancy or size "
-            "steps of one type: input/power-study.yaml has). ",
+            "matrix-core paper's model) %s. Bottom: " % fits if models else "No power model in this file (its deck "
+            "has no occupancy or size steps of one type: input/power-study.yaml has). ",
             "per test, each GPU's average power against its rate." if pw["per_test"] else "", esc(named))
             + png(plot.draw_power(pw, highlight), "power"))
     occ = occupancy_section(path, data)
@@ -178,12 +212,16 @@ def page(rep, data, path, metric, history=None):
         out.append(occ)
     tr = data["traces"]
     if tr["tests"]:
-        out.append("<h2>Sustained at the limit, second by second</h2><p>The fleet's median and 5-95 %% band; "
-                   "%s</p>" % (esc(named.strip()) if highlight else "no GPU flagged, none drawn apart.")
+        if tr["nranks"] < plot.FEW_GPUS:
+            what = ("Each GPU's own trace, one colour per rank (fewer than %d GPUs: a fleet median would be a "
+                    "trace no GPU ran); %s" % (plot.FEW_GPUS, "the flagged drawn thicker: %s." % ", ".join(
+                        "rank %d" % k for k in highlight) if highlight else "no GPU flagged."))
+        else:
+            what = "The fleet's median and 5-95 %% band; %s" % (named.strip() if highlight else
+                                                               "no GPU flagged, none drawn apart.")
+        out.append("<h2>Sustained at the limit, second by second</h2><p>%s</p>" % esc(what)
                    + png(plot.draw_traces(tr, highlight), "sustained traces"))
-    rl = roofline_png(path, data)
-    if rl:
-        out.append("<h2>Empirical roofline</h2>" + rl)
+    out.append(roofline_section(path, data))
     out.append(drift_section(history))
     out.append("</body></html>")
     return "\n".join(x for x in out if x)
@@ -208,7 +246,8 @@ def drift_section(history):
     if history is None:
         return ("<h2>Drift</h2><p>No history given: <code>mcfleet report FILE --html OUT --history OLD.h5 "
                 "[...]</code> adds each GPU's drift against its own earlier runs (mcfleet compare), and "
-                "<code>--baseline B.yaml</code> judges against a baseline (its causes are above).</p>")
+                "<code>--profiles DIR</code>, a directory holding the SKU profile that <code>mcfleet baseline</code> "
+                "made from this center's own runs, judges against it (its causes are above).</p>")
     res = history
     out = ["<h2>Drift against history (%d earlier run%s)</h2>" % (len(res["runs"]) - 1,
                                                                   "" if len(res["runs"]) == 2 else "s"),

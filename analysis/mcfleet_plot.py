@@ -20,7 +20,8 @@
 
   mcfleet_plot.py heatmap FILE [-o OUT.png] [--metric TEST[:METRIC]]
       node x local GPU of one judged figure (default: the first), each GPU's
-      % from its SKU's median, negative worse, grey where a GPU has no figure
+      % from its SKU's median (from the best GPU of its SKU where fewer than 5
+      GPUs have the figure), negative worse, grey where a GPU has no figure
       (failed, unsupported): one image at 10,000 GPUs; the look of mcfleet
       report --html, which draws it with this code
   mcfleet_plot.py power FILE [-o OUT.png] [--ranks LIST]
@@ -33,7 +34,18 @@
       the sustained tests' traces second by second (rate, power, both clocks,
       temperature): the fleet's median and 5-95 % band, and the --ranks GPUs
 
-Needs h5py, numpy and matplotlib (Debian: python3-h5py python3-matplotlib).
+With fewer than 5 GPUs (FEW_GPUS) a median and a spread mean nothing (the
+median of two GPUs is a value neither reached): power and sustained draw each
+GPU's own fit and trace, one colour per rank (--ranks drawn thicker), and the
+page's distributions each GPU's own value in the test's unit, labelled by
+rank, with its distance from the best GPU.
+
+Needs h5py, numpy and matplotlib (Debian: python3-h5py python3-numpy
+python3-matplotlib). Where the python3 that runs it lacks them (a pyenv, conda
+or venv first on PATH), it runs again under one that has them: MCFLEET_PYTHON
+if set, else /usr/bin/python3, /usr/local/bin/python3, each python3 on PATH
+(analysis/mcfleet_python.py); where none has them, exit 3 naming the modules
+and the packages.
 
 Exit codes:
   0  the figure (and CSV) written
@@ -41,7 +53,8 @@ Exit codes:
      or is malformed (one line on stderr names the file and the object); or
      nothing in the file to plot (no test matches, no sweep, no power figures,
      no judged figure; a --metric or --ranks the file does not have)
-  3  the figure or CSV cannot be written
+  3  the figure or CSV cannot be written; no python3 here has h5py, numpy
+     and matplotlib (one line names the modules missing and the packages)
 The file is read defensively: soft and external links are never followed, and
 every object's type and shape is checked before it is used.
 """
@@ -51,14 +64,17 @@ import os
 import sys
 import warnings
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mcfleet_python  # noqa: E402
+mcfleet_python.require("mcfleet_plot")   # h5py, numpy, matplotlib: else another python3, or exit 3
+
+import numpy as np  # noqa: E402
 
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcfleet_results import BadFile, Results, finite_median, per_rank_median, reading, show  # noqa: E402
 
 
@@ -143,9 +159,11 @@ LEVELS = ("hbm", "l2", "l1", "lds")
 def read_roofline(path):
     """the intensity sweep's points; per memory level its highest measured
     bandwidth (test name, GB/s) and how the file says the level was hit
-    (/meta level_method_<level>); the compute ceilings (test name, GFLOP/s)"""
+    (/meta level_method_<level>); the compute ceilings (test name, GFLOP/s);
+    every ceiling test's per-GPU medians (name, level or None for compute,
+    medians), from which the page draws the roof of a deck without a sweep"""
     r = Results(path)
-    points, roofs, flop_ceiling = [], {}, []
+    points, roofs, flop_ceiling, per_gpu = [], {}, [], []
     for name, gname, g in r.tests():
         kernel = r.attr_text(g, gname, "kernel")
         if kernel == "memory" and r.attr_text(g, gname, "op") == "fma":
@@ -166,7 +184,8 @@ def read_roofline(path):
                 points.append((work[0] / work[1], med))
         elif kernel in ("memory", "valu", "matrix"):
             v = r.figures(g, gname, "bandwidth_gbs" if kernel == "memory" else "gflops")
-            ceiling = finite_median(per_rank_median(v)) if v is not None else float("nan")
+            med = per_rank_median(v) if v is not None else np.array([np.nan])
+            ceiling = finite_median(med)
             if not ceiling > 0:   # a ceiling on a log scale
                 continue
             if kernel == "memory":
@@ -175,17 +194,20 @@ def read_roofline(path):
                     r.bad(gname + " attribute level", "%r is not one of %s" % (level, ", ".join(LEVELS)))
                 if level not in roofs or ceiling > roofs[level][1]:
                     roofs[level] = (name, ceiling)
+                per_gpu.append((name, level, med))
             else:
                 flop_ceiling.append((name, ceiling))
+                per_gpu.append((name, None, med))
     methods = {lv: r.attr_text(r.meta, "/meta", "level_method_" + lv, default="not recorded (an older file)")
                for lv in roofs}
-    return points, roofs, methods, flop_ceiling
+    return points, roofs, methods, flop_ceiling, per_gpu
 
 
 def roofline(args):
-    points, roofs, methods, flop_ceiling = reading(args.file, lambda: read_roofline(args.file))
+    points, roofs, methods, flop_ceiling, _ = reading(args.file, lambda: read_roofline(args.file))
     if not points:
-        raise BadFile("%s: no intensity sweep (memory op fma) with figures" % args.file)
+        raise BadFile("%s: no intensity sweep (memory op fma) with figures (mcfleet report FILE --html OUT draws "
+                      "the roof of its bandwidth and compute tests alone)" % args.file)
     points.sort(key=lambda p: p[0])
     ai = np.array([p[0] for p in points])
     fleet = np.array([finite_median(p[1]) for p in points])
@@ -231,6 +253,75 @@ def draw_roofline(args, points, roofs, methods, flop_ceiling, ai, fleet, lo, hi,
                  fontsize=6, va="bottom", ha="left")
     save(fig, args.output, "%d intensity points, %d roofs" % (len(points), len(roofs)),
          rect=(0, 0.03 + 0.022 * (len(notes) + 1) if notes else 0, 1, 1))
+
+
+CEILING_COLOURS = ("#6a1b9a", "#ef6c00", "#00838f", "#5d4037", "#ad1457", "#2e7d32", "#c62828", "#455a64",
+                   "#827717", "#283593")   # none of the memory levels' C0-C3
+
+
+def roof_ceilings(per_gpu, nranks):
+    """the roof of a file without an intensity sweep: per memory level its
+    highest bandwidth, and every compute ceiling, each (test, value, whose).
+    From FEW_GPUS GPUs a ceiling is the fleet median of the GPUs' medians;
+    from fewer, the best GPU's own figure (a median of two is a rate neither
+    GPU reached), the rank named"""
+    levels, compute = {}, []
+    for name, level, med in per_gpu:
+        ok = np.flatnonzero(np.isfinite(med) & (med > 0))
+        if not ok.size:
+            continue
+        if min(nranks, ok.size) < FEW_GPUS:   # GPUs with the figure, as the distributions count them
+            k = int(ok[np.argmax(med[ok])])
+            value, whose = float(med[k]), "rank %d" % k
+        else:
+            value, whose = finite_median(med), "fleet median"
+        if level is None:
+            compute.append((name, value, whose))
+        elif level not in levels or value > levels[level][1]:
+            levels[level] = (name, value, whose)
+    return levels, sorted(compute, key=lambda c: -c[1])
+
+
+def draw_roof(path, levels, compute, methods):
+    """the roofline of the measured ceilings alone (no kernel under it): per
+    memory level bandwidth x intensity up to the highest compute ceiling, and
+    each compute ceiling from its ridge point (ceiling / the first level's
+    bandwidth) on"""
+    fig, ax = plt.subplots(figsize=(12, 5.5))
+    bw0 = levels[next(lv for lv in LEVELS if lv in levels)][1] if levels else None
+    top = compute[0][1] if compute else None
+    ridges = [c[1] / bw0 for c in compute] if bw0 else [1.0]
+    x = np.logspace(np.log10(min(ridges) / 16), np.log10(max(ridges) * 16), 300)
+    notes = []
+    for i, lv in enumerate(lv for lv in LEVELS if lv in levels):
+        name, bw, whose = levels[lv]
+        y = bw * x if top is None else np.minimum(bw * x, top)
+        ax.plot(x, y, "-", lw=1.6, color="C%d" % i, label="%s %.4g GB/s (%s, %s)" % (lv.upper(), bw, short(name, 20),
+                                                                                     whose))
+        notes.append("%s: %s" % (lv.upper(), short(methods.get(lv, ""), 150)))
+    for j, (name, fl, whose) in enumerate(compute):
+        start = fl / bw0 if bw0 else x[0]
+        seg = x[x >= start]
+        colour = CEILING_COLOURS[j % len(CEILING_COLOURS)]
+        ax.plot(np.concatenate(([start], seg)), np.full(seg.size + 1, fl), ls="--", lw=1, color=colour,
+                label="%s %.4g GFLOP/s (%s)%s" % (short(name, 20), fl, whose,
+                                                   ", ridge %.3g FLOP/byte" % start if bw0 else ""))
+        if bw0:
+            ax.plot([start], [fl], "o", ms=4, color=colour)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    lows = [bw * x[0] for _, bw, _ in levels.values()] + [c[1] for c in compute]
+    ax.set_ylim(min(lows) / 2, max(c[1] for c in compute) * 2 if compute else max(lows) * 1e4)
+    ax.set_xlabel("arithmetic intensity [FLOP/byte]")
+    ax.set_ylabel("GFLOP/s")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    ax.set_title("roofline of the measured ceilings (no intensity sweep in this file)\n%s" % short(show(path), 90),
+                 fontsize=9)
+    if notes:
+        fig.text(0.01, 0.01, "how each level was hit (the file's /meta level_method_*):\n" + "\n".join(notes),
+                 fontsize=6, va="bottom", ha="left")
+    fig.tight_layout(rect=(0, 0.03 + 0.022 * (len(notes) + 1) if notes else 0, 1, 1))
+    return fig
 
 
 def fit_saturating(n, y):
@@ -361,6 +452,20 @@ def draw_occupancy(path, fits, rows):
 
 VERDICT_COLOURS = {"PASS": "#2e7d32", "WARN": "#ef6c00", "FAIL": "#c62828"}
 DEFAULT_FAIL_REL = 0.07   # the colour scale's half-width where a file records no floors
+# Below this many GPUs a median and a spread say nothing (the median of two
+# is their mean, a value neither GPU reached): the distributions, the
+# sustained traces and the power models show each GPU's own values instead,
+# labelled by rank. The page says so where it applies.
+FEW_GPUS = 5
+RANK_COLOURS = ("#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037", "#ad1457")
+
+
+def rank_colour(k):
+    return RANK_COLOURS[k % len(RANK_COLOURS)]
+
+
+def rank_label(data, k):
+    return "rank %d (node %d, GPU %d)" % (k, data["node"][k], data["local"][k])
 
 
 def read_judged(path):
@@ -422,10 +527,26 @@ def rel_dev(fig, sku):
     return d
 
 
+def rel_best(fig, sku):
+    """each GPU's relative deviation from the best GPU of its SKU, negative worse"""
+    d = np.full(len(fig["med"]), np.nan)
+    for s_ in set(sku):
+        idx = np.array([i for i, x in enumerate(sku) if x == s_])
+        v = fig["med"][idx]
+        if np.isfinite(v).any():
+            best = np.nanmax(v) if fig["better"] > 0 else np.nanmin(v)
+            if best != 0:
+                d[idx] = fig["better"] * (v / best - 1)
+    return d
+
+
 def draw_heatmap(data, sel, rules):
-    """node x local GPU, % from the SKU's median; the colour scale spans at
-    least the fail floor both ways, so noise stays pale"""
-    dev = rel_dev(sel, data["sku"])
+    """node x local GPU, % from the SKU's median (from the best GPU of its
+    SKU where fewer than FEW_GPUS have the figure: the median of two is
+    neither); the colour scale spans at least the fail floor both ways, so
+    noise stays pale"""
+    few = np.isfinite(sel["med"]).sum() < FEW_GPUS
+    dev = rel_best(sel, data["sku"]) if few else rel_dev(sel, data["sku"])
     nodes, gpn = int(data["node"].max()) + 1, int(data["local"].max()) + 1
     grid = np.full((gpn, nodes), np.nan)
     grid[data["local"], data["node"]] = dev * 100
@@ -439,20 +560,26 @@ def draw_heatmap(data, sel, rules):
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True, min_n_ticks=1))
     ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True, min_n_ticks=1))
     ax.set_ylabel("local GPU")
-    ax.set_title("%s %s: %% from its SKU's median (negative: worse; grey: no figure)" % (
-        short(sel["test"], 60), short(sel["metric"], 30)), fontsize=9)
+    ax.set_title("%s %s: %% from %s (negative: worse; grey: no figure)" % (
+        short(sel["test"], 60), short(sel["metric"], 30),
+        "the best GPU of its SKU (fewer than %d GPUs)" % FEW_GPUS if few else "its SKU's median"), fontsize=9)
     fig.colorbar(im, ax=ax, fraction=0.03, pad=0.01)
     return fig
 
 
 def draw_distributions(data, rules, limit=24):
     """per judged figure, each GPU's % from its SKU's median, with the warn
-    and fail floors: a histogram from 50 GPUs, one dot per GPU below"""
+    and fail floors: a histogram from 50 GPUs, one dot per GPU below; a
+    figure of fewer than FEW_GPUS GPUs shows each GPU's own value instead
+    (draw_few)"""
     figs = data["figs"][:limit]
     cols = 3
     rows = (len(figs) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(12, 2.4 * rows), squeeze=False)
     for ax, f in zip(axes.flat, figs):
+        if np.isfinite(f["med"]).sum() < FEW_GPUS:
+            draw_few(ax, data, f, rules)
+            continue
         d = 100 * rel_dev(f, data["sku"])
         d = d[np.isfinite(d)]
         if rules:
@@ -473,6 +600,56 @@ def draw_distributions(data, rules, limit=24):
         ax.axis("off")
     fig.tight_layout()
     return fig
+
+
+def best_of(f, sku, k):
+    """the best value among GPU K's SKU (the highest, or the lowest where lower is better)"""
+    v = np.array([f["med"][i] for i in range(len(sku)) if sku[i] == sku[k] and np.isfinite(f["med"][i])])
+    return (v.max() if f["better"] > 0 else v.min()) if v.size else float("nan")
+
+
+def draw_few(ax, data, f, rules):
+    """each GPU's own value in the figure's unit, one row per GPU, labelled by
+    rank, with its distance from the best GPU of its SKU; where the GPUs are
+    of one SKU, the verdict's warn and fail floors below that best GPU. Rows:
+    every rank of a run of fewer than FEW_GPUS (those without a figure say
+    so), else the ranks with a figure"""
+    med = f["med"]
+    ok = np.isfinite(med)
+    rows = list(range(len(med))) if len(med) < FEW_GPUS else [int(k) for k in np.flatnonzero(ok)]
+    y = {k: len(rows) - 1 - i for i, k in enumerate(rows)}
+    shown = [med[k] for k in rows if ok[k]]
+    skus = set(data["sku"][k] for k in rows if ok[k])
+    if rules and len(skus) == 1 and shown:
+        best = best_of(f, data["sku"], next(k for k in rows if ok[k]))
+        for rel, c in ((rules["warn_rel"], VERDICT_COLOURS["WARN"]), (rules["fail_rel"], VERDICT_COLOURS["FAIL"])):
+            edge = best * (1 - f["better"] * rel)
+            ax.axvline(edge, color=c, lw=1)
+            shown.append(edge)
+    lo, hi = (min(shown), max(shown)) if shown else (0.0, 1.0)
+    pad = 0.12 * (hi - lo) if hi > lo else 0.05 * abs(hi) or 1.0
+    ax.set_xlim(lo - pad, hi + pad)
+    for k in rows:
+        if ok[k]:
+            ax.plot([med[k]], [y[k]], "o", color=rank_colour(k), ms=7)
+            best = best_of(f, data["sku"], k)
+            d = f["better"] * (med[k] / best - 1) * 100 if best else float("nan")
+            right = med[k] > (lo + hi) / 2   # the label on the side with room, inside the axes
+            ax.annotate("%.4g %s%s" % (med[k], short(f["unit"], 10), "" if not abs(d) >= 0.005 else " (%+.1f %%)" % d),
+                        (med[k], y[k]), fontsize=6.5, va="bottom", ha="right" if right else "left",
+                        xytext=(-4 if right else 4, 4), textcoords="offset points")
+        else:
+            ax.text(0.02, y[k], "no figure", transform=ax.get_yaxis_transform(), fontsize=6.5, va="center",
+                    color="#777")
+    ax.set_yticks([y[k] for k in rows])
+    ax.set_yticklabels([rank_label(data, k) for k in rows], fontsize=6.5)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.EngFormatter(sep=""))   # 1.6M, not an offset "1e6"
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
+    ax.set_title("%s %s\n(%d GPUs: each its own)" % (short(f["test"], 40), short(f["metric"], 24), int(ok.sum())),
+                 fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.set_xlabel("%s (%%: from the best GPU, negative: worse)" % short(f["unit"], 20), fontsize=7)
 
 
 def heatmap(args):
@@ -532,27 +709,35 @@ def draw_power(pw, highlight=()):
     alpha = float(np.clip(30.0 / max(pw["nranks"], 1), 0.05, 0.9))
     size = 24 if pw["nranks"] < 50 else 6   # a few GPUs: each one visible
     hl = [k for k in highlight if 0 <= k < pw["nranks"]]
+    few = pw["nranks"] < FEW_GPUS   # each GPU its own colour and fit, no fleet median
     row = 0
     if models:
         for ax, m in zip(axes[row], models):
             xs = [t for t, _ in m["xy"]]
             x_all = np.concatenate(xs) if xs else np.array([])
-            for t, w in m["xy"]:
+            for t, w in m["xy"] if not few else ():
                 ax.scatter(t, w, s=size, color="#37474f", alpha=alpha, lw=0)
             top = np.nanmax(x_all) if np.isfinite(x_all).any() else 1.0
             x = np.linspace(0, top * 1.05, 30)
             ok = np.isfinite(m["slope"]) & np.isfinite(m["intercept"])
-            pred = m["slope"][ok][:, None] * x[None, :] + m["intercept"][ok][:, None]
-            a, b = float(np.median(m["slope"][ok])), float(np.median(m["intercept"][ok]))
-            if ok.sum() >= 3:
-                ax.fill_between(x, np.percentile(pred, 5, axis=0), np.percentile(pred, 95, axis=0), color="#90a4ae",
-                                alpha=0.35, lw=0, label="5-95 % of the GPUs' fits")
-            ax.plot(x, a * x + b, color="#1565c0", lw=1.2,
-                    label="fleet median: P = %.3g W/(TFLOP/s) x + %.3g W" % (a, b))
-            for k in hl:
-                if ok[k]:
-                    ax.plot(x, m["slope"][k] * x + m["intercept"][k], color="#c62828", lw=1, label="rank %d" % k)
-                    ax.scatter([t[k] for t, _ in m["xy"]], [w[k] for _, w in m["xy"]], s=14, color="#c62828")
+            if few:   # each GPU's own fit: a median of two fits is neither
+                for k in np.flatnonzero(ok):
+                    ax.plot(x, m["slope"][k] * x + m["intercept"][k], color=rank_colour(k), lw=1.6 if k in hl else 1,
+                            label="rank %d%s: P = %.3g W/(TFLOP/s) x + %.3g W" % (
+                                k, " (flagged)" if k in hl else "", m["slope"][k], m["intercept"][k]))
+                    ax.scatter([t[k] for t, _ in m["xy"]], [w[k] for _, w in m["xy"]], s=18, color=rank_colour(k))
+            else:
+                pred = m["slope"][ok][:, None] * x[None, :] + m["intercept"][ok][:, None]
+                a, b = float(np.median(m["slope"][ok])), float(np.median(m["intercept"][ok]))
+                if ok.sum() >= 3:
+                    ax.fill_between(x, np.percentile(pred, 5, axis=0), np.percentile(pred, 95, axis=0),
+                                    color="#90a4ae", alpha=0.35, lw=0, label="5-95 % of the GPUs' fits")
+                ax.plot(x, a * x + b, color="#1565c0", lw=1.2,
+                        label="fleet median: P = %.3g W/(TFLOP/s) x + %.3g W" % (a, b))
+                for k in hl:
+                    if ok[k]:
+                        ax.plot(x, m["slope"][k] * x + m["intercept"][k], color="#c62828", lw=1, label="rank %d" % k)
+                        ax.scatter([t[k] for t, _ in m["xy"]], [w[k] for _, w in m["xy"]], s=14, color="#c62828")
             ax.set_title("%s model (%s): %d tests, r2 median %.3f" % (
                 short(m["name"], 30), m["kernel"], len(m["tests"]) or int(np.nanmax(m["npoints"], initial=0)),
                 float(np.nanmedian(m["r2"])) if np.isfinite(m["r2"]).any() else float("nan")), fontsize=8)
@@ -571,17 +756,22 @@ def draw_power(pw, highlight=()):
     if tests:
         for ax, (name, t, w) in zip(axes[row], tests):
             ok = np.isfinite(t) & np.isfinite(w)
-            ax.scatter(t[ok], w[ok], s=size, color="#37474f", alpha=max(alpha, 0.3), lw=0)
+            if few:
+                for k in np.flatnonzero(ok):
+                    ax.scatter([t[k]], [w[k]], s=30, color=rank_colour(k),
+                               label="rank %d%s" % (k, " (flagged)" if k in hl else ""))
+            else:
+                ax.scatter(t[ok], w[ok], s=size, color="#37474f", alpha=max(alpha, 0.3), lw=0)
+                for k in hl:
+                    if ok[k]:
+                        ax.scatter([t[k]], [w[k]], s=20, color="#c62828", label="rank %d" % k)
             ax.ticklabel_format(useOffset=False)
             ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
-            for k in hl:
-                if ok[k]:
-                    ax.scatter([t[k]], [w[k]], s=20, color="#c62828", label="rank %d" % k)
             ax.set_title("%s: %d GPUs" % (short(name, 40), int(ok.sum())), fontsize=8)
             ax.set_xlabel("TFLOP/s (median)", fontsize=7)
             ax.set_ylabel("W (test average)", fontsize=7)
             ax.tick_params(labelsize=7)
-            if hl:
+            if hl or few:
                 ax.legend(fontsize=6)
         for ax in axes[row][len(tests):]:
             ax.axis("off")
@@ -645,12 +835,15 @@ def read_traces(path):
 
 def draw_traces(tr, highlight=(), limit=3):
     """per sustained test a column; per reading a row: the fleet's median
-    second by second, its 5-95 % band, and the highlighted ranks in red"""
+    second by second, its 5-95 % band, and the highlighted ranks in colour;
+    from fewer than FEW_GPUS GPUs, each GPU's own trace instead (a median
+    of two is a trace neither GPU ran), the highlighted ones drawn thicker"""
     tests = tr["tests"][:limit]
     rows = [c for c, _ in TRACE_ROWS if any(c in t["cols"] for t in tests)]
     fig, axes = plt.subplots(len(rows), len(tests), figsize=(4.6 * len(tests), 1.9 * len(rows)), squeeze=False,
                              sharex="col")
     colours = ["#c62828", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037"]
+    few = tr["nranks"] < FEW_GPUS
     for j, t in enumerate(tests):
         for i, col in enumerate(rows):
             ax = axes[i][j]
@@ -659,21 +852,26 @@ def draw_traces(tr, highlight=(), limit=3):
                 ax.axis("off")
                 continue
             x = np.arange(v.shape[1])
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)   # a window no rank read
-                med = np.nanmedian(v, axis=0)
-                if v.shape[0] >= 3:
-                    ax.fill_between(x, np.nanpercentile(v, 5, axis=0), np.nanpercentile(v, 95, axis=0),
-                                    color="#90a4ae", alpha=0.4, lw=0, label="5-95 % of GPUs")
-            ax.plot(x, med, color="#1565c0", lw=1, label="fleet median")
-            for n, k in enumerate(highlight[:len(colours)]):
-                ax.plot(x, v[k], color=colours[n], lw=0.9, label="rank %d" % k)
+            if few:
+                for k in range(v.shape[0]):
+                    ax.plot(x, v[k], color=rank_colour(k), lw=1.6 if k in highlight else 0.9,
+                            label="rank %d%s" % (k, " (flagged)" if k in highlight else ""))
+            else:
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)   # a window no rank read
+                    med = np.nanmedian(v, axis=0)
+                    if v.shape[0] >= 3:
+                        ax.fill_between(x, np.nanpercentile(v, 5, axis=0), np.nanpercentile(v, 95, axis=0),
+                                        color="#90a4ae", alpha=0.4, lw=0, label="5-95 % of GPUs")
+                ax.plot(x, med, color="#1565c0", lw=1, label="fleet median")
+                for n, k in enumerate(highlight[:len(colours)]):
+                    ax.plot(x, v[k], color=colours[n], lw=0.9, label="rank %d" % k)
             unit = dict(TRACE_ROWS)[col] or t["unit"] or t["rate_metric"]
             ax.set_ylabel("%s\n[%s]" % (t["rate_metric"] if col == "rate" else col, short(unit, 16)), fontsize=7)
             ax.tick_params(labelsize=7)
             ax.ticklabel_format(axis="y", useOffset=False)
             if i == 0:
-                ax.set_title(short(t["test"], 50), fontsize=8)
+                ax.set_title(short(t["test"], 50) + (" (each GPU its own)" if few else ""), fontsize=8)
                 ax.legend(fontsize=6, loc="lower right")
         axes[len(rows) - 1][j].set_xlabel("s from the test's start", fontsize=7)
     fig.tight_layout()

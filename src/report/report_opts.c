@@ -39,8 +39,13 @@ void mcf_report_usage(FILE *out)
 "  --html OUT.html      the same verdict as one self-contained page with its plots\n"
 "                       (distributions with the thresholds, a node x GPU heatmap of\n"
 "                       --metric TEST[:METRIC], power against throughput, the\n"
-"                       roofline), readable offline; needs python3 with h5py and\n"
-"                       matplotlib (analysis/mcfleet_html.py)\n"
+"                       roofline), readable offline; needs a python3 with h5py,\n"
+"                       numpy and matplotlib: $MCFLEET_PYTHON, else the first\n"
+"                       that has them of configure's PYTHON_H5, /usr/bin/python3\n"
+"                       and the python3s on PATH (analysis/mcfleet_html.py)\n"
+"  --history OLD.h5 ... with --html: each GPU's drift against these earlier runs\n"
+"                       of it (oldest first), matched by UUID or serial, by\n"
+"                       mcfleet compare's rule; the exit code stays the verdict's\n"
 "  -h, --help           this text\n"
 "\n"
 "Exit codes: 0 PASS or WARN; 1 FAIL (a GPU failed a rule, a kernel a\n"
@@ -49,7 +54,8 @@ void mcf_report_usage(FILE *out)
 "\n"
 "Example:\n"
 "  mcfleet report run.h5\n"
-"  mcfleet report run.h5 --format csv > gpus.csv\n");
+"  mcfleet report run.h5 --format csv > gpus.csv\n"
+"  mcfleet report run.h5 --html run.html --history last-month.h5 last-week.h5\n");
 }
 
 /* A percentage in (0, 100). */
