@@ -145,12 +145,14 @@ def page(rep, data, path, metric, history=None):
         out.append("<div>%s</div>" % esc(line))
     if rep.get("injected"):
         out.append("<p><b>Injected for testing:</b> %s</p>" % esc(rep["injected"]))
+    if rep.get("injected_slow"):
+        out.append("<p><b>Slowdown injected for testing:</b> %s</p>" % esc(rep["injected_slow"]))
     flagged = [g for g in rep.get("gpus", []) if g.get("verdict") != "PASS"]
     flagged.sort(key=lambda g: -g.get("severity", 0))
     out.append("<h2>Flagged GPUs (%d)</h2>" % len(flagged))
     if flagged:
         out.append("<table><tr><th>verdict</th><th>rank</th><th>host</th><th>node</th><th>local</th><th>UUID</th>"
-                   "<th>serial</th><th>PCI</th><th>causes</th><th>evidence</th></tr>")
+                   "<th>serial</th><th>PCI</th><th>causes</th><th>next</th><th>evidence</th></tr>")
         for g in flagged[:MAX_FLAGGED_ROWS]:
             every = g.get("causes", [])   # worst first, as the binary lists them
             causes = "<br>".join(esc("%s %s: %s" % (x.get("level", ""), x.get("rule", ""), x.get("text", "")))
@@ -158,11 +160,18 @@ def page(rep, data, path, metric, history=None):
             if len(every) > CAUSES_SHOWN:
                 causes += "<br>... %d more (%d in all; mcfleet report --format json lists them)" % (
                     len(every) - CAUSES_SHOWN, len(every))
-            out.append('<tr><td style="color:%s"><b>%s</b></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>'
-                       "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>"
-                       % (COLOURS.get(g["verdict"], "#000"), esc(g["verdict"]), g.get("rank"), esc(g.get("host")),
-                          g.get("node"), g.get("local_rank"), esc(g.get("uuid")), esc(g.get("serial")),
-                          esc(g.get("pci_bus_id")), causes, esc(g.get("evidence", ""))))
+            steps = []   # the distinct next steps, worst cause's first (as the text report)
+            for x in every:
+                if x.get("next") and x["next"] not in steps:
+                    steps.append(x["next"])
+            nxt = "<br>".join(esc(t) for t in steps[:3])
+            whose = {"node": " (its node's)", "environment": " (the environment's)", "deck": " (the deck's)"}.get(
+                g.get("attribution", "gpu"), "")
+            out.append('<tr><td style="color:%s"><b>%s</b>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>'
+                       "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>"
+                       % (COLOURS.get(g["verdict"], "#000"), esc(g["verdict"]), esc(whose), g.get("rank"),
+                          esc(g.get("host")), g.get("node"), g.get("local_rank"), esc(g.get("uuid")),
+                          esc(g.get("serial")), esc(g.get("pci_bus_id")), causes, nxt, esc(g.get("evidence", ""))))
         out.append("</table>")
         if len(flagged) > MAX_FLAGGED_ROWS:
             out.append("<p>... and %d more (mcfleet report --format csv lists all)</p>" % (len(flagged) - MAX_FLAGGED_ROWS))

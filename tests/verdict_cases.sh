@@ -121,6 +121,11 @@ rc=0; "$MCFLEET" report "$work/$name-other.h5" >"$work/m2" 2>&1 || rc=$?
     grep -q "this file: kernel=matrix dtype=fp64 dtype_b=fp64 shape=8x8x4 mode=throughput path=auto" "$work/m2" ||
     { cat "$work/m2"; miss "$name: another measurement judged by the profile, exit $rc"; }
 
+# the page says the same: whose fault, and the next step
+"$MCFLEET" report "$work/h100-shared-procs.h5" --html "$work/shared.html" >/dev/null 2>&1
+grep -q "(the environment&#x27;s)</td>" "$work/shared.html" && grep -q "<td>rerun with the GPU exclusive" "$work/shared.html" ||
+    miss "h100-shared-procs: the page's attribution or next step"
+
 # a reader that stops early (| head -1) does not change the exit code: the
 # verdict's (1 here), not a write error's 3, and no message on stderr
 ( "$MCFLEET" report "$work/h100-shared-procs.h5" 2>"$work/pipe.err"; echo $? >"$work/pipe.rc" ) | head -1 >/dev/null
