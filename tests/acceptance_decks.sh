@@ -126,7 +126,7 @@ assert int(m["acceptance"]) == 0 and len(m["deck_arch"]) == 0, (m["acceptance"],
 # it runs; its verdict is FAIL, the deck's (the deck rule), and so its exit code
 mpi 2 --deck "$srcdir/input/acceptance/sm_90.yaml" --backend host --quick -o "$work/other.h5"
 expect_rc 1
-expect_in "$work/out" "unsupported in an acceptance deck: the deck is wrong for this device"
+expect_in "$work/out" "in an acceptance deck: the deck is wrong for this device"
 expect_in "$work/out" "next: run the acceptance deck of its architecture (mcfleet --acceptance)"
 expect_in "$work/err" "WARNING: the deck $srcdir/input/acceptance/sm_90.yaml is made for sm_90, but 2 of 2 ranks"
 [ "$(grep -c "is made for" "$work/err")" = 1 ] || fail "the warning came from more than rank 0"
