@@ -1,7 +1,6 @@
 #include "profile.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -10,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -22,13 +20,6 @@
 #define MAX_ANCHORS 100
 #define MAX_TESTS 256
 #define MAX_FIGURE 1e9          /* 1 EFLOP/s in GFLOP/s: any figure above is a typo */
-
-#ifndef MCF_PROFILE_DIR
-#define MCF_PROFILE_DIR ""
-#endif
-#ifndef MCF_SRC_PROFILE_DIR
-#define MCF_SRC_PROFILE_DIR ""
-#endif
 
 static const char *const metric_names[] = { "gflops", "bandwidth_gbs", "latency_ns" };
 static const int metric_higher_is_better[] = { 1, 1, 0 };
