@@ -53,6 +53,9 @@ int host_arrays_check(struct host_arrays *a, int inject_fault, struct mcf_err *e
 void host_arrays_destroy(struct host_arrays *a);
 uint64_t host_arrays_elements(const struct host_arrays *a);
 
+/* ---- pointer chase: loads per repetition (host_latency.c) ---- */
+uint64_t host_chase_steps(const struct mcf_kernel *k);
+
 /* The MFMA layout self-test's matrix unit (backend.h's mfma_exec): host_mfma.c */
 struct mcf_mfma_insn;
 int host_mfma_exec(void *state, const struct mcf_mfma_insn *in, const void *a_tiles, const void *b_tiles,
