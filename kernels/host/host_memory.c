@@ -19,7 +19,7 @@
 struct host_arrays {
     struct mcf_kernel k;
     int workers, shared, init_phase;
-    uint64_t sweeps;              /* passes per run (the memory family's `sweeps`; streams: 1) */
+    uint64_t sweeps;              /* passes per run (the memory family's `sweeps`; streams: host_streams_passes) */
     volatile int cut;             /* a worker stopped between sweeps (stop.h) */
     int *drift;                   /* read: per worker, a sweep's sum differed from the first's */
     uint64_t *n, *first;          /* per worker: elements, and global index of element 0 */
@@ -162,7 +162,7 @@ int host_arrays_create(const struct mcf_kernel *k, int workers, int shared, cons
     r->k = *k;
     r->workers = workers;
     r->shared = shared;
-    r->sweeps = 1;
+    r->sweeps = k->sweeps ? k->sweeps : 1;
     MCF_ALLOC(e, r->n, workers);
     MCF_ALLOC(e, r->first, workers);
     MCF_ALLOC(e, r->a, workers);
@@ -253,6 +253,11 @@ static int check_element(const struct host_arrays *r, int w, uint64_t i, double 
                            mcf_memop_names[r->k.op], mcf_dtype_names[r->k.dtype], w,
                            (unsigned long long)i, got, want);
     return MCF_OK;
+}
+
+int host_arrays_was_cut(const struct host_arrays *r)
+{
+    return r->cut;
 }
 
 int host_arrays_check(struct host_arrays *r, int inject_fault, struct mcf_err *e)
