@@ -1,12 +1,16 @@
 #!/bin/bash
 # mcfleet quick start, on a fresh Debian 12 or Ubuntu 24.04 machine.
 #
-#   ./quickstart.sh          install what is missing, build, run the default
-#                            deck on this machine and print the report
-#   ./quickstart.sh check    install what is missing, build, run the test suite
+#   ./quickstart.sh          install what building and running needs, build,
+#                            run the default deck on this machine and print
+#                            the report
+#   ./quickstart.sh check    the same, plus what only the tests use (Slurm,
+#                            cmocka, clang, hipcc ...), then the test suite
 #
 # It says what it installs and skips what is present (apt-get; sudo when not
-# root). The build goes to ./build; results to ./build/quickstart.h5.
+# root); where another apt or dpkg holds the package lock it waits, saying for
+# whom (MCFLEET_APT_WAIT seconds, default 900). The build goes to ./build;
+# results to ./build/quickstart.h5.
 # Exit: 0 done; 1 a test failed (check) or a kernel gave a wrong result (run);
 # 2 unknown mode, or the run's own usage error; 3 installing, building or
 # running failed (docs/exit-codes.md).
@@ -16,7 +20,7 @@ top=$(pwd)
 mode=${1:-run}
 case "$mode" in
     run|check) ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "quickstart.sh: unknown mode '$mode' (run or check)" >&2; exit 2 ;;
 esac
 
@@ -26,26 +30,50 @@ step_failed() { local rc=$1; say "failed (exit $rc): $2" >&2; exit 3; }
 trap 'step_failed $? "$BASH_COMMAND"' ERR
 
 # ---------------------------------------------------------------- packages
-# Everything the build, the run and the tests call that a minimal Debian 12
-# (debootstrap --variant=minbase: the required packages, which give bash,
-# coreutils' timeout/nproc/mktemp/head/sort, sed, grep, mawk's awk,
-# util-linux's setpriv, libc-bin's getconf/ldd, tar, dpkg) lacks. Tests whose
-# tools are missing skip (77) and say which; tests/fresh_debian.sh checks this list.
+# What a minimal Debian 12 (debootstrap --variant=minbase: the required
+# packages, which give bash, coreutils' timeout/nproc/mktemp/head/sort, sed,
+# grep, mawk's awk, util-linux's setpriv, libc-bin's getconf/ldd, tar, dpkg)
+# lacks. Run mode installs what building and running mcfleet needs; check
+# mode adds what only the tests call (tests whose tools are still missing
+# skip, 77, and say which). tests/fresh_debian.sh checks both lists.
 packages=(build-essential                     # gcc, make
           autoconf automake libtool pkg-config  # autogen.sh, configure
-          libopenmpi-dev openmpi-bin          # mpicc, mpirun, ompi_info
-          libhdf5-openmpi-dev hdf5-tools      # parallel HDF5; h5dump
-          libyaml-dev libcmocka-dev libhwloc-dev
+          libopenmpi-dev openmpi-bin          # mpicc, mpirun
+          libhdf5-openmpi-dev                 # parallel HDF5
+          libyaml-dev libhwloc-dev            # decks; the cores nearest each GPU
           libopenblas0-pthread                # CBLAS for the gemm family on the host (dlopen)
-          python3-h5py python3-matplotlib     # python3: schema checks, analysis/, tests/*.py
-          procps                              # pkill: tests/killed_run.sh
-          slurm-wlm munge)                    # srun, sbatch, slurmd, munged: tests/slurm_launch.sh
-# check only: debootstrap for tests/fresh_debian.sh, the CI step after the
-# suite (.ci/run); a plain run needs none of it
-[ "$mode" = check ] && packages+=(debootstrap)
-# check only: clang and its runtime (libFuzzer, ASan, UBSan) for the deck
-# fuzzer, make fuzz, the CI step after the suite (.ci/run)
-[ "$mode" = check ] && packages+=(clang libclang-rt-dev)
+          python3-h5py python3-matplotlib)    # mcfleet compare, baseline, report --html
+if [ "$mode" = check ]; then
+    packages+=(libcmocka-dev                  # the C unit tests
+               hdf5-tools                     # h5dump
+               procps                         # pkill: tests/killed_run.sh
+               slurm-wlm munge                # srun, sbatch, slurmd, munged: tests/slurm_launch.sh
+               debootstrap                    # tests/fresh_debian.sh, the CI step after the suite (.ci/run)
+               clang libclang-rt-dev)         # the deck fuzzer (libFuzzer, ASan, UBSan): make fuzz, .ci/run
+fi
+
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"
+# Another apt or dpkg (unattended-upgrades, a second install) holds apt's
+# locks: wait for it, saying for whom and how long, rather than fail with
+# "Could not get lock". apt-get install waits by itself (DPkg::Lock::Timeout);
+# apt-get update does not, hence the wait here before each call and a retry
+# when the lock was taken in between. MCFLEET_APT_WAIT: seconds (default 900).
+apt_wait_s=${MCFLEET_APT_WAIT:-900}
+case "$apt_wait_s" in ''|*[!0-9]*) echo "quickstart.sh: MCFLEET_APT_WAIT='$apt_wait_s' is not a number of seconds" >&2; exit 2 ;; esac
+apt_wait() { bash tools/apt-wait.sh "$apt_wait_s" || { say "MCFLEET_APT_WAIT sets the wait" >&2; return 1; }; }
+apt_get() {   # apt_get ARGS: apt-get as root, once apt's locks are free
+    local try rc
+    for try in 1 2 3; do
+        apt_wait || return 1
+        rc=0
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout="$apt_wait_s" "$@" || rc=$?
+        [ $rc = 0 ] && return 0
+        [ -n "$(bash tools/apt-wait.sh --holder)" ] || return $rc   # failed, and not for a lock taken meanwhile
+    done
+    return $rc
+}
+
 if command -v dpkg-query >/dev/null 2>&1; then
     missing=()
     for p in "${packages[@]}"; do
@@ -53,51 +81,43 @@ if command -v dpkg-query >/dev/null 2>&1; then
     done
     if [ ${#missing[@]} -gt 0 ]; then
         say "installing: ${missing[*]}"
-        sudo=""
-        [ "$(id -u)" = 0 ] || sudo="sudo"
         if [ -n "$sudo" ] && ! command -v sudo >/dev/null 2>&1; then
             say "not root and no sudo: run quickstart.sh as root, or install these packages first" >&2
             exit 3
         fi
-        $sudo apt-get update -q
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+        apt_get update -q
+        apt_get install -y -q --no-install-recommends "${missing[@]}"
     else
         say "all packages present: ${packages[*]}"
     fi
 else
-    say "not a Debian/Ubuntu system: install MPI, parallel HDF5, libyaml and cmocka yourself (see README.md)"
+    say "not a Debian/Ubuntu system: install MPI, parallel HDF5 and libyaml yourself (see README.md)"
 fi
 
-# The HIP compiler (Debian 12's hipcc 5.2 compiles gfx90a and gfx940 MFMA code
-# without an AMD GPU): the MFMA ISA checks and the HIP build's test use it.
-# Optional: where the distribution has no such package, those checks skip.
-if command -v dpkg-query >/dev/null 2>&1 && ! command -v hipcc >/dev/null 2>&1; then
-    hip_packages=(hipcc libamdhip64-dev)
-    say "installing (optional, for the HIP checks): ${hip_packages[*]}"
-    sudo=""
-    [ "$(id -u)" = 0 ] || sudo="sudo"
+# ---- check mode only: optional tools of single tests, each skipped where missing
+if [ "$mode" = check ] && command -v dpkg-query >/dev/null 2>&1; then
     [ -z "$sudo" ] || command -v sudo >/dev/null 2>&1 || sudo=false   # fails below, and says so
-    # (package lists may be stale where everything else was already present)
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${hip_packages[@]}" \
-        || { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
-                 --no-install-recommends "${hip_packages[@]}"; } \
-        || say "hipcc could not be installed: the HIP checks will be skipped"
+    # The HIP compiler (Debian 12's hipcc 5.2 compiles gfx90a and gfx940 MFMA
+    # code without an AMD GPU): the MFMA ISA checks and the HIP build's test.
+    if ! command -v hipcc >/dev/null 2>&1; then
+        hip_packages=(hipcc libamdhip64-dev)
+        say "installing (optional, for the HIP checks): ${hip_packages[*]}"
+        # (package lists may be stale where everything else was already present)
+        apt_get install -y -q --no-install-recommends "${hip_packages[@]}" \
+            || { apt_get update -q && apt_get install -y -q --no-install-recommends "${hip_packages[@]}"; } \
+            || say "hipcc could not be installed: the HIP checks will be skipped"
+    fi
+    # A browser for the HTML report's check in a real browser
+    # (tests/html_browser.sh): Debian's chromium (on Ubuntu a snap: that test skips).
+    if ! command -v chromium >/dev/null 2>&1; then
+        say "installing (optional, for the HTML report's browser check): chromium"
+        apt_get install -y -q --no-install-recommends chromium \
+            || say "chromium could not be installed: tests/html_browser.sh will be skipped"
+    fi
 fi
-
-# A browser for the HTML report's check in a real browser (tests/html_browser.sh):
-# Debian's chromium, check mode only, optional (where it cannot be installed,
-# as on Ubuntu where it is a snap, that test skips).
-if [ "$mode" = check ] && command -v dpkg-query >/dev/null 2>&1 && ! command -v chromium >/dev/null 2>&1; then
-    say "installing (optional, for the HTML report's browser check): chromium"
-    sudo=""
-    [ "$(id -u)" = 0 ] || sudo="sudo"
-    [ -z "$sudo" ] || command -v sudo >/dev/null 2>&1 || sudo=false
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends chromium \
-        || say "chromium could not be installed: tests/html_browser.sh will be skipped"
-fi
-
-# The SASS checks need a disassembler; CUDA toolkits without one get Debian's.
-if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+# The SASS checks (check mode) need a disassembler; CUDA toolkits without one
+# get Debian's (an 84 MB download, tools/fetch-nvdisasm.sh).
+if [ "$mode" = check ] && { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; }; then
     command -v cuobjdump >/dev/null 2>&1 || bash tools/fetch-nvdisasm.sh build/tools || true
 fi
 

@@ -362,7 +362,8 @@ static void quick_caps_and_drops_duplicate_points(void **state)
     const char *text =
         "tests:\n  - name: chase\n    kernel: latency\n    working_set: [4KiB, 256MiB, 1GiB]\n"
         "  - name: triad\n    kernel: memory\n    op: triad\n    repetitions: 50\n"
-        "  - {name: hot, kernel: gemm, dtype: fp64, size: 64, duration: 60s}\n";
+        "  - {name: hot, kernel: gemm, dtype: fp64, size: 64, duration: 60s}\n"
+        "  - {name: big, kernel: gemm, dtype: fp32, size: [1024, 8192]}\n";
     struct mcf_deck d;
     struct mcf_err e = { 0 };
     struct mcf_instance *in;
@@ -371,11 +372,12 @@ static void quick_caps_and_drops_duplicate_points(void **state)
     assert_int_equal(mcf_deck_parse("d.yaml", text, &d, &e), MCF_OK);
     mcf_deck_quick(&d);
     assert_int_equal(mcf_deck_expand(&d, &dev, &in, &n, &e), MCF_OK);
-    assert_int_equal(n, 4);        /* 256MiB and 1GiB both cap to 16MiB: one point */
+    assert_int_equal(n, 5);        /* 256MiB and 1GiB both cap to 16MiB: one point; gemm's 8192 to 1024 */
     assert_true(in[1].kernel.working_set == 16ull << 20);
     assert_true(in[2].kernel.bytes <= 16ull << 20);     /* auto sizes are capped too */
     assert_int_equal(in[2].repetitions, 3);
     assert_int_equal(in[3].duration, 3);                /* a sustained test: seconds, not a minute */
+    assert_int_equal(in[4].kernel.size, 1024);          /* a GEMM: 2 GFLOP, not 1.1 TFLOP */
     free(in);
     mcf_deck_free(&d);
 }

@@ -49,9 +49,16 @@ struct host_arrays;
 int host_arrays_create(const struct mcf_kernel *k, int workers, int shared, const uint64_t *n,
                        struct host_arrays **out, struct mcf_err *e);
 void host_arrays_work(void *arrays, int worker, int nworkers);
+int host_arrays_was_cut(const struct host_arrays *a);
 int host_arrays_check(struct host_arrays *a, int inject_fault, struct mcf_err *e);
 void host_arrays_destroy(struct host_arrays *a);
 uint64_t host_arrays_elements(const struct host_arrays *a);
+
+/* ---- streams: passes of each stream's work a repetition (host_streams.c) ---- */
+uint64_t host_streams_passes(const struct mcf_kernel *k);
+
+/* ---- pointer chase: loads per repetition (host_latency.c) ---- */
+uint64_t host_chase_steps(const struct mcf_kernel *k);
 
 /* The MFMA layout self-test's matrix unit (backend.h's mfma_exec): host_mfma.c */
 struct mcf_mfma_insn;

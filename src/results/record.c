@@ -221,6 +221,9 @@ static int record_test(struct mcf_h5 *h, const struct mcf_result *r, int any_ran
     snprintf(g, sizeof g, "/results/%s", in->name);
     MCF_TRY(mcf_h5_group(h, g, e));
     MCF_TRY(record_params(h, g, in, e));
+    if (r->shared_cores)
+        MCF_TRY(mcf_h5_attr_str(h, g, "not_judged", "the host's streams: this node's ranks ran more stream threads "
+                                "together than it has CPUs, so a rank's speedup is what its neighbours ran beside it", e));
     /* Metrics exist only where some rank produced a verified figure; the
      * others' rows are NaN. Their set is the same on every rank. */
     if (any_ran) {
@@ -228,7 +231,8 @@ static int record_test(struct mcf_h5 *h, const struct mcf_result *r, int any_ran
             snprintf(path, sizeof path, "%s/%s", g, r->metrics[m].name);
             MCF_TRY(mcf_h5_rows_double(h, path, r->values + (size_t)m * reps, reps, r->metrics[m].unit, e));
             /* which way is good, for the verdict and for readers of the file */
-            MCF_TRY(mcf_h5_attr_str(h, path, "better", mcf_better_name(mcf_metric_better(r->metrics[m].name)), e));
+            MCF_TRY(mcf_h5_attr_str(h, path, "better",
+                                    mcf_better_name(r->shared_cores ? 0 : mcf_metric_better(r->metrics[m].name)), e));
             if (m) strncat(names, ",", sizeof names - strlen(names) - 1);
             strncat(names, r->metrics[m].name, sizeof names - strlen(names) - 1);
             if (!r->metrics[m].detail) {

@@ -35,6 +35,9 @@ struct mcf_result {
                                    * that stopped the run, alike on every rank; a row's status -3 is
                                    * that rank's alone) */
     double elapsed_s;
+    int shared_cores;             /* host streams: the node's ranks' stream threads outnumber its CPUs, so a
+                                   * rank's speedup is its neighbours' doing: recorded, not judged (better
+                                   * "none", attribute not_judged; alike on every rank) */
     struct mcf_sustained *sustained;  /* a test with a duration: its trace and figures (sustained.h); else NULL */
 };
 
