@@ -9,6 +9,9 @@
 . "$srcdir/tests/lib.sh"
 need_mpirun
 need_h5py
+# two ranks must have a CPU each: ranks that share cores are judged as the
+# environment's (a FAIL shown as WARN), which case 5 below checks by itself
+[ "$(nproc)" -ge 2 ] || { echo "SKIP: fewer than 2 CPUs"; exit $SKIP; }
 for v in CUDA_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES HIP_VISIBLE_DEVICES SLURM_JOB_GPUS SLURM_STEP_GPUS \
          $(env | sed -n 's/^\(SLURM_GPUS[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 export MCFLEET_DEV_ROOT="$work/none" MCFLEET_INJECT_SLOW_FACTOR=8
@@ -50,6 +53,17 @@ m = h5py.File('mcfleet-acceptance-5151.h5', 'r')['meta'].attrs
 sys.exit(0 if m['injected_slow'] in (b'*@1, 8 times the kernel per repetition',
                                      '*@1, 8 times the kernel per repetition') else 1)" \
     || fail "/meta/injected_slow does not record the injection"
+
+# 3b. the same file as if its 2 ranks had shared one CPU (/meta/crowded_nodes):
+#     the peer causes are the environment's, WARN, with the next step to run
+#     one rank per core; exit 0
+cp mcfleet-acceptance-5151.h5 crowded.h5
+"$PYTHON_H5" -c "import h5py, sys; h5py.File(sys.argv[1], 'r+')['meta'].attrs['crowded_nodes'] = 1" crowded.h5 ||
+    fail "marking the file crowded"
+report_rc crowded.h5 && rep=0 || rep=$?
+[ "$rep" = 0 ] || { cat crowded.h5.txt; fail "crowded ranks: report exit $rep, expected 0 (WARN)"; }
+expect_in crowded.h5.txt "[environment: ranks share CPU cores, a FAIL shown as WARN]"
+expect_in crowded.h5.txt "next: run at most one rank per CPU core"
 
 # 3. the same deck as a plain measurement (no acceptance: true): the run's
 #    exit code stays the kernels' (0), its report still FAILs rank 1

@@ -879,6 +879,8 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     mcf_rd_attr_text(&f.rd, meta, "/meta", "rebuilt_from", &f.rebuilt_from);
     mcf_rd_attr_int(&f.rd, meta, "/meta", "nnodes", &f.nnodes);
     mcf_rd_attr_int(&f.rd, meta, "/meta", "oversubscribed_nodes", &f.oversubscribed_nodes);
+    if (H5Aexists(meta, "crowded_nodes") > 0)   /* newer files */
+        mcf_rd_attr_int(&f.rd, meta, "/meta", "crowded_nodes", &f.crowded_nodes);
     if (mcf_rd_attr_int(&f.rd, meta, "/meta", "acceptance", &f.acceptance) > 0 && f.acceptance != 0 &&
         f.acceptance != 1)
         mcf_rd_bad(&f.rd, "/meta attribute acceptance", "%lld is neither 0 nor 1", f.acceptance);

@@ -62,7 +62,7 @@ struct fleet {
     struct mcf_strs primary_source;   /* /power/primary_source: the per-test figures' source per rank */
     long long *node, *local_rank, *device_index, *world_rank, *local;   /* local: cores_local_to_gpu */
     long long *compute_units;
-    long long nnodes, oversubscribed_nodes, acceptance;
+    long long nnodes, oversubscribed_nodes, crowded_nodes, acceptance;
     long long quick;             /* /meta quick: 1 for a --quick run (small sizes: no profile floors) */
     char *version, *backend, *start, *deck, *deck_arch, *injected, *injected_slow;
     char *cut_test, *stop_reason, *rebuilt_from;   /* how a stopped run ended (newer files) */

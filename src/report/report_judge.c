@@ -579,8 +579,20 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
         struct mcf_cause *c = &f->causes.v[k];
         int figure = c->rule == MCF_RULE_FLEET || c->rule == MCF_RULE_NODE || c->rule == MCF_RULE_PROFILE ||
                      c->rule == MCF_RULE_CLOCK || c->rule == MCF_RULE_POWER || c->rule == MCF_RULE_SUSPECT;
-        if (figure && c->attr == MCF_ATTR_GPU && mcf_foreign_procs(f, c->rank, c->test) > 0)
+        if (figure && c->attr == MCF_ATTR_GPU && mcf_foreign_procs(f, c->rank, c->test) > 0) {
             c->attr = MCF_ATTR_ENV;
+            c->env = MCF_ENV_FOREIGN;
+        }
+        /* host ranks that outnumber their node's CPUs share cores and caches:
+         * their peer figures differ by where the scheduler put them (a
+         * chase 2.4x slower beside another rank), a warning, never a FAIL */
+        if ((c->rule == MCF_RULE_FLEET || c->rule == MCF_RULE_NODE) && f->crowded_nodes > 0 && f->backend &&
+            !strcmp(f->backend, "host") && c->attr == MCF_ATTR_GPU) {
+            c->attr = MCF_ATTR_ENV;
+            c->env = MCF_ENV_OVERSUBSCRIBED;
+            if (c->level == MCF_V_FAIL)
+                c->level = MCF_V_WARN;
+        }
     }
     if (mcf_rollup(&f->causes, f->nranks, f->node, &f->roll) < 0)
         f->oom = 1;

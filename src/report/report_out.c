@@ -156,7 +156,16 @@ static void print_sustained(const struct fleet *f, FILE *out)
 /* ---- text */
 
 static const char *const attr_tag[MCF_ATTR_COUNT] = {
-    "", " [node-wide]", " [environment: another job on the GPU]", " [the deck]" };
+    "", " [node-wide]", " [environment]", " [the deck]" };
+
+/* A cause's tag after its text: whose it is, and for the environment why. */
+static const char *cause_tag(const struct mcf_cause *c)
+{
+    if (c->attr == MCF_ATTR_ENV)
+        return c->env == MCF_ENV_OVERSUBSCRIBED ? " [environment: ranks share CPU cores, a FAIL shown as WARN]"
+                                                : " [environment: another job on the GPU]";
+    return attr_tag[c->attr];
+}
 
 static void print_identity(const struct fleet *f, size_t r, FILE *out)
 {
@@ -222,7 +231,7 @@ static void print_causes(const struct fleet *f, size_t r, FILE *out)
         }
         if (k < CAUSES_SHOWN)
             fprintf(out, "       - %s %s: %s%s\n", mcf_vlevel_names[c->level], mcf_rule_names[c->rule], c->text,
-                    attr_tag[c->attr]);
+                    cause_tag(c));
     }
     if (all > CAUSES_SHOWN)
         fprintf(out, "       ... %zu more (%zu causes in all: %zu FAIL, %zu WARN; %zu on peer figures, worst %+.1f%%; "
@@ -644,7 +653,7 @@ void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out)
             const struct mcf_cause *x = v[c];
             char one[400];
             int n = snprintf(one, sizeof one, "%s%s %s: %s%s", len ? "; " : "", mcf_vlevel_names[x->level],
-                             mcf_rule_names[x->rule], x->text, attr_tag[x->attr]);
+                             mcf_rule_names[x->rule], x->text, cause_tag(x));
             if (n < 0)
                 continue;
             if ((size_t)n >= sizeof one)

@@ -112,6 +112,10 @@ extern const char *const mcf_rule_names[MCF_RULE_COUNT];
 enum mcf_attr { MCF_ATTR_GPU, MCF_ATTR_NODE, MCF_ATTR_ENV, MCF_ATTR_DECK, MCF_ATTR_COUNT };
 extern const char *const mcf_attr_names[MCF_ATTR_COUNT];   /* "gpu", "node", "environment", "deck" */
 
+/* Why a cause is the environment's. */
+enum mcf_env { MCF_ENV_NONE, MCF_ENV_FOREIGN,   /* another job's compute processes on the GPU */
+               MCF_ENV_OVERSUBSCRIBED };        /* host ranks outnumber the node's CPUs: they share cores */
+
 struct mcf_cause;
 /* What to do about a cause, in a few words: by its attribution where that
  * is not the GPU, else by its rule. */
@@ -121,6 +125,7 @@ struct mcf_cause {
     size_t rank;           /* row of the file */
     int rule, level;
     int attr;              /* enum mcf_attr: whose fault it is */
+    int env;               /* MCF_ATTR_ENV's reason: enum mcf_env */
     char test[128], metric[64];
     double value, reference, deviation;   /* NaN where they do not apply */
     double severity;       /* for ordering: bad deviation over the warn threshold; large for a FAIL by rule */

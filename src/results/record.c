@@ -87,6 +87,7 @@ static int record_meta_start(struct mcf_h5 *h, const struct mcf_record_ctx *c, s
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_job_nodelist", env_or("SLURM_JOB_NODELIST", ""), e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_cluster_name", env_or("SLURM_CLUSTER_NAME", ""), e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "oversubscribed_nodes", t->oversubscribed_nodes, e));
+    MCF_TRY(mcf_h5_attr_long(h, "/meta", "crowded_nodes", t->crowded_nodes, e));
     /* the verdict's default rules of this version, for readers that draw its
      * thresholds (mcfleet report --warn/--fail may judge with others) */
     struct mcf_vrules vr;

@@ -196,13 +196,16 @@ fail:
 int check_oversubscription(struct run *r, struct mcf_err *e)
 {
     char msg[256] = "";
-    int mine = 0, nodes = 0;
-    if (r->topo.local_rank == 0)
-        mine = mcf_oversubscribed(r->topo.local_size, (int)sysconf(_SC_NPROCESSORS_ONLN),
-                                  getenv("OMPI_MCA_mpi_yield_when_idle"), getenv("OMPI_MCA_mpi_oversubscribe"),
-                                  msg, sizeof msg);
-    MCF_MPI(e, MPI_Allreduce(&mine, &nodes, 1, MPI_INT, MPI_SUM, r->topo.world));
-    r->topo.oversubscribed_nodes = nodes;
+    int mine[2] = { 0, 0 }, all[2] = { 0, 0 }, nodes;
+    if (r->topo.local_rank == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        mine[0] = mcf_oversubscribed(r->topo.local_size, (int)cpus, getenv("OMPI_MCA_mpi_yield_when_idle"),
+                                     getenv("OMPI_MCA_mpi_oversubscribe"), msg, sizeof msg);
+        mine[1] = cpus > 0 && r->topo.local_size > cpus;   /* ranks share cores, yielding or not */
+    }
+    MCF_MPI(e, MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, r->topo.world));
+    r->topo.oversubscribed_nodes = nodes = all[0];
+    r->topo.crowded_nodes = all[1];
     if (nodes) {   /* rank 0's node may be fine while others are not: its words, or a count */
         MCF_MPI(e, MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, r->topo.world));
         say(r, "warning: %d node%s oversubscribed%s%s\n", nodes, nodes == 1 ? "" : "s",

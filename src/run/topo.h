@@ -16,6 +16,7 @@ struct mcf_topo {
     char affinity[256];       /* "0-3,8" */
     int ncpus;                /* CPUs in the affinity mask */
     int oversubscribed_nodes; /* nodes with more ranks than CPUs whose MPI spins (set by the runner) */
+    int crowded_nodes;        /* nodes with more ranks than online CPUs, spinning or not (set by the runner) */
 };
 
 /* Fails with MCF_EINPUT (exit 2) on every rank when the launch is wrong
