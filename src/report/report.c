@@ -387,6 +387,44 @@ static void read_evidence(struct fleet *f, hid_t g, const char *gname, const cha
     f->ev[f->nev++] = ev;
 }
 
+/* The fewest new power readings any rank's test had, over all its
+ * repetitions (/results/T/power_samples); NaN where not recorded. A
+ * whole-test power that rests on fewer than 3 is a reading from before or
+ * after the test as much as of it. */
+static double power_readings(struct fleet *f, hid_t g, const char *gname)
+{
+    char obj[512];
+    struct mcf_rows m;
+    double *buf = NULL, least = NAN;
+    mcf_rd_name(obj, sizeof obj, gname, "power_samples");
+    if (H5Lexists(g, "power_samples", H5P_DEFAULT) <= 0 ||
+        mcf_rd_rows_open(&f->rd, g, gname, "power_samples", f->nranks, 1, 1, &m) <= 0)
+        return NAN;
+    size_t block = BLOCK_VALUES / m.cols ? BLOCK_VALUES / m.cols : 1;
+    if (block > f->nranks)
+        block = f->nranks;
+    if (!(buf = malloc(sizeof *buf * block * m.cols))) {
+        f->oom = 1;
+        goto done;
+    }
+    for (size_t r0 = 0; r0 < f->nranks; r0 += block) {
+        size_t count = f->nranks - r0 < block ? f->nranks - r0 : block;
+        if (mcf_rd_rows_read(&f->rd, &m, obj, r0, count, buf) < 0)
+            goto done;
+        for (size_t r = 0; r < count; r++) {
+            double sum = 0;
+            for (size_t k = 0; k < m.cols; k++)
+                sum += isfinite(buf[r * m.cols + k]) ? buf[r * m.cols + k] : 0;
+            if (!(sum >= least))
+                least = sum;
+        }
+    }
+done:
+    free(buf);
+    mcf_rd_rows_close(&m);
+    return least;
+}
+
 static void report_test(struct fleet *f, hid_t results, const char *name)
 {
     char gname[512], obj[512];
@@ -439,12 +477,11 @@ static void report_test(struct fleet *f, hid_t results, const char *name)
         report_metrics(f, g, gname, test, metrics, "sustained_summary", status, nverified, 1);
     report_under_sampled(f, g, gname, test);
     read_evidence(f, g, gname, test);
-    {
-        char measured[512];
-        if (mcf_rd_measured(&f->rd, g, gname, measured, sizeof measured) > 0) {
-            mcf_rd_clean(measured);
-            mcf_measured_keep(f, test, measured);
-        }
+    struct test_facts *facts = mcf_facts_add(f, test);
+    if (facts) {
+        if (mcf_rd_measured(&f->rd, g, gname, facts->measured, sizeof facts->measured) > 0)
+            mcf_rd_clean(facts->measured);
+        facts->power_readings = power_readings(f, g, gname);
     }
     if (status)
         report_status(f, test, status, &message);
@@ -945,7 +982,7 @@ fail:
     for (size_t i = 0; i < f.nev; i++)
         mcf_strs_free(&f.ev[i].ratio_src);
     free(f.ev);
-    free(f.meas);
+    free(f.facts);
     struct lines *ls[] = { &f.table, &f.problems, &f.notes, &f.reasons, &f.profiles, &f.profile_table };
     for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
         free(ls[i]->buf);

@@ -45,10 +45,11 @@ struct evidence {
     struct mcf_strs ratio_src;   /* the source of EV_POWER_RATIO per rank (test_power_ratio_source) */
 };
 
-/* What a test measured (report_measured.h), for the profile's tests. */
-struct measured_text {
+/* What the verdict needs to know of a test beyond its figures. */
+struct test_facts {
     char test[128];
-    char text[512];
+    char measured[512];          /* what it measured (report_measured.h): the profile's tests; "" unknown */
+    double power_readings;       /* the fewest new power readings a rank's test had in all (NaN: unknown) */
 };
 
 #define MCF_NHEALTH 16
@@ -74,8 +75,8 @@ struct fleet {
     size_t nfigs, capfigs;
     struct evidence *ev;
     size_t nev, capev;
-    struct measured_text *meas;
-    size_t nmeas, capmeas;
+    struct test_facts *facts;
+    size_t nfacts, capfacts;
     /* /health: [nranks, 2] before/after, and the busy link readings; NULL where absent */
     long long *health[MCF_NHEALTH];
     long long *gen_busy, *width_busy;
@@ -89,9 +90,10 @@ struct fleet {
     const char *verdict;         /* PASS, WARN, FAIL, INCOMPLETE, MALFORMED */
 };
 
-/* report_measured.c: what test measured ("" where the file does not say), kept while reading. */
-void mcf_measured_keep(struct fleet *f, const char *test, const char *text);
-const char *mcf_measured_of(const struct fleet *f, const char *test);
+/* report_measured.c: a test's facts, made while reading (NULL: out of
+ * memory), and found by name (NULL where the file does not have the test). */
+struct test_facts *mcf_facts_add(struct fleet *f, const char *test);
+const struct test_facts *mcf_facts_of(const struct fleet *f, const char *test);
 
 /* A test's evidence columns and a test's figure by name (NULL: not in the file). */
 const struct evidence *mcf_evidence_of(const struct fleet *f, const char *test);

@@ -104,6 +104,23 @@ static void against_clean(const double *x, const long long *node, const int *sha
     (void)rules;
 }
 
+static int is_per_watt(const struct fig *g)
+{
+    size_t n = strlen(g->metric);
+    return n > 6 && !strcmp(g->metric + n - 6, "_per_w");
+}
+
+/* Work per joule needs the test's own power: a whole test over fewer than 3
+ * new readings of the power source (shorter than its update interval: the
+ * default deck's tests on an H200, 0-2 readings) has the power of the tests
+ * around it, and two healthy GPUs were 20-35 % apart on it. Not judged. */
+#define MIN_POWER_READINGS 3
+static int power_too_short(const struct fleet *f, const struct fig *g)
+{
+    const struct test_facts *t = mcf_facts_of(f, g->test);
+    return is_per_watt(g) && t && t->power_readings < MIN_POWER_READINGS;
+}
+
 /* The peer rules on one figure, over the rows of one SKU. */
 static int judge_peers(struct fleet *f, const struct fig *g, const size_t *rows, size_t n)
 {
@@ -134,6 +151,8 @@ static int judge_peers(struct fleet *f, const struct fig *g, const size_t *rows,
     struct mcf_vrules rules = f->opts->rules;
     if (f->backend && !strcmp(f->backend, "host"))
         rules.prior_rel = rules.host_prior_rel;
+    if (is_per_watt(g) && rules.power_prior_rel > rules.prior_rel)
+        rules.prior_rel = rules.power_prior_rel;
     if (isfinite(g->rep_rel) && g->rep_rel > rules.prior_rel)
         rules.prior_rel = g->rep_rel;
     mcf_peer_fleet(clean, n, g->better, &rules, pf);
@@ -177,7 +196,8 @@ static void judge_profile(struct fleet *f, const struct mcf_profile *p, const si
         const struct mcf_profile_test *t = mcf_profile_test(p, g->test, g->metric);
         if (!t)
             continue;
-        const char *here = mcf_measured_of(f, g->test);
+        const struct test_facts *facts = mcf_facts_of(f, g->test);
+        const char *here = facts ? facts->measured : "";
         if (!t->measured[0] || strcmp(t->measured, here)) {
             /* the same name, another measurement (the default deck's mma.sync
              * matrix-fp64 against the acceptance deck's): never judged by it */
@@ -317,8 +337,8 @@ static void judge_pair(struct fleet *f, const struct pair_check *pc, const char 
         if (!ratio)
             continue;
         size_t m = 0, low = 0, high = 0;
-        for (size_t k = 0; k < n; k++)
-            if (isfinite(ratio[rows[k]])) {
+        for (size_t k = 0; k < n; k++)   /* a GPU another job shared is no reference (judge_peers) */
+            if (isfinite(ratio[rows[k]]) && !(mcf_foreign_procs(f, rows[k], ev->test) > 0)) {
                 q[m++] = ratio[rows[k]];
                 low += ratio[rows[k]] < 1 - rel;
                 high += ratio[rows[k]] > 1 + rel;
@@ -519,9 +539,24 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
         if (n < 2)
             mcf_lines_add(&f->profiles, &f->oom, "%.100s: one GPU of its kind, no peers: judged by its profile, "
                           "health and verification alone\n", sr[a].name);
-        for (size_t k = 0; k < f->nfigs; k++)
+        size_t short_power = 0;
+        char short_tests[256] = "";
+        for (size_t k = 0; k < f->nfigs; k++) {
+            if (power_too_short(f, &f->figs[k])) {
+                if (!short_power++ || strlen(short_tests) < 200)
+                    snprintf(short_tests + strlen(short_tests), sizeof short_tests - strlen(short_tests), "%s%s",
+                             short_power > 1 ? ", " : "", f->figs[k].test);
+                continue;
+            }
             if (judge_peers(f, &f->figs[k], rows, n) < 0)
                 f->oom = 1;
+        }
+        if (short_power)
+            mcf_lines_add(&f->profiles, &f->oom, "%.100s: %zu work-per-joule figure%s not judged: the test%s whole "
+                          "power rests on fewer than %d new power readings, shorter than the source's update "
+                          "interval (%s%s)\n", sr[a].name, short_power, short_power == 1 ? "" : "s",
+                          short_power == 1 ? "'s" : "s'", MIN_POWER_READINGS, short_tests,
+                          strlen(short_tests) >= 200 ? ", ..." : "");
         for (size_t c = 0; c < sizeof pair_checks / sizeof pair_checks[0]; c++)
             judge_pair(f, &pair_checks[c], sr[a].name, rows, n);
         if (have_prof) {

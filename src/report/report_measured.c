@@ -6,6 +6,7 @@
  * (dtype_b, sweeps) takes the value they implied. */
 #include "report_measured.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,27 +67,29 @@ int mcf_rd_measured(struct mcf_rd *rd, hid_t g, const char *gname, char *buf, si
     return 1;
 }
 
-void mcf_measured_keep(struct fleet *f, const char *test, const char *text)
+struct test_facts *mcf_facts_add(struct fleet *f, const char *test)
 {
-    if (f->nmeas == f->capmeas) {
-        size_t cap = f->capmeas ? 2 * f->capmeas : 32;
-        struct measured_text *v = realloc(f->meas, cap * sizeof *v);
+    if (f->nfacts == f->capfacts) {
+        size_t cap = f->capfacts ? 2 * f->capfacts : 32;
+        struct test_facts *v = realloc(f->facts, cap * sizeof *v);
         if (!v) {
             f->oom = 1;
-            return;
+            return NULL;
         }
-        f->meas = v;
-        f->capmeas = cap;
+        f->facts = v;
+        f->capfacts = cap;
     }
-    struct measured_text *m = &f->meas[f->nmeas++];
-    snprintf(m->test, sizeof m->test, "%s", test);
-    snprintf(m->text, sizeof m->text, "%s", text);
+    struct test_facts *t = &f->facts[f->nfacts++];
+    snprintf(t->test, sizeof t->test, "%s", test);
+    t->measured[0] = '\0';
+    t->power_readings = NAN;
+    return t;
 }
 
-const char *mcf_measured_of(const struct fleet *f, const char *test)
+const struct test_facts *mcf_facts_of(const struct fleet *f, const char *test)
 {
-    for (size_t i = 0; i < f->nmeas; i++)
-        if (!strcmp(f->meas[i].test, test))
-            return f->meas[i].text;
-    return "";
+    for (size_t i = 0; i < f->nfacts; i++)
+        if (!strcmp(f->facts[i].test, test))
+            return &f->facts[i];
+    return NULL;
 }

@@ -93,6 +93,7 @@ void mcf_vrules_default(struct mcf_vrules *r)
 {
     *r = (struct mcf_vrules){ .warn_rel = 0.035, .fail_rel = 0.07, .alpha = 0.01, .k_min = 3.5, .small_n = 2.5,
                             .clock_rel = 0.02, .power_rel = 0.05, .prior_rel = 0.01, .host_prior_rel = 0.10,
+                            .power_prior_rel = 0.03,
                             .prior_n = 5 };
 }
 

@@ -31,9 +31,11 @@ struct mcf_vrules {
     /* Below prior_n values (5) a fleet is too small to measure its own
      * spread (two GPUs: one of them may be the bad one): the spread is then
      * prior_rel, the between-GPU spread of healthy GPUs of one SKU, 1 %
-     * (measured pairs: 0.5 % H200, up to 1.7 % H100; docs/acceptance.md),
-     * host_prior_rel for host-backend ranks (CPU ranks sharing cores: 10 %) */
-    double prior_rel, host_prior_rel;
+     * (measured pairs: 0.5 % H200, up to 1.9 % apart; docs/acceptance.md),
+     * host_prior_rel for host-backend ranks (CPU ranks sharing cores: 10 %),
+     * power_prior_rel for work per joule (3 %: healthy boards of one SKU draw
+     * different power at the same rate; H200 pairs up to 6.5 % apart) */
+    double prior_rel, host_prior_rel, power_prior_rel;
     size_t prior_n;
 };
 void mcf_vrules_default(struct mcf_vrules *r);
