@@ -100,6 +100,9 @@ const struct evidence *mcf_evidence_of(const struct fleet *f, const char *test);
 const struct fig *mcf_fig_of(const struct fleet *f, const char *test, const char *metric);
 
 
+/* 1 where row r is a host-backend rank (a CPU): /meta/backend, or its arch
+ * where the backend is not recorded. */
+int mcf_host_row(const struct fleet *f, size_t r);
 /* How many of the run's ranks share row r's GPU (its node and device index):
  * 1 unless oversubscribed. */
 size_t mcf_ranks_on_gpu(const struct fleet *f, size_t r);

@@ -46,6 +46,15 @@ static void add(struct fleet *f, size_t row, int rule, int level, const char *te
     mcf_causes_add(&f->causes, &c);
 }
 
+int mcf_host_row(const struct fleet *f, size_t r)
+{
+    if (f->backend && f->backend[0])
+        return !strcmp(f->backend, "host");
+    /* the backend not recorded (a damaged file): a GPU's arch is sm_* or gfx*, a CPU's x86_64, aarch64 ... */
+    const char *arch = f->arch.buf ? mcf_strs_at(&f->arch, r) : "";
+    return arch[0] && strncmp(arch, "sm_", 3) && strncmp(arch, "gfx", 3);
+}
+
 size_t mcf_ranks_on_gpu(const struct fleet *f, size_t r)
 {
     size_t k = 0;
@@ -149,7 +158,7 @@ static int judge_peers(struct fleet *f, const struct fig *g, const size_t *rows,
      * repetition spread where that is larger: GPUs whose repetitions scatter
      * by 30 % cannot be told apart by less */
     struct mcf_vrules rules = f->opts->rules;
-    if (f->backend && !strcmp(f->backend, "host"))
+    if (n && mcf_host_row(f, rows[0]))
         rules.prior_rel = rules.host_prior_rel;
     if (is_per_watt(g) && rules.power_prior_rel > rules.prior_rel)
         rules.prior_rel = rules.power_prior_rel;
@@ -618,13 +627,15 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
             c->attr = MCF_ATTR_ENV;
             c->env = MCF_ENV_FOREIGN;
         }
-        /* host ranks that outnumber their node's CPUs share cores and caches:
-         * their peer figures differ by where the scheduler put them (a
-         * chase 2.4x slower beside another rank), a warning, never a FAIL */
-        if ((c->rule == MCF_RULE_FLEET || c->rule == MCF_RULE_NODE) && f->crowded_nodes > 0 && f->backend &&
-            !strcmp(f->backend, "host") && c->attr == MCF_ATTR_GPU) {
+        /* host ranks share the machine's cores and caches with each other
+         * and everything else: their peer figures differ by where the
+         * scheduler put them (a healthy pair's chase 2x apart beside a CPU
+         * hog, 2.4x where ranks outnumbered the CPUs), a warning, never a
+         * FAIL. Their profile, health and verification rules still fail. */
+        if ((c->rule == MCF_RULE_FLEET || c->rule == MCF_RULE_NODE) && c->attr == MCF_ATTR_GPU &&
+            mcf_host_row(f, c->rank)) {
             c->attr = MCF_ATTR_ENV;
-            c->env = MCF_ENV_OVERSUBSCRIBED;
+            c->env = f->crowded_nodes > 0 ? MCF_ENV_OVERSUBSCRIBED : MCF_ENV_HOST;
             if (c->level == MCF_V_FAIL)
                 c->level = MCF_V_WARN;
         }

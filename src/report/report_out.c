@@ -163,6 +163,7 @@ static const char *cause_tag(const struct mcf_cause *c)
 {
     if (c->attr == MCF_ATTR_ENV)
         return c->env == MCF_ENV_OVERSUBSCRIBED ? " [environment: ranks share CPU cores, a FAIL shown as WARN]"
+               : c->env == MCF_ENV_HOST         ? " [environment: host ranks share the machine, a FAIL shown as WARN]"
                                                 : " [environment: another job on the GPU]";
     return attr_tag[c->attr];
 }
@@ -317,8 +318,8 @@ static void print_rules(const struct fleet *f, FILE *out)
     if (f->nranks < r->prior_n)
         fprintf(out, "         spread: below %zu GPUs of a SKU too few to measure; the prior %.0f%% stands for it "
                      "(%s)\n", r->prior_n,
-                100 * (f->backend && !strcmp(f->backend, "host") ? r->host_prior_rel : r->prior_rel),
-                f->backend && !strcmp(f->backend, "host") ? "host ranks sharing CPU cores"
+                100 * (f->nranks && mcf_host_row(f, 0) ? r->host_prior_rel : r->prior_rel),
+                f->nranks && mcf_host_row(f, 0) ? "host ranks sharing CPU cores"
                                                           : "healthy GPUs of one SKU, measured");
 }
 
@@ -480,7 +481,7 @@ void mcf_report_print_json(struct fleet *f, const struct world *w, const char *p
     fprintf(out, ",\n \"rules\": {\"warn_rel\": %g, \"fail_rel\": %g, \"alpha\": %g, \"k_min\": %g, \"small_n\": %g, "
                  "\"z\": %.4g, \"prior_n\": %zu, \"prior_rel\": %g},\n", ru->warn_rel, ru->fail_rel, ru->alpha,
             ru->k_min, ru->small_n, mcf_peer_z(ru, f->nranks), ru->prior_n,
-            f->backend && !strcmp(f->backend, "host") ? ru->host_prior_rel : ru->prior_rel);
+            f->nranks && mcf_host_row(f, 0) ? ru->host_prior_rel : ru->prior_rel);
     fprintf(out, " \"counts\": {\"gpus\": %zu, \"pass\": %zu, \"warn\": %zu, \"fail\": %zu, \"nodes\": %zu, "
                  "\"nodes_pass\": %zu, \"nodes_warn\": %zu, \"nodes_fail\": %zu, \"hung\": %zu},\n",
             f->nranks, ro->count[0], ro->count[1], ro->count[2], ro->nnodes, ro->node_count[0], ro->node_count[1],

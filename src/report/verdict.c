@@ -34,6 +34,8 @@ const char *mcf_cause_next(const struct mcf_cause *c)
 {
     if (c->attr == MCF_ATTR_ENV && c->env == MCF_ENV_OVERSUBSCRIBED)
         return "run at most one rank per CPU core (this node's ranks outnumbered its CPUs and shared them)";
+    if (c->attr == MCF_ATTR_ENV && c->env == MCF_ENV_HOST)
+        return "none for the GPUs: host ranks test the pipeline; run a GPU backend for a verdict on GPUs";
     if (c->attr == MCF_ATTR_ENV)
         return "rerun with the GPU exclusive (another job's processes were on it: srun --exclusive, or drain "
                "the other job); judge it only then";

@@ -116,7 +116,8 @@ extern const char *const mcf_attr_names[MCF_ATTR_COUNT];   /* "gpu", "node", "en
 
 /* Why a cause is the environment's. */
 enum mcf_env { MCF_ENV_NONE, MCF_ENV_FOREIGN,   /* another job's compute processes on the GPU */
-               MCF_ENV_OVERSUBSCRIBED };        /* host ranks outnumber the node's CPUs: they share cores */
+               MCF_ENV_OVERSUBSCRIBED,          /* host ranks outnumber the node's CPUs: they share cores */
+               MCF_ENV_HOST };                  /* host ranks: CPUs the scheduler shares with everything else */
 
 struct mcf_cause;
 /* What to do about a cause, in a few words: by its attribution where that
