@@ -95,7 +95,8 @@ def read_run(path):
             metrics[m] = {"better": better, "unit": r.unit(g, gname, m), "median": med, "rep_sigma":
                           [MAD_SCALE * x for x in mad]}
         tests[name] = {"measured": measured, "measured_from": how, "label": r.attr_text(g, gname, "label"),
-                       "work": list(work) if work else None, "metrics": metrics}
+                       "work": list(work) if work else None, "metrics": metrics,
+                       "not_judged": r.attr_text(g, gname, "not_judged")}
     meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("mcfleet_version", "start_time", "deck_path", "backend")}
     return {"path": path, "meta": meta, "gpus": gpus, "tests": tests}
 
@@ -240,6 +241,20 @@ def compare(runs, min_rel, sigmas):
                                          "earlier_runs": len(hist)})
     out["gpus_compared"] = len(compared)
     out["tests_compared"] = sorted(tests_compared)
+    # a test in both runs with no figure compared: said, with why
+    for name, t in new["tests"].items():
+        pairs = [(x, p[name]) for x, p in zip(old, paired) if name in p]
+        if not pairs or name in tests_compared or not compared:
+            continue
+        olds = [x["tests"][o] for x, o in pairs]
+        why = t["not_judged"] or next((o["not_judged"] for o in olds if o["not_judged"]), "")
+        if why:
+            why = "its figures are not judged: %s" % why
+        elif not t["metrics"] or not any(set(t["metrics"]) & set(o["metrics"]) for o in olds):
+            why = "no figure with a direction in common (the newest run's: %s)" % (", ".join(t["metrics"]) or "none")
+        else:
+            why = "no GPU has its figure in both runs"
+        out["not_comparable"].append({"test": name, "run": ", ".join(x["path"] for x, _ in pairs), "why": why})
     out["drift"].sort(key=lambda d: -abs(d["deviation"]))
     if not compared:
         out["why_nothing"] = why_nothing(runs, index, paired)

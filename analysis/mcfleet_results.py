@@ -249,6 +249,15 @@ class Results:
                 attrs[name] = "%d" % int(v)
             else:
                 self.bad(what, "is neither a string nor an integer")
+        # a key its build did not record: the value that build implied
+        # (IMPLIED), so that the text is the one the C report rebuilds
+        # (src/report/report_measured.c) and a newer build records
+        for name in FAMILY_KEYS.get(kernel, ()):
+            implied = IMPLIED.get((kernel, name))
+            if name not in attrs and implied is not None:
+                implied = attrs.get(implied[1:]) if implied.startswith("=") else implied
+                if implied is not None:
+                    attrs[name] = implied
         return measured_text(kernel, attrs), "rebuilt"
 
     def unit(self, g, gname, metric):

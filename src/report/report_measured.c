@@ -3,7 +3,10 @@
  * text rebuilt from the test's parameter attributes: a kernel of the family
  * with every key at its default, each recorded key set from its text, then
  * written by the same function, so a key that older builds did not record
- * (dtype_b, sweeps) takes the value they implied. */
+ * (matrix dtype_b and path, memory and streams inputs, streams shape) takes
+ * the value they implied, which is its default: those defaults must not
+ * change. analysis/mcfleet_results.py (IMPLIED) rebuilds the same text;
+ * tests/compare_history.sh checks both agree on every older file there. */
 #include "report_measured.h"
 
 #include <math.h>
