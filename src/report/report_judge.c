@@ -48,9 +48,12 @@ static void add(struct fleet *f, size_t row, int rule, int level, const char *te
 
 int mcf_host_row(const struct fleet *f, size_t r)
 {
-    if (f->backend && f->backend[0])
-        return !strcmp(f->backend, "host");
-    /* the backend not recorded (a damaged file): a GPU's arch is sm_* or gfx*, a CPU's x86_64, aarch64 ... */
+    if (f->backend && !strcmp(f->backend, "host"))
+        return 1;
+    if (f->backend && (!strcmp(f->backend, "cuda") || !strcmp(f->backend, "hip")))
+        return 0;
+    /* the backend not recorded or not one (a damaged file): a GPU's arch is
+     * sm_* or gfx*, a CPU's x86_64, aarch64 ... */
     const char *arch = f->arch.buf ? mcf_strs_at(&f->arch, r) : "";
     return arch[0] && strncmp(arch, "sm_", 3) && strncmp(arch, "gfx", 3);
 }
@@ -74,7 +77,8 @@ double mcf_foreign_procs(const struct fleet *f, size_t r, const char *test)
 }
 
 /* "9.8% below the fleet median 1.01e+06 GFLOP/s" */
-static void peer_cause(struct fleet *f, const struct fig *g, size_t row, int rule, const struct mcf_peer *p)
+static void peer_cause(struct fleet *f, const struct fig *g, size_t row, int rule, const struct mcf_peer *p,
+                       size_t peers)
 {
     double bad = -g->better * p->deviation;
     char prior[96] = "";
@@ -83,7 +87,8 @@ static void peer_cause(struct fleet *f, const struct fig *g, size_t row, int rul
     add(f, row, rule, p->level, g->test, g->metric, g->med[row], p->reference, bad / p->threshold,
         "%s %s %.5g %s: %.1f%% %s the %s %.5g (warn beyond %.1f%%, fail beyond %.1f%%%s)", g->test, g->metric,
         g->med[row], g->unit, 100 * fabs(p->deviation), p->deviation < 0 ? "below" : "above",
-        rule == MCF_RULE_FLEET ? "fleet median" : "best GPU of its node", p->reference, 100 * p->threshold,
+        rule == MCF_RULE_NODE ? "best GPU of its node" : peers == 2 ? "mean of the 2 GPUs" : "fleet median",
+        p->reference, 100 * p->threshold,
         100 * p->fail_threshold, prior);
 }
 
@@ -172,10 +177,10 @@ static int judge_peers(struct fleet *f, const struct fig *g, const size_t *rows,
     }
     for (size_t i = 0; i < n; i++) {
         if (pf[i].level != MCF_V_PASS)
-            peer_cause(f, g, rows[i], MCF_RULE_FLEET, &pf[i]);
+            peer_cause(f, g, rows[i], MCF_RULE_FLEET, &pf[i], n);
         /* the node rule adds what the fleet rule did not see */
         if (pn[i].level > pf[i].level)
-            peer_cause(f, g, rows[i], MCF_RULE_NODE, &pn[i]);
+            peer_cause(f, g, rows[i], MCF_RULE_NODE, &pn[i], n);
     }
     rc = 0;
 done:
@@ -346,8 +351,13 @@ static void judge_pair(struct fleet *f, const struct pair_check *pc, const char 
         if (!ratio)
             continue;
         size_t m = 0, low = 0, high = 0;
-        for (size_t k = 0; k < n; k++)   /* a GPU another job shared is no reference (judge_peers) */
-            if (isfinite(ratio[rows[k]]) && !(mcf_foreign_procs(f, rows[k], ev->test) > 0)) {
+        /* a GPU another job shared is no reference (judge_peers), unless
+         * fewer than 2 others are left to show the SKU's own reading */
+        size_t clean = 0;
+        for (size_t k = 0; k < n; k++)
+            clean += isfinite(ratio[rows[k]]) && !(mcf_foreign_procs(f, rows[k], ev->test) > 0);
+        for (size_t k = 0; k < n; k++)
+            if (isfinite(ratio[rows[k]]) && (clean < 2 || !(mcf_foreign_procs(f, rows[k], ev->test) > 0))) {
                 q[m++] = ratio[rows[k]];
                 low += ratio[rows[k]] < 1 - rel;
                 high += ratio[rows[k]] > 1 + rel;
