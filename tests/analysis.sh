@@ -4,7 +4,7 @@
 # was hit (/meta level_method_<level>).
 . "$srcdir/tests/lib.sh"
 need_mpirun
-"$PYTHON_H5" -c 'import h5py, numpy, matplotlib' 2>/dev/null || { echo "SKIP: no matplotlib"; exit $SKIP; }
+need_matplotlib
 cat >"$work/roof.yaml" <<YAML
 defaults:
   repetitions: 3

@@ -6,7 +6,7 @@
 # where no chromium is installed.
 . "$srcdir/tests/lib.sh"
 need_mpirun
-"$PYTHON_H5" -c 'import h5py, numpy, matplotlib' 2>/dev/null || { echo "SKIP: no matplotlib"; exit $SKIP; }
+need_matplotlib
 browser=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$browser" ] || { echo "SKIP: no chromium (quickstart.sh check installs Debian's where it can)"; exit $SKIP; }
 timeout 60 "$browser" --headless --no-sandbox --version >/dev/null 2>&1 \

@@ -11,7 +11,7 @@
 # The browser's view is tests/html_browser.sh.
 . "$srcdir/tests/lib.sh"
 need_mpirun
-"$PYTHON_H5" -c 'import h5py, numpy, matplotlib' 2>/dev/null || { echo "SKIP: no matplotlib"; exit $SKIP; }
+need_matplotlib
 cat >"$work/deck.yaml" <<YAML
 defaults:
   repetitions: 3

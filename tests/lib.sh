@@ -8,6 +8,8 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 need_mpirun() { [ -n "${MPIRUN:-}" ] && [ -x "$MPIRUN" ] || { echo "SKIP: no mpirun"; exit $SKIP; }; }
 need_h5py() { "${PYTHON_H5:-/usr/bin/python3}" -c 'import h5py' 2>/dev/null || { echo "SKIP: no h5py"; exit $SKIP; }; }
+need_matplotlib() { "${PYTHON_H5:-/usr/bin/python3}" -c 'import h5py, numpy, matplotlib' 2>/dev/null ||
+                    { echo "SKIP: no matplotlib"; exit $SKIP; }; }
 
 # mpi NP ARGS...: runs mcfleet on NP ranks over loopback; output in $work/out, status in $rc
 mpi() {

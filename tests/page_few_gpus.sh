@@ -11,7 +11,7 @@
 # bandwidth test the roofline section says why there is none.
 . "$srcdir/tests/lib.sh"
 need_mpirun
-"$PYTHON_H5" -c 'import h5py, numpy, matplotlib' 2>/dev/null || { echo "SKIP: no matplotlib"; exit $SKIP; }
+need_matplotlib
 cat >"$work/deck.yaml" <<YAML
 defaults:
   repetitions: 3

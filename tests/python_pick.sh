@@ -10,7 +10,7 @@
 # MCFLEET_PYTHON unset, mcfleet passes over the fake.
 . "$srcdir/tests/lib.sh"
 need_mpirun
-"$PYTHON_H5" -c 'import h5py, numpy, matplotlib' 2>/dev/null || { echo "SKIP: no matplotlib"; exit $SKIP; }
+need_matplotlib
 mkdir "$work/bin"
 printf '#!/bin/sh\nexec "%s" -I -S "$@"\n' "$PYTHON_H5" >"$work/bin/python3"
 chmod +x "$work/bin/python3"

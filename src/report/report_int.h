@@ -17,6 +17,7 @@ struct lines {                   /* text collected, printed later */
     size_t len;
 };
 void mcf_lines_add(struct lines *l, int *oom, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define append(f, l, ...) mcf_lines_add((l), &(f)->oom, __VA_ARGS__)
 
 /* Ranks launched that did not answer (the watchdog): /meta world_size and
  * hung_ranks, /ranks/world_rank and /hung. Older files have none of these. */
@@ -109,6 +110,35 @@ size_t mcf_ranks_on_gpu(const struct fleet *f, size_t r);
 /* Compute processes on row r's GPU during test that are not mcfleet's (the
  * test's process count less mcf_ranks_on_gpu); NaN where not recorded. */
 double mcf_foreign_procs(const struct fleet *f, size_t r, const char *test);
+
+/* report.c: an object the file must have and lacks (rc 0 from a reader) is a problem. */
+void mcf_missing(struct fleet *f, int rc, const char *obj);
+
+/* report_test.c: the names of /results' groups in creation order, and one
+ * test read into f (its figures, causes, evidence and facts). */
+struct names {
+    char **v;
+    size_t n, cap;
+    int overflow, oom;
+};
+void mcf_list_tests(struct fleet *f, hid_t results, struct names *l);
+void mcf_names_free(struct names *l);
+void mcf_report_test(struct fleet *f, hid_t results, const char *name);
+
+/* report_out.c, shared with report_json.c: a row's string ("" where none)
+ * and number (-1), the worst cause with a figure, the evidence sentence of
+ * a test, a row's flagged causes worst first (a fresh array), a cause's tag. */
+const char *mcf_str_at(const struct mcf_strs *s, size_t r);
+long long mcf_int_at(const long long *v, size_t r);
+const struct mcf_cause *mcf_worst_figure_cause(const struct fleet *f, size_t r);
+void mcf_evidence_text(const struct fleet *f, size_t r, const char *test, char *buf, size_t len);
+const struct mcf_cause **mcf_row_causes(const struct fleet *f, size_t r, size_t *n);
+const char *mcf_cause_tag(const struct mcf_cause *c);
+/* A sustained test's figure at the limit, and its fleet median, 5 and 95 %
+ * points and relative spread. */
+int mcf_is_sustained(const struct fig *g);
+void mcf_sustained_spread(const struct fleet *f, const struct fig *g, double *med, double *lo, double *hi,
+                          double *spread);
 
 /* report_judge.c: every rule, into f->causes and f->roll; MCF_EINPUT where a
  * SKU profile is malformed. */
