@@ -100,6 +100,74 @@ static int keep_fig(struct fleet *f, const char *test, const char *metric, const
     return 1;
 }
 
+/* Each rank's row of the open dataset m (obj names it), a block of rows at
+ * a time: fn(row, rank, cols, ctx). 0, or -1 where it could not be read
+ * (recorded) or memory ran out. */
+typedef void row_fn(const double *row, size_t rank, size_t cols, void *ctx);
+static int read_rows(struct fleet *f, struct mcf_rows *m, const char *obj, row_fn *fn, void *ctx)
+{
+    size_t block = BLOCK_VALUES / m->cols ? BLOCK_VALUES / m->cols : 1;
+    if (block > f->nranks)
+        block = f->nranks;
+    double *buf = malloc(sizeof *buf * block * m->cols);
+    int rc = -1;
+    if (!buf) {
+        f->oom = 1;
+        return -1;
+    }
+    for (size_t r0 = 0; r0 < f->nranks; r0 += block) {
+        size_t count = f->nranks - r0 < block ? f->nranks - r0 : block;
+        if (mcf_rd_rows_read(&f->rd, m, obj, r0, count, buf) < 0)
+            goto done;
+        for (size_t r = 0; r < count; r++)
+            fn(buf + r * m->cols, r0 + r, m->cols, ctx);
+    }
+    rc = 0;
+done:
+    free(buf);
+    return rc;
+}
+
+/* The same over the optional [nranks, cols] dataset NAME of test group g:
+ * cols, 0 where it is absent, -1 where it could not be read. */
+static long each_row(struct fleet *f, hid_t g, const char *gname, const char *name, row_fn *fn, void *ctx)
+{
+    char obj[512];
+    struct mcf_rows m;
+    mcf_rd_name(obj, sizeof obj, gname, name);
+    int open = mcf_rd_rows_open(&f->rd, g, gname, name, f->nranks, 1, 1, &m);
+    if (open <= 0)
+        return open;
+    long rc = read_rows(f, &m, obj, fn, ctx) == 0 ? (long)m.cols : -1;
+    mcf_rd_rows_close(&m);
+    return rc;
+}
+
+/* One metric's rows: each rank's median and repetition spread, each row
+ * checked against the rank's status (row_problem) where asked. */
+struct metric_rows {
+    struct fleet *f;
+    const char *obj;
+    const long long *status;
+    int check, strict, flagged;
+    double *med, rep_rel;
+};
+
+static void metric_row(const double *row, size_t r, size_t cols, void *ctx)
+{
+    struct metric_rows *x = ctx;
+    size_t k;
+    const char *why = x->check && x->status && !x->flagged ? row_problem(row, cols, x->status[r], x->strict, &k) : NULL;
+    if (why) {
+        mcf_rd_bad(&x->f->rd, x->obj, "rank %zu, repetition %zu: %s (status %lld)", r, k, why, x->status[r]);
+        x->flagged = 1;
+    }
+    x->med[r] = mcf_median(row, cols);
+    double rel = 1.4826 * mcf_mad(row, cols) / fabs(x->med[r]);
+    if (isfinite(rel) && !(rel >= x->rep_rel))
+        x->rep_rel = rel;   /* the quietest rank: a noisy bad GPU does not widen it */
+}
+
 /* One metric of a test: per-rank medians, the fleet line, the outliers. With
  * CHECK (the test's own metrics), each row must agree with the rank's status
  * (row_problem; STRICT for the summary metrics). */
@@ -109,8 +177,7 @@ static void report_metric(struct fleet *f, hid_t g, const char *gname, const cha
     char obj[512];
     struct mcf_rows m;
     char *unit = NULL;
-    double *med = NULL, *buf = NULL, rep_rel = NAN;
-    int flagged = 0;
+    double *med = NULL;
     mcf_rd_name(obj, sizeof obj, gname, metric);
     int rc = mcf_rd_rows_open(&f->rd, g, gname, metric, f->nranks, !check, !check, &m);
     if (rc == 0 && (nverified > 0 || !check))
@@ -122,33 +189,16 @@ static void report_metric(struct fleet *f, hid_t g, const char *gname, const cha
     }
     if (mcf_rd_attr_text(&f->rd, m.d, obj, "unit", &unit) > 0)
         mcf_rd_clean(unit);
-    size_t block = BLOCK_VALUES / m.cols ? BLOCK_VALUES / m.cols : 1;
-    if (block > f->nranks)
-        block = f->nranks;
     med = malloc(sizeof *med * f->nranks);
-    buf = malloc(sizeof *buf * block * m.cols);
-    if (!med || !buf) {
+    if (!med) {
         f->oom = 1;
         goto done;
     }
-    for (size_t r0 = 0; r0 < f->nranks; r0 += block) {
-        size_t count = f->nranks - r0 < block ? f->nranks - r0 : block;
-        if (mcf_rd_rows_read(&f->rd, &m, obj, r0, count, buf) < 0)
-            goto done;
-        for (size_t r = r0; r < r0 + count; r++) {
-            const double *row = buf + (r - r0) * m.cols;
-            size_t k;
-            const char *why = check && status && !flagged ? row_problem(row, m.cols, status[r], strict, &k) : NULL;
-            if (why) {
-                mcf_rd_bad(&f->rd, obj, "rank %zu, repetition %zu: %s (status %lld)", r, k, why, status[r]);
-                flagged = 1;
-            }
-            med[r] = mcf_median(row, m.cols);
-            double rel = 1.4826 * mcf_mad(row, m.cols) / fabs(med[r]);
-            if (isfinite(rel) && !(rel >= rep_rel))
-                rep_rel = rel;   /* the quietest rank: a noisy bad GPU does not widen it */
-        }
-    }
+    struct metric_rows x = { .f = f, .obj = obj, .status = status, .check = check, .strict = strict, .med = med,
+                             .rep_rel = NAN };
+    if (read_rows(f, &m, obj, metric_row, &x) < 0)
+        goto done;
+    double rep_rel = x.rep_rel;
     double fm = mcf_median(med, f->nranks), cv = mcf_cv(med, f->nranks);
     char name[160];
     snprintf(name, sizeof name, "%s %s", test, metric);
@@ -167,7 +217,6 @@ static void report_metric(struct fleet *f, hid_t g, const char *gname, const cha
 done:
     free(unit);
     free(med);
-    free(buf);
     mcf_rd_rows_close(&m);
 }
 
@@ -191,43 +240,9 @@ static void report_metrics(struct fleet *f, hid_t g, const char *gname, const ch
     }
 }
 
-/* Each rank's row of the optional [nranks, cols] dataset NAME of test group
- * g, a block of rows at a time: fn(row, cols, ctx). Returns cols, 0 where
- * the dataset is absent, -1 where it could not be read (recorded). */
-static long each_row(struct fleet *f, hid_t g, const char *gname, const char *name,
-                     void (*fn)(const double *row, size_t cols, void *ctx), void *ctx)
+static void count_ones(const double *row, size_t rank, size_t cols, void *ctx)
 {
-    char obj[512];
-    struct mcf_rows m;
-    double *buf = NULL;
-    long rc = -1;
-    mcf_rd_name(obj, sizeof obj, gname, name);
-    int open = mcf_rd_rows_open(&f->rd, g, gname, name, f->nranks, 1, 1, &m);
-    if (open <= 0)
-        return open;
-    size_t block = BLOCK_VALUES / m.cols ? BLOCK_VALUES / m.cols : 1;
-    if (block > f->nranks)
-        block = f->nranks;
-    if (!(buf = malloc(sizeof *buf * block * m.cols))) {
-        f->oom = 1;
-        goto done;
-    }
-    for (size_t r0 = 0; r0 < f->nranks; r0 += block) {
-        size_t count = f->nranks - r0 < block ? f->nranks - r0 : block;
-        if (mcf_rd_rows_read(&f->rd, &m, obj, r0, count, buf) < 0)
-            goto done;
-        for (size_t r = 0; r < count; r++)
-            fn(buf + r * m.cols, m.cols, ctx);
-    }
-    rc = (long)m.cols;
-done:
-    free(buf);
-    mcf_rd_rows_close(&m);
-    return rc;
-}
-
-static void count_ones(const double *row, size_t cols, void *ctx)
-{
+    (void)rank;
     for (size_t i = 0; i < cols; i++)
         *(size_t *)ctx += row[i] == 1.0;
 }
@@ -377,8 +392,9 @@ static void read_evidence(struct fleet *f, hid_t g, const char *gname, const cha
     f->ev[f->nev++] = ev;
 }
 
-static void least_sum(const double *row, size_t cols, void *ctx)
+static void least_sum(const double *row, size_t rank, size_t cols, void *ctx)
 {
+    (void)rank;
     double sum = 0, *least = ctx;
     for (size_t k = 0; k < cols; k++)
         sum += isfinite(row[k]) ? row[k] : 0;
