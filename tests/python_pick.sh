@@ -59,5 +59,6 @@ expect_in "$work/e" "apt-get install python3-h5py python3-numpy (Debian"
 
 # MCFLEET_PYTHON unset, the fake first on PATH: mcfleet passes over it
 rc=0; PATH="$work/bin:$PATH" "$MCFLEET" report "$work/r.h5" --html "$work/r.html" >"$work/o" 2>&1 || rc=$?
-[ $rc = 0 ] && expect_in "$work/r.html" "VERDICT: PASS" || { cat "$work/o"; fail "report --html past the fake: exit $rc"; }
+# (PASS or WARN: two host ranks beside a loaded CPU may differ by a warning's worth; exit 0 either way)
+grep -qE "VERDICT: (PASS|WARN)" "$work/r.html" && [ $rc = 0 ] || { cat "$work/o"; fail "report --html past the fake: exit $rc"; }
 echo "python pick ok"
