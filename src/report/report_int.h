@@ -140,6 +140,17 @@ int mcf_is_sustained(const struct fig *g);
 void mcf_sustained_spread(const struct fleet *f, const struct fig *g, double *med, double *lo, double *hi,
                           double *spread);
 
+/* report_judge.c: a cause of row into f->causes (its deviation from value
+ * and reference), its text from fmt. */
+void mcf_cause_add(struct fleet *f, size_t row, int rule, int level, const char *test, const char *metric, double value,
+                   double reference, double severity, const char *fmt, ...) __attribute__((format(printf, 10, 11)));
+/* report_peers.c: the peer rules on one figure over the rows of one SKU
+ * (-1 out of memory); 1 where a per-joule figure's test had too few power
+ * readings to be judged. */
+int mcf_judge_peers(struct fleet *f, const struct fig *g, const size_t *rows, size_t n);
+#define MIN_POWER_READINGS 3
+int mcf_power_too_short(const struct fleet *f, const struct fig *g);
+
 /* report_judge.c: every rule, into f->causes and f->roll; MCF_EINPUT where a
  * SKU profile is malformed. */
 int mcf_report_judge(struct fleet *f, struct mcf_err *e);

@@ -28,10 +28,8 @@ static int by_name(const void *a, const void *b)
     return d ? d : (x->row > y->row) - (x->row < y->row);
 }
 
-static void add(struct fleet *f, size_t row, int rule, int level, const char *test, const char *metric, double value,
-                double reference, double severity, const char *fmt, ...) __attribute__((format(printf, 10, 11)));
-static void add(struct fleet *f, size_t row, int rule, int level, const char *test, const char *metric, double value,
-                double reference, double severity, const char *fmt, ...)
+void mcf_cause_add(struct fleet *f, size_t row, int rule, int level, const char *test, const char *metric, double value,
+                   double reference, double severity, const char *fmt, ...)
 {
     struct mcf_cause c = { .rank = row, .rule = rule, .level = level, .value = value, .reference = reference,
                            .deviation = isfinite(value) && isfinite(reference) && reference != 0
@@ -44,153 +42,6 @@ static void add(struct fleet *f, size_t row, int rule, int level, const char *te
     vsnprintf(c.text, sizeof c.text, fmt, ap);
     va_end(ap);
     mcf_causes_add(&f->causes, &c);
-}
-
-int mcf_host_row(const struct fleet *f, size_t r)
-{
-    if (f->backend && !strcmp(f->backend, "host"))
-        return 1;
-    if (f->backend && (!strcmp(f->backend, "cuda") || !strcmp(f->backend, "hip")))
-        return 0;
-    /* the backend not recorded or not one (a damaged file): a GPU's arch is
-     * sm_* or gfx*, a CPU's x86_64, aarch64 ... */
-    const char *arch = f->arch.buf ? mcf_strs_at(&f->arch, r) : "";
-    return arch[0] && strncmp(arch, "sm_", 3) && strncmp(arch, "gfx", 3);
-}
-
-size_t mcf_ranks_on_gpu(const struct fleet *f, size_t r)
-{
-    size_t k = 0;
-    if (!f->node || !f->device_index || f->device_index[r] < 0)
-        return 1;
-    for (size_t q = 0; q < f->nranks; q++)
-        k += f->node[q] == f->node[r] && f->device_index[q] == f->device_index[r];
-    return k ? k : 1;
-}
-
-double mcf_foreign_procs(const struct fleet *f, size_t r, const char *test)
-{
-    const struct evidence *ev = test && test[0] ? mcf_evidence_of(f, test) : NULL;
-    if (!ev || !ev->col[EV_PROCS] || !isfinite(ev->col[EV_PROCS][r]))
-        return NAN;
-    return ev->col[EV_PROCS][r] - (double)mcf_ranks_on_gpu(f, r);
-}
-
-/* "9.8% below the fleet median 1.01e+06 GFLOP/s" */
-static void peer_cause(struct fleet *f, const struct fig *g, size_t row, int rule, const struct mcf_peer *p,
-                       size_t peers)
-{
-    double bad = -g->better * p->deviation;
-    char prior[96] = "";
-    if (p->prior)
-        snprintf(prior, sizeof prior, "; too few GPUs to measure their spread, taken as %.1f%%", 100 * p->spread);
-    add(f, row, rule, p->level, g->test, g->metric, g->med[row], p->reference, bad / p->threshold,
-        "%s %s %.5g %s: %.1f%% %s the %s %.5g (warn beyond %.1f%%, fail beyond %.1f%%%s)", g->test, g->metric,
-        g->med[row], g->unit, 100 * fabs(p->deviation), p->deviation < 0 ? "below" : "above",
-        rule == MCF_RULE_NODE ? "best GPU of its node" : peers == 2 ? "mean of the 2 GPUs" : "fleet median",
-        p->reference, 100 * p->threshold,
-        100 * p->fail_threshold, prior);
-}
-
-/* A GPU another job shared during the test is judged, but is no reference:
- * its figures are the other job's as much as its own (a healthy neighbour
- * was flagged against a disturbed GPU's clock). Against the reference of the
- * undisturbed GPUs: the fleet rule's median and thresholds, the node rule's
- * best of its node. */
-static void against_clean(const double *x, const long long *node, const int *shared, size_t n, int better,
-                          const struct mcf_vrules *rules, struct mcf_peer *p, int node_rule)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (!shared[i])
-            continue;
-        const struct mcf_peer *ref = NULL;
-        for (size_t j = 0; j < n && !ref; j++)
-            if (!shared[j] && isfinite(p[j].reference) && (!node_rule || node[j] == node[i]))
-                ref = &p[j];
-        p[i] = (struct mcf_peer){ .reference = NAN, .deviation = NAN, .threshold = NAN, .level = MCF_V_PASS };
-        if (!ref || !isfinite(x[i]) || ref->reference == 0.0)
-            continue;
-        p[i] = *ref;
-        p[i].deviation = (x[i] - ref->reference) / fabs(ref->reference);
-        double bad = -better * p[i].deviation;
-        p[i].level = bad > ref->fail_threshold ? MCF_V_FAIL : bad > ref->threshold ? MCF_V_WARN : MCF_V_PASS;
-    }
-    (void)rules;
-}
-
-static int is_per_watt(const struct fig *g)
-{
-    size_t n = strlen(g->metric);
-    return n > 6 && !strcmp(g->metric + n - 6, "_per_w");
-}
-
-/* Work per joule needs the test's own power: a whole test over fewer than 3
- * new readings of the power source (shorter than its update interval: the
- * default deck's tests on an H200, 0-2 readings) has the power of the tests
- * around it, and two healthy GPUs were 20-35 % apart on it. Not judged. */
-#define MIN_POWER_READINGS 3
-static int power_too_short(const struct fleet *f, const struct fig *g)
-{
-    const struct test_facts *t = mcf_facts_of(f, g->test);
-    return is_per_watt(g) && t && t->power_readings < MIN_POWER_READINGS;
-}
-
-/* The peer rules on one figure, over the rows of one SKU. */
-static int judge_peers(struct fleet *f, const struct fig *g, const size_t *rows, size_t n)
-{
-    double *x = malloc(sizeof *x * n), *clean = malloc(sizeof *clean * n);
-    long long *node = malloc(sizeof *node * n);
-    int *shared = malloc(sizeof *shared * n);
-    struct mcf_peer *pf = malloc(sizeof *pf * n), *pn = malloc(sizeof *pn * n);
-    size_t nshared = 0;
-    int rc = -1;
-    if (!x || !clean || !node || !shared || !pf || !pn)
-        goto done;
-    for (size_t i = 0; i < n; i++) {
-        x[i] = g->med[rows[i]];
-        node[i] = f->node ? f->node[rows[i]] : (long long)rows[i];
-        shared[i] = mcf_foreign_procs(f, rows[i], g->test) > 0;
-        nshared += shared[i];
-        clean[i] = shared[i] ? NAN : x[i];
-    }
-    if (nshared == n) {   /* none undisturbed: judged among themselves (each cause the environment's) */
-        nshared = 0;
-        memset(shared, 0, sizeof *shared * n);
-        memcpy(clean, x, sizeof *x * n);
-    }
-    /* Too few GPUs to measure their spread (verdict.h): the prior, the
-     * host's for host ranks (CPU cores shared), or the quietest GPU's own
-     * repetition spread where that is larger: GPUs whose repetitions scatter
-     * by 30 % cannot be told apart by less */
-    struct mcf_vrules rules = f->opts->rules;
-    if (n && mcf_host_row(f, rows[0]))
-        rules.prior_rel = rules.host_prior_rel;
-    if (is_per_watt(g) && rules.power_prior_rel > rules.prior_rel)
-        rules.prior_rel = rules.power_prior_rel;
-    if (isfinite(g->rep_rel) && g->rep_rel > rules.prior_rel)
-        rules.prior_rel = g->rep_rel;
-    mcf_peer_fleet(clean, n, g->better, &rules, pf);
-    mcf_peer_node(clean, node, n, g->better, &rules, pn);
-    if (nshared) {
-        against_clean(x, node, shared, n, g->better, &rules, pf, 0);
-        against_clean(x, node, shared, n, g->better, &rules, pn, 1);
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (pf[i].level != MCF_V_PASS)
-            peer_cause(f, g, rows[i], MCF_RULE_FLEET, &pf[i], n);
-        /* the node rule adds what the fleet rule did not see */
-        if (pn[i].level > pf[i].level)
-            peer_cause(f, g, rows[i], MCF_RULE_NODE, &pn[i], n);
-    }
-    rc = 0;
-done:
-    free(x);
-    free(clean);
-    free(node);
-    free(shared);
-    free(pf);
-    free(pn);
-    return rc;
 }
 
 /* The profile's floor (or ceiling) of each figure it names, and figures
@@ -239,14 +90,14 @@ static void judge_profile(struct fleet *f, const struct mcf_profile *p, const si
             if (f->quick == 1 && (higher ? v < t->bound : v > t->bound))
                 continue;   /* a --quick run's small sizes are not what the floors are for (said once) */
             if (higher ? v < t->bound : v > t->bound)
-                add(f, rows[i], MCF_RULE_PROFILE, MCF_V_FAIL, g->test, g->metric, v, t->bound,
+                mcf_cause_add(f, rows[i], MCF_RULE_PROFILE, MCF_V_FAIL, g->test, g->metric, v, t->bound,
                     10 + fabs(v - t->bound) / fabs(t->bound),
                     "%s %s %.5g %s: %s the %s's %s %.5g (expected %.5g, source %.60s)", g->test, g->metric, v,
                     g->unit, higher ? "below" : "above", p->sku, higher ? "floor" : "ceiling", t->bound, t->expected,
                     t->source_id[0] ? t->source_id : t->source);
             else if (higher && t->expected > 0 && v > t->expected && t->source_id[0])   /* a datasheet's peak;
                                                                   a measured figure (a baseline) is no peak */
-                add(f, rows[i], MCF_RULE_SUSPECT, MCF_V_WARN, g->test, g->metric, v, t->expected,
+                mcf_cause_add(f, rows[i], MCF_RULE_SUSPECT, MCF_V_WARN, g->test, g->metric, v, t->expected,
                     v / t->expected - 1,
                     "%s %s %.5g %s: %.1f%% above the %s's datasheet figure %.5g (its peak at the board's "
                     "maximum clock): a figure the hardware cannot reach unless its clock ran above that maximum "
@@ -296,12 +147,12 @@ static void clock_cause(struct fleet *f, const struct evidence *ev, size_t r, do
     const double *ratio = ev->col[EV_CLOCK_RATIO], *sm = ev->col[EV_SM_MHZ];
     const struct fig *clk = mcf_fig_of(f, ev->test, "clock_mhz");
     if (ref == 1.0)
-        add(f, r, MCF_RULE_CLOCK, MCF_V_WARN, ev->test, "clock_mhz", ratio[r], 1.0, fabs(d) / rel,
+        mcf_cause_add(f, r, MCF_RULE_CLOCK, MCF_V_WARN, ev->test, "clock_mhz", ratio[r], 1.0, fabs(d) / rel,
             "%s: the in-kernel clock %.0f MHz and the power source's %.0f MHz differ by %+.1f%% (more than "
             "%.0f%%, median over the repetitions): a figure per clock or fraction of peak is only as good "
             "as the clock it used", ev->test, clk ? clk->med[r] : NAN, sm ? sm[r] : NAN, 100 * d, 100 * rel);
     else
-        add(f, r, MCF_RULE_CLOCK, MCF_V_WARN, ev->test, "clock_mhz", ratio[r], ref, fabs(d) / rel,
+        mcf_cause_add(f, r, MCF_RULE_CLOCK, MCF_V_WARN, ev->test, "clock_mhz", ratio[r], ref, fabs(d) / rel,
             "%s: the in-kernel clock %.0f MHz over the power source's %.0f MHz is %.3f, %+.1f%% from its "
             "SKU's median ratio %.3f (more than %.0f%%): this GPU reads its clock unlike its peers",
             ev->test, clk ? clk->med[r] : NAN, sm ? sm[r] : NAN, ratio[r], 100 * d, ref, 100 * rel);
@@ -317,12 +168,12 @@ static void power_cause(struct fleet *f, const struct evidence *ev, size_t r, do
     const char *other = mcf_strs_at(&ev->ratio_src, r), *primary = mcf_strs_at(&f->primary_source, r);
     double pw = w ? w[r] : NAN;
     if (ref == 1.0)
-        add(f, r, MCF_RULE_POWER, MCF_V_WARN, ev->test, "test_avg_power_w", ratio[r], 1.0, fabs(d) / rel,
+        mcf_cause_add(f, r, MCF_RULE_POWER, MCF_V_WARN, ev->test, "test_avg_power_w", ratio[r], 1.0, fabs(d) / rel,
             "%s: power sources disagree: %s reads %.0f W where %s, the figures' source, reads %.0f W (%+.1f%%, "
             "more than %.0f%%, over the whole test): the power and per-watt figures are only as good as their "
             "source", ev->test, other, pw * ratio[r], primary, pw, 100 * d, 100 * rel);
     else
-        add(f, r, MCF_RULE_POWER, MCF_V_WARN, ev->test, "test_avg_power_w", ratio[r], ref, fabs(d) / rel,
+        mcf_cause_add(f, r, MCF_RULE_POWER, MCF_V_WARN, ev->test, "test_avg_power_w", ratio[r], ref, fabs(d) / rel,
             "%s: %s reads %.0f W where %s reads %.0f W, a ratio of %.3f, %+.1f%% from its SKU's median ratio "
             "%.3f (more than %.0f%%): this GPU's power sources disagree unlike its peers'", ev->test, other,
             pw * ratio[r], primary, pw, ratio[r], 100 * d, ref, 100 * rel);
@@ -454,34 +305,34 @@ static void judge_health(struct fleet *f, size_t r)
               corr1 = hv(f, MCF_HC_ECC_CORR_VOL, r, 1);
     long long uncv0 = hv(f, MCF_HC_ECC_UNC_VOL, r, 0);
     if (unc > 0 && uncv0 >= 0 && unc > uncv0)
-        add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "ecc_uncorrected_volatile", (double)unc, (double)uncv0, 1e5,
+        mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "ecc_uncorrected_volatile", (double)unc, (double)uncv0, 1e5,
             "%lld uncorrectable ECC error%s during the run (%lld before it, %lld after)", unc - uncv0,
             unc - uncv0 == 1 ? "" : "s", uncv0, unc);
     else if (unc > 0)
-        add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "ecc_uncorrected_volatile", (double)unc, 0, 1e5,
+        mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "ecc_uncorrected_volatile", (double)unc, 0, 1e5,
             "%lld uncorrectable ECC error%s since the driver loaded, before the run", unc, unc == 1 ? "" : "s");
     else if (unc1 > unc0 && unc0 >= 0)
-        add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "ecc_uncorrected_aggregate", (double)unc1, (double)unc0, 1e5,
+        mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "ecc_uncorrected_aggregate", (double)unc1, (double)unc0, 1e5,
             "%lld uncorrectable ECC error%s during the run", unc1 - unc0, unc1 - unc0 == 1 ? "" : "s");
     else if (unc1 > 0)
-        add(f, r, MCF_RULE_HEALTH, MCF_V_WARN, "", "ecc_uncorrected_aggregate", (double)unc1, 0, 2,
+        mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_WARN, "", "ecc_uncorrected_aggregate", (double)unc1, 0, 2,
             "%lld uncorrectable ECC error%s in the GPU's lifetime (none since the driver loaded)", unc1,
             unc1 == 1 ? "" : "s");
     if (corr1 > corr0 && corr0 >= 0)
-        add(f, r, MCF_RULE_HEALTH, MCF_V_WARN, "", "ecc_corrected_volatile", (double)corr1, (double)corr0, 2,
+        mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_WARN, "", "ecc_corrected_volatile", (double)corr1, (double)corr0, 2,
             "%lld corrected ECC error%s during the run", corr1 - corr0, corr1 - corr0 == 1 ? "" : "s");
     for (int after = 0; after < 2; after++) {
         long long pend = hv(f, MCF_HC_REMAP_PENDING, r, after), failed = hv(f, MCF_HC_REMAP_FAILED, r, after),
                   rpend = hv(f, MCF_HC_RETIRED_PENDING, r, after);
         if (failed > 0)
-            add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "remap_failed", (double)failed, 0, 2e5,
+            mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "remap_failed", (double)failed, 0, 2e5,
                 "memory repair failed %s the run: a bad row (NVML) or page (rocm-smi) could not be spared: "
                 "return the GPU", after ? "after" : "before");
         else if (pend > 0)
-            add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "remap_pending", (double)pend, 0, 1e5,
+            mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "remap_pending", (double)pend, 0, 1e5,
                 "a row remapping is pending %s the run: reset the GPU, then test again", after ? "after" : "before");
         if (rpend > 0)
-            add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "retired_pages_pending", (double)rpend, 0, 1e5,
+            mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "retired_pages_pending", (double)rpend, 0, 1e5,
                 "%lld page retirement%s pending %s the run: reset the GPU, then test again", rpend,
                 rpend == 1 ? "" : "s", after ? "after" : "before");
         if (failed > 0 || pend > 0 || rpend > 0)
@@ -497,10 +348,10 @@ static void judge_health(struct fleet *f, size_t r)
             w = widths[i];
     long long gb = f->gen_busy ? f->gen_busy[r] : -1;
     if (w > 0 && wmax > 0 && w < wmax)
-        add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "pcie_width", (double)w, (double)wmax, 5e4,
+        mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "pcie_width", (double)w, (double)wmax, 5e4,
             "PCIe link downtrained: x%lld of x%lld (reseat or check the riser/cable)", w, wmax);
     if (gb > 0 && gmax > 0 && gb < gmax)
-        add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "pcie_gen_busy", (double)gb, (double)gmax, 5e4,
+        mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "pcie_gen_busy", (double)gb, (double)gmax, 5e4,
             "PCIe link at Gen%lld of Gen%lld while tests ran (downtrained)", gb, gmax);
 }
 
@@ -561,13 +412,13 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
         size_t short_power = 0;
         char short_tests[256] = "";
         for (size_t k = 0; k < f->nfigs; k++) {
-            if (power_too_short(f, &f->figs[k])) {
+            if (mcf_power_too_short(f, &f->figs[k])) {
                 if (!short_power++ || strlen(short_tests) < 200)
                     snprintf(short_tests + strlen(short_tests), sizeof short_tests - strlen(short_tests), "%s%s",
                              short_power > 1 ? ", " : "", f->figs[k].test);
                 continue;
             }
-            if (judge_peers(f, &f->figs[k], rows, n) < 0)
+            if (mcf_judge_peers(f, &f->figs[k], rows, n) < 0)
                 f->oom = 1;
         }
         if (short_power)
@@ -589,7 +440,7 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
         judge_health(f, r);
         const char *arch = f->arch.buf ? mcf_strs_at(&f->arch, r) : "?";
         if (f->acceptance == 1 && f->deck_arch && f->deck_arch[0] && !mcf_arch_listed(arch, f->deck_arch)) {
-            add(f, r, MCF_RULE_DECK, MCF_V_FAIL, "", "", NAN, NAN, 1e4,
+            mcf_cause_add(f, r, MCF_RULE_DECK, MCF_V_FAIL, "", "", NAN, NAN, 1e4,
                 "the acceptance deck targets %.100s, this GPU is %.40s: run the deck for its architecture "
                 "(mcfleet --acceptance)", f->deck_arch, arch);
             if (!wrong_deck++)
@@ -601,7 +452,7 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
     }
     for (size_t r = 0; no_health && f->acceptance == 1 && f->backend && strcmp(f->backend, "host") && r < f->nranks; r++)
         if (health_unknown(f, r))
-            add(f, r, MCF_RULE_HEALTH, MCF_V_WARN, "", "", NAN, NAN, 1.5,
+            mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_WARN, "", "", NAN, NAN, 1.5,
                 "health counters not read (%.200s): ECC, memory repair and PCIe link unknown",
                 f->health_source.buf ? mcf_strs_at(&f->health_source, r) : "no /health in the file");
     size_t unknown = 0, first_unknown = 0;
