@@ -84,12 +84,13 @@ assert s(m["slurm_cluster_name"]) == "mcfci"
 PY
 
 # ---- 2. sbatch (submitted above): the time limit arrived mid-deck
-# an answer that names the job's state, and not a live one (a loaded slurmctld
-# may not answer at all: that is not the job's end)
+# an answer that names one of the job's final states (a loaded slurmctld may not
+# answer at all: that is not the job's end). A list of live states is not
+# enough: while Slurm delivers --signal the job reads JobState=SIGNALING (a
+# fresh-root CI run saw the test go on with the job still running).
 job_ended() {
-    local s
-    s=$(scontrol show job "$job" -o 2>/dev/null) && echo "$s" | grep -q "JobState=" &&
-        ! echo "$s" | grep -qE "JobState=(PENDING|RUNNING|COMPLETING|CONFIGURING|SUSPENDED)"
+    scontrol show job "$job" -o 2>/dev/null |
+        grep -qE "JobState=(COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|OUT_OF_MEMORY)( |$)"
 }
 slurm_wait 200 job_ended || { cat job.out; fail "job $job did not end"; }
 state=$(scontrol show job "$job" -o)
