@@ -133,8 +133,9 @@ static const char *decks_dir(void)
             in_build = !strcmp(exe, build);
         }
     }
-    const char *first = in_build && MCF_SOURCE_DECKS_DIR[0] ? MCF_SOURCE_DECKS_DIR : MCF_DECKS_DIR;
-    const char *second = first == MCF_DECKS_DIR ? MCF_SOURCE_DECKS_DIR : MCF_DECKS_DIR;
+    int source_first = in_build && MCF_SOURCE_DECKS_DIR[0];
+    const char *first = source_first ? MCF_SOURCE_DECKS_DIR : MCF_DECKS_DIR;
+    const char *second = source_first ? MCF_DECKS_DIR : MCF_SOURCE_DECKS_DIR;
     char sub[PATH_MAX];
     snprintf(sub, sizeof sub, "%s/acceptance", first);
     if (is_dir(sub) || !second[0])
