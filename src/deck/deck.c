@@ -1,4 +1,4 @@
-#include "deck.h"
+#include "deck_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -60,96 +60,6 @@ static const struct mcf_key *find_key(struct mcf_deck_test *t, const char *key, 
 
 
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-/* A size: DIGITS[.DIGITS][spaces][UNIT], exactly a whole number of bytes, in
- * integer arithmetic (no rounding, no float-to-integer conversion). On error
- * *why says what is wrong, for the message. */
-static int parse_size(const char *s, uint64_t *out, const char **why)
-{
-    static const struct { const char *suffix; uint64_t mult; } units[] = {
-        { "", 1 }, { "B", 1 },
-        { "KiB", 1ull << 10 }, { "MiB", 1ull << 20 }, { "GiB", 1ull << 30 }, { "TiB", 1ull << 40 },
-        { "K", 1ull << 10 }, { "M", 1ull << 20 }, { "G", 1ull << 30 },
-        { "KB", 1000ull }, { "MB", 1000000ull }, { "GB", 1000000000ull }, { "TB", 1000000000000ull },
-    };
-    uint64_t whole = 0, frac = 0, scale = 1;
-    const char *p = s;
-    *why = "";
-    if (!s || !isdigit((unsigned char)*s)) {
-        *why = s && (*s == '+' || *s == '-') ? "no sign is accepted" : "it must start with a digit";
-        return -1;
-    }
-    if (s[0] == '0' && isdigit((unsigned char)s[1])) {
-        *why = "it has a leading zero (octal in YAML 1.1)";
-        return -1;
-    }
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X' || s[1] == 'o' || s[1] == 'O')) {
-        *why = "only decimal digits are accepted, no 0x/0o prefix";
-        return -1;
-    }
-    for (; isdigit((unsigned char)*p); p++) {
-        unsigned d = (unsigned)(*p - '0');
-        if (whole > (UINT64_MAX - d) / 10) {
-            *why = "it is too large";
-            return -1;
-        }
-        whole = whole * 10 + d;
-    }
-    if (*p == '.') {
-        p++;
-        if (!isdigit((unsigned char)*p)) {
-            *why = "digits must follow the decimal point";
-            return -1;
-        }
-        for (int nd = 0; isdigit((unsigned char)*p); p++, nd++) {
-            if (nd == 18) {
-                *why = "it has too many decimal places";
-                return -1;
-            }
-            frac = frac * 10 + (uint64_t)(*p - '0');
-            scale *= 10;
-        }
-    }
-    while (*p == ' ')
-        p++;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (strcmp(p, units[i].suffix) != 0)
-            continue;
-        uint64_t m = units[i].mult, g = gcd(m, scale);
-        /* frac/scale of the unit must be whole bytes: frac * m / scale, which
-         * is below m, so it cannot overflow once reduced by the gcd */
-        if (frac % (scale / g) != 0) {
-            *why = "it is not a whole number of bytes";
-            return -1;
-        }
-        uint64_t part = frac / (scale / g) * (m / g);
-        if (whole > (UINT64_MAX - part) / m) {
-            *why = "it is too large";
-            return -1;
-        }
-        *out = whole * m + part;
-        return 0;
-    }
-    *why = *p == 'e' || *p == 'E' ? "no exponent is accepted: write the digits or use a unit"
-                                  : "the unit must be one of B, KiB, MiB, GiB, TiB, K, M, G (binary), "
-                                    "KB, MB, GB, TB (decimal)";
-    return -1;
-}
-
-int mcf_parse_size(const char *s, uint64_t *out)
-{
-    const char *why;
-    return parse_size(s, out, &why);
-}
 
 /* One scalar value of a key, checked against its type and range. */
 static int scalar_value(struct mcf_yaml_ctx *c, const struct mcf_key *kd, const char *owner,
@@ -205,7 +115,7 @@ static int scalar_value(struct mcf_yaml_ctx *c, const struct mcf_key *kd, const 
             *out = 0;
             return MCF_OK;
         }
-        if (parse_size(s, &v, &why) != 0)
+        if (mcf_size_parse(s, &v, &why) != 0)
             return mcf_yaml_at(c, n, "'%s' in %s must be a size such as 4096, 64KiB or 2GiB, got '%s' (%s)",
                       kd->name, owner, s, why);
         break;
@@ -220,98 +130,12 @@ static int scalar_value(struct mcf_yaml_ctx *c, const struct mcf_key *kd, const 
     return MCF_OK;
 }
 
-/* Sets a key of the test or its kernel by name (a sweep point). */
-static void set_key(struct mcf_deck_test *t, const char *key, uint64_t v)
+void mcf_deck_set_key(struct mcf_deck_test *t, const char *key, uint64_t v)
 {
     void *base;
     const struct mcf_key *kd = find_key(t, key, &base);
     if (kd && kd->width)
         mcf_key_set(kd, base, v);
-}
-
-/* Test names become HDF5 group names under /results. HDF5 refuses "." and
- * splits at '/'; a name must also survive shells and file names: letters,
- * digits, '-', '_', '.', starting with a letter or digit (so never ".", ".."
- * or "-x"), 1 to MCF_NAME_LEN - 1 characters. */
-static int valid_name(const char *s)
-{
-    if (!isalnum((unsigned char)*s) || strlen(s) >= MCF_NAME_LEN)
-        return 0;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
-            return 0;
-    return 1;
-}
-#define NAME_RULE "1-63 characters of letters, digits, '-', '_' or '.', starting with a letter or digit"
-_Static_assert(MCF_NAME_LEN == 64, "NAME_RULE states the length");
-
-/* What HDF5 itself needs of a link name: not empty, not "." or "..", no '/',
- * no control characters. Checked on every expanded instance name. */
-static int hdf5_name_ok(const char *s)
-{
-    if (!*s || !strcmp(s, ".") || !strcmp(s, ".."))
-        return 0;
-    for (; *s; s++)
-        if (*s == '/' || (unsigned char)*s < 0x20 || *s == 0x7f)
-            return 0;
-    return 1;
-}
-
-/* A string and where it came from, to find repeats by sorting: O(n log n)
- * whatever the input (a pairwise check took minutes on 90,000 tests). */
-struct strref {
-    const char *s;
-    size_t pos;                 /* order in the document */
-    const void *where;          /* the node (or instance) */
-};
-
-static int strref_cmp(const void *a, const void *b)
-{
-    const struct strref *x = a, *y = b;
-    int d = strcmp(x->s, y->s);
-    return d ? d : (x->pos > y->pos) - (x->pos < y->pos);
-}
-
-/* Sorts v; the repeat that comes first in the document, and in *first the
- * earlier one it repeats; NULL when all differ. */
-static const struct strref *first_repeat(struct strref *v, size_t n, const struct strref **first)
-{
-    const struct strref *rep = NULL;
-    qsort(v, n, sizeof *v, strref_cmp);
-    for (size_t i = 1; i < n; i++)
-        if (!strcmp(v[i - 1].s, v[i].s) && (!rep || v[i].pos < rep->pos)) {
-            rep = &v[i];
-            *first = &v[i - 1];
-        }
-    return rep;
-}
-
-/* A key given twice in one mapping: YAML says it is an error and libyaml
- * keeps both, so the later one would win silently. Reported at the second. */
-static int unique_keys(struct mcf_yaml_ctx *c, const yaml_node_t *map, const char *owner)
-{
-    size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start), m = 0;
-    struct strref *v = NULL;
-    const struct strref *rep, *first = NULL;
-    if (n < 2)
-        return MCF_OK;
-    MCF_ALLOC(c->e, v, n);
-    for (size_t i = 0; i < n; i++) {
-        const yaml_node_t *kn = yaml_document_get_node(c->doc, map->data.mapping.pairs.start[i].key);
-        if (kn && mcf_yaml_scalar(kn))
-            v[m++] = (struct strref){ mcf_yaml_scalar(kn), i, kn };
-    }
-    if ((rep = first_repeat(v, m, &first)) != NULL) {
-        const yaml_node_t *kn = rep->where, *k0 = first->where;
-        mcf_yaml_at(c, kn, "key '%s' is given twice %s (first at line %lu): a YAML mapping holds each key once",
-           rep->s, owner, (unsigned long)k0->start_mark.line + 1);
-        goto fail;
-    }
-    free(v);
-    return MCF_OK;
-fail:
-    free(v);
-    return c->e->rc;
 }
 
 static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const struct mcf_deck *deck,
@@ -340,7 +164,7 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const str
         const char *key = mcf_yaml_scalar(kn);
         if (key && !strcmp(key, "name")) {
             const char *v = mcf_yaml_scalar(vn);
-            if (!v || !valid_name(v))
+            if (!v || !mcf_deck_name_ok(v))
                 return mcf_yaml_at(c, vn, "test name must be " NAME_RULE);
             snprintf(t->name, sizeof t->name, "%s", v);
             snprintf(owner, sizeof owner, "test '%s'", v);
@@ -352,7 +176,7 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const str
         return mcf_yaml_at(c, node, "%s has no 'name'", owner);
     char in_owner[sizeof owner + 4];
     snprintf(in_owner, sizeof in_owner, "in %s", owner);
-    MCF_TRY(unique_keys(c, node, in_owner));
+    MCF_TRY(mcf_unique_keys(c, node, in_owner));
     if (!kernel_node) {
         char list[128] = "";
         for (int i = 0; i < MCF_FAMILY_COUNT; i++)
@@ -453,7 +277,7 @@ static int parse_power(struct mcf_yaml_ctx *c, const yaml_node_t *node, struct m
         snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", k ? ", " : "", mcf_power_kind_name(k));
     if (node->type != YAML_MAPPING_NODE)
         return mcf_yaml_at(c, node, "'power' must be a mapping (period_ms:, sources:, series:)");
-    if (unique_keys(c, node, "in 'power'") != MCF_OK)
+    if (mcf_unique_keys(c, node, "in 'power'") != MCF_OK)
         return c->e->rc;
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
         const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
@@ -498,7 +322,7 @@ static int parse_defaults(struct mcf_yaml_ctx *c, const yaml_node_t *node, struc
 {
     if (node->type != YAML_MAPPING_NODE)
         return mcf_yaml_at(c, node, "'defaults' must be a mapping (repetitions:, warmup:, time_limit:)");
-    MCF_TRY(unique_keys(c, node, "in 'defaults'"));
+    MCF_TRY(mcf_unique_keys(c, node, "in 'defaults'"));
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
         const yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
         const yaml_node_t *vn = yaml_document_get_node(c->doc, p->value);
@@ -609,7 +433,7 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
     int have_doc = 0, have_parser = 0;
     struct mcf_yaml_ctx c = { path, &doc, e };
     const yaml_node_t *tests = NULL, *defaults = NULL, *acceptance = NULL;
-    struct strref *names = NULL;
+    struct mcf_strref *names = NULL;
 
     memset(deck, 0, sizeof *deck);
     if ((size_t)snprintf(deck->path, sizeof deck->path, "%s", path) >= sizeof deck->path)
@@ -654,7 +478,7 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
         mcf_yaml_at(&c, root, "the deck must be a mapping with 'tests:' at the top level");
         goto fail;
     }
-    MCF_TRY(unique_keys(&c, root, "at the top level"));
+    MCF_TRY(mcf_unique_keys(&c, root, "at the top level"));
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
         const yaml_node_t *kn = yaml_document_get_node(&doc, p->key);
         const yaml_node_t *vn = yaml_document_get_node(&doc, p->value);
@@ -670,7 +494,7 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
         } else if (key && !strcmp(key, "arch"))
             MCF_TRY(parse_arch(&c, vn, deck));
         else if (key && !strcmp(key, "name")) {
-            if (!mcf_yaml_scalar(vn) || !valid_name(mcf_yaml_scalar(vn))) { mcf_yaml_at(&c, vn, "deck 'name' must be " NAME_RULE); goto fail; }
+            if (!mcf_yaml_scalar(vn) || !mcf_deck_name_ok(mcf_yaml_scalar(vn))) { mcf_yaml_at(&c, vn, "deck 'name' must be " NAME_RULE); goto fail; }
             snprintf(deck->name, sizeof deck->name, "%s", mcf_yaml_scalar(vn));
         } else if (key && !strcmp(key, "description")) {
             if (!mcf_yaml_scalar(vn)) { mcf_yaml_at(&c, vn, "'description' must be text"); goto fail; }
@@ -701,11 +525,11 @@ int mcf_deck_parse(const char *path, const char *text, struct mcf_deck *deck, st
     for (int i = 0; i < deck->ntests; i++) {
         const yaml_node_t *tn = yaml_document_get_node(&doc, tests->data.sequence.items.start[i]);
         MCF_TRY(parse_test(&c, tn, deck, &deck->tests[i], i));
-        names[i] = (struct strref){ deck->tests[i].name, (size_t)i, tn };
+        names[i] = (struct mcf_strref){ deck->tests[i].name, (size_t)i, tn };
     }
     {
-        const struct strref *rep, *first = NULL;
-        if ((rep = first_repeat(names, (size_t)deck->ntests, &first)) != NULL) {
+        const struct mcf_strref *rep, *first = NULL;
+        if ((rep = mcf_first_repeat(names, (size_t)deck->ntests, &first)) != NULL) {
             mcf_yaml_at(&c, rep->where, "test name '%s' is used twice (first at line %d)", rep->s,
                deck->tests[first->pos].line);
             goto fail;
@@ -763,137 +587,4 @@ void mcf_deck_free(struct mcf_deck *deck)
     deck->text = NULL;
     deck->tests = NULL;
     deck->ntests = 0;
-}
-
-
-static uint64_t cap(uint64_t v, uint64_t limit) { return v > limit ? limit : v; }
-
-#define QUICK_MAX_DURATION 3   /* seconds of a sustained test */
-
-/* --quick: each key's own cap (family.c), on its value and its sweep points;
- * sweep points that become equal are kept once. */
-void mcf_deck_quick(struct mcf_deck *deck)
-{
-    deck->quick = 1;
-    for (int i = 0; i < deck->ntests; i++) {
-        struct mcf_deck_test *t = &deck->tests[i];
-        struct mcf_kernel *k = &t->kernel;
-        t->repetitions = t->repetitions < 3 ? t->repetitions : 3;
-        t->warmup = t->warmup < 1 ? t->warmup : 1;
-        t->duration = t->duration < QUICK_MAX_DURATION ? t->duration : QUICK_MAX_DURATION;
-        for (const struct mcf_key_use *u = mcf_families[k->family].keys; u->key; u++) {
-            const struct mcf_key *kd = mcf_kernel_key(u->key);
-            if (kd->quick_max)
-                mcf_key_set(kd, k, cap(mcf_key_get(kd, k), kd->quick_max));
-        }
-        const struct mcf_key *swept = t->nsweep ? mcf_kernel_key(t->sweep_key) : NULL;
-        if (!swept || !swept->quick_max)
-            continue;
-        int kept = 0;
-        for (int s = 0; s < t->nsweep; s++) {
-            uint64_t v = cap(t->sweep[s], swept->quick_max);
-            int dup = 0;
-            for (int j = 0; j < kept; j++)
-                dup |= t->sweep[j] == v;
-            if (!dup)
-                t->sweep[kept++] = v;
-        }
-        t->nsweep = kept;
-    }
-}
-
-/* Down to whole 4 KiB, where there is one to keep. */
-static uint64_t whole_sweeps(uint64_t b)
-{
-    return b >= 4096 ? b & ~(uint64_t)4095 : b;
-}
-
-/* "auto" sizes, from the device: main memory well beyond the last-level cache,
- * cache levels well inside theirs. */
-static uint64_t auto_bytes(const struct mcf_kernel *k, const struct mcf_device_info *d)
-{
-    uint64_t llc = d->cache_bytes ? d->cache_bytes : (32ull << 20);
-    uint64_t l1 = d->l1_bytes ? d->l1_bytes : (32ull << 10);
-    /* the arrays an op touches: read and write 1, copy and fma 2, triad 3 */
-    uint64_t arrays = (uint64_t)(mcf_kernel_bytes_per_unit(k) / mcf_dtype_size(k->dtype) + 0.5);
-    switch (k->level) {
-    /* all of the op's arrays in a quarter of the L2 (an H100's triad over
-     * three arrays of a quarter each hit the L2 only 90%: its two halves) */
-    case MCF_LEVEL_L2: return llc / 4 / (arrays ? arrays : 1);
-    /* windows of whole 4 KiB sweeps (256 threads x 16 bytes): with a part
-     * sweep at the end, one warp in eight loads once more per pass and the
-     * block waits for it (an H100's shared memory at 28.5 KiB: 91% of the
-     * rate at 28 KiB or 32 KiB) */
-    case MCF_LEVEL_L1: return whole_sweeps(l1 / 2);
-    /* four blocks per SM must fit beside the runtime's own share per block
-     * (on an H100 four quarters did not: 3 blocks, 76% of the rate) */
-    case MCF_LEVEL_LDS: return whole_sweeps(l1 / 8);
-    default: {
-        uint64_t b = 4 * llc;
-        if (b < (64ull << 20)) b = 64ull << 20;
-        if (d->memory_bytes && b > d->memory_bytes / 16) b = d->memory_bytes / 16;
-        return b;
-    }
-    }
-}
-
-int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *dev,
-                    struct mcf_instance **out, int *count, struct mcf_err *e)
-{
-    int n = 0;
-    for (int i = 0; i < deck->ntests; i++)
-        n += deck->tests[i].nsweep ? deck->tests[i].nsweep : 1;
-    struct mcf_instance *v = NULL;
-    struct strref *names = NULL;
-    const struct strref *rep, *first = NULL;
-    MCF_ALLOC(e, v, n);
-    MCF_ALLOC(e, names, n);
-    int j = 0;
-    for (int i = 0; i < deck->ntests; i++) {
-        const struct mcf_deck_test *t = &deck->tests[i];
-        int points = t->nsweep ? t->nsweep : 1;
-        for (int p = 0; p < points; p++, j++) {
-            struct mcf_instance *in = &v[j];
-            struct mcf_deck_test tmp = *t;
-            in->test = t;
-            in->repetitions = t->repetitions;
-            in->warmup = t->warmup;
-            in->time_limit = t->time_limit;
-            in->duration = t->duration;
-            int len;
-            if (t->nsweep) {
-                set_key(&tmp, t->sweep_key, t->sweep[p]);
-                in->sweep_value = t->sweep[p];
-                len = snprintf(in->name, sizeof in->name, "%s:%s=%llu", t->name, t->sweep_key,
-                               (unsigned long long)t->sweep[p]);
-            } else {
-                len = snprintf(in->name, sizeof in->name, "%s", t->name);
-            }
-            /* the name is an HDF5 group under /results: what validation passed must be writable */
-            if (len < 0 || (size_t)len >= sizeof in->name || !hdf5_name_ok(in->name))
-                MCF_FAIL(e, MCF_EINPUT, "%s:%d: test '%s': '%s' cannot name an HDF5 group", deck->path,
-                         t->line, t->name, in->name);
-            names[j] = (struct strref){ in->name, (size_t)j, t };
-            in->kernel = tmp.kernel;
-            if (in->kernel.family == MCF_FAMILY_MEMORY && in->kernel.bytes == 0) {
-                in->kernel.bytes = auto_bytes(&in->kernel, dev);
-                if (deck->quick)
-                    in->kernel.bytes = cap(in->kernel.bytes, mcf_kernel_key("bytes")->quick_max);
-            }
-            mcf_kernel_label(&in->kernel);
-        }
-    }
-    if ((rep = first_repeat(names, (size_t)n, &first)) != NULL) {
-        const struct mcf_deck_test *t = rep->where;
-        MCF_FAIL(e, MCF_EINPUT, "%s:%d: test '%s': instance '%s' is also made by the test at line %d",
-                 deck->path, t->line, t->name, rep->s, ((const struct mcf_deck_test *)first->where)->line);
-    }
-    free(names);
-    *out = v;
-    *count = n;
-    return MCF_OK;
-fail:
-    free(names);
-    free(v);
-    return e->rc;
 }

@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "error.h"
 #include "kernel.h"
+#include "numparse.h"     /* mcf_parse_size */
 
 #define MCF_MAX_SWEEP 64
 #define MCF_NAME_LEN 64
@@ -74,7 +75,5 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
 /* The built-in default deck (input/default.yaml, compiled in). */
 extern const char mcf_default_deck[];
 
-/* Parses "64MiB", "4 KiB", "1GB", "4096"; -1 when malformed. */
-int mcf_parse_size(const char *s, uint64_t *out);
 
 #endif

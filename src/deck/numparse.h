@@ -22,4 +22,10 @@ const char *mcf_uint_problem(const char *s);
  * MCF_NUM_MALFORMED or MCF_NUM_RANGE otherwise. */
 int mcf_parse_duration(const char *s, double *sec);
 
+/* A size: DIGITS[.DIGITS][spaces][UNIT] (B, KiB, MiB, GiB, TiB, K, M, G
+ * binary; KB, MB, GB, TB decimal), exactly a whole number of bytes. 0 and
+ * *out on success; -1 and, in *why, what is wrong (for a message). */
+int mcf_size_parse(const char *s, uint64_t *out, const char **why);
+int mcf_parse_size(const char *s, uint64_t *out);     /* the same, without the why */
+
 #endif

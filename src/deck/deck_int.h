@@ -1,0 +1,36 @@
+/* Shared by the deck's parser (deck.c), its names (deck_names.c) and its
+ * expansion (deck_expand.c); not for other subsystems. */
+#ifndef MCF_DECK_INT_H
+#define MCF_DECK_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <yaml.h>
+
+#include "deck.h"
+#include "yamlinput.h"
+
+#define NAME_RULE "1-63 characters of letters, digits, '-', '_' or '.', starting with a letter or digit"
+_Static_assert(MCF_NAME_LEN == 64, "NAME_RULE states the length");
+
+/* A string and where it came from, to find repeats by sorting: O(n log n)
+ * whatever the input (a pairwise check took minutes on 90,000 tests). */
+struct mcf_strref {
+    const char *s;
+    size_t pos;                 /* order in the document */
+    const void *where;          /* the node (or instance) */
+};
+
+/* A test name as the deck takes it (NAME_RULE). */
+int mcf_deck_name_ok(const char *s);
+/* What HDF5 needs of a link name; checked on every expanded instance. */
+int mcf_hdf5_name_ok(const char *s);
+/* Sorts v; the repeat that comes first in the document, and in *first the
+ * earlier one it repeats; NULL when all differ. */
+const struct mcf_strref *mcf_first_repeat(struct mcf_strref *v, size_t n, const struct mcf_strref **first);
+/* MCF_OK, or an error at the second of a key given twice in one mapping. */
+int mcf_unique_keys(struct mcf_yaml_ctx *c, const yaml_node_t *map, const char *owner);
+/* Sets a key of the test or its kernel by name (a sweep point). */
+void mcf_deck_set_key(struct mcf_deck_test *t, const char *key, uint64_t v);
+
+#endif
