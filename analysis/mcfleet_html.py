@@ -42,6 +42,8 @@ import numpy as np  # noqa: E402
 
 import matplotlib
 matplotlib.use("Agg")
+if "text.parse_math" in matplotlib.rcParams:   # names from the file drawn as they are, never as maths
+    matplotlib.rcParams["text.parse_math"] = False   # (mcfleet_plot sets it too; its short() escapes "$" before 3.5)
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 

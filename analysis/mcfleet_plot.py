@@ -77,14 +77,24 @@ import matplotlib.ticker  # noqa: E402
 
 from mcfleet_results import BadFile, Results, finite_median, per_rank_median, reading, show  # noqa: E402
 
+# Text from the file (test names, units, hosts) is drawn as it is, never read
+# as matplotlib's maths: "$\undefinedmacro$" in a name raised ValueError at
+# drawing time. text.parse_math is matplotlib 3.5's; before it, short()
+# escapes the dollar signs of what it is given.
+PARSE_MATH_KEY = "text.parse_math" in matplotlib.rcParams
+if PARSE_MATH_KEY:
+    matplotlib.rcParams["text.parse_math"] = False
+
 
 class Unwritable(Exception):
     """an output that cannot be written"""
 
 
 def short(text, n=60):
-    """a label that matplotlib can draw: a huge one overflows its rasterizer"""
-    return text if len(text) <= n else text[:n - 3] + "..."
+    """a label that matplotlib can draw: a huge one overflows its rasterizer;
+    with no text.parse_math to turn off (matplotlib < 3.5), "$" escaped"""
+    text = text if len(text) <= n else text[:n - 3] + "..."
+    return text if PARSE_MATH_KEY else text.replace("$", "\\$")
 
 
 def save(fig, output, what, rect=None):
