@@ -97,6 +97,16 @@ def short(text, n=60):
     return text if PARSE_MATH_KEY else text.replace("$", "\\$")
 
 
+def csv_text(text):
+    """a CSV cell of text from the file: quoted where RFC 4180 asks, and by
+    OWASP's CSV injection rule a leading ' where it begins with = + - @ TAB
+    CR, which a spreadsheet would run (the C report's rule)"""
+    formula = text[:1] in ("=", "+", "-", "@", "\t", "\r")
+    if not formula and not any(c in text for c in ',"\n\r'):
+        return text
+    return '"%s%s"' % ("'" if formula else "", text.replace('"', '""'))
+
+
 def save(fig, output, what, rect=None):
     """lays out and writes the figure (rect: the part the axes may use), and says what it holds"""
     fig.tight_layout(rect=rect)
@@ -435,7 +445,7 @@ def occupancy(args):
             with open(args.csv, "w") as out:
                 out.write("test,dtype,dtype_b,shape,waves,gflops,clock_mhz,model_gflops\n")
                 for row in rows:
-                    out.write("%s,%s,%s,%s,%d,%.6g,%.6g,%.6g\n" % row)
+                    out.write("%s,%s,%s,%s,%d,%.6g,%.6g,%.6g\n" % (tuple(csv_text(x) for x in row[:4]) + row[4:]))
         except OSError as e:
             raise Unwritable("cannot write %s: %s" % (args.csv, e.strerror or e))
         print("wrote %s (%d points)" % (args.csv, len(rows)))

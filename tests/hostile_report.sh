@@ -165,6 +165,14 @@ for path in sorted(glob.glob(os.path.join(t, "*.json"))):
         for test in f["results"]:
             if len(show(test).encode()) < 100 and show(test) not in out["text"]:
                 no(name, "the test %r not in the text report as show() has it" % show(test))
+try:   # the CSV of mcfleet_plot.py occupancy --csv keeps the same rule
+    import matplotlib  # noqa: F401 (without it mcfleet_plot would exit)
+    import mcfleet_plot
+    for cell, want in (("=1+2", "\"'=1+2\""), ("@x", "\"'@x\""), ("-x,y", "\"'-x,y\""), ("a,\"b", '"a,""b"'), ("ok", "ok")):
+        if mcfleet_plot.csv_text(cell) != want:
+            no("mcfleet_plot.csv_text", "%r gives %r, not %r" % (cell, mcfleet_plot.csv_text(cell), want))
+except ImportError:
+    pass   # no matplotlib: the plots are not tested here
 print("text safety: %d files, text, JSON and CSV each; failures: %d" % (files, bad))
 sys.exit(1 if bad else 0)
 PY

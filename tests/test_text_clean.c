@@ -44,13 +44,17 @@ static const struct { const char *in, *out; } cases[] = {
 static void clean_cases(void **state)
 {
     (void)state;
+    int wrong = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[64];
         snprintf(buf, sizeof buf, "%s", cases[i].in);
         mcf_rd_clean(buf);
-        if (strcmp(buf, cases[i].out) != 0)
-            fail_msg("case %zu: \"%s\", expected \"%s\"", i, buf, cases[i].out);
+        if (strcmp(buf, cases[i].out) != 0) {   /* every case that fails is listed */
+            print_error("case %zu: \"%s\", expected \"%s\"\n", i, buf, cases[i].out);
+            wrong++;
+        }
     }
+    assert_int_equal(wrong, 0);
 }
 
 static void keep_newlines(void **state)
