@@ -217,9 +217,10 @@ static void print_json_error(const char *path, int code, const char *why, FILE *
 
 /* ---- CSV (RFC 4180: a field with a comma, quote or newline is quoted)
  *
- * Every cell written here is text from the file (a host, a UUID, a test's
- * name in a header ...) or made of it (the causes); the numbers are printed
- * from doubles and integers elsewhere. OWASP's CSV injection rule: a text
+ * Every cell csv_str writes is text from the file (a host, a UUID, a test's
+ * name in a header ...) or made of it (the causes); the numbers (ranks,
+ * severity, the figures, negative ones among them) are printed by fprintf
+ * from integers and doubles, never through it. OWASP's CSV injection rule: a text
  * cell beginning with =, +, -, @, TAB or CR, which a spreadsheet would run as
  * a formula, gets a leading single quote, and is quoted. */
 
