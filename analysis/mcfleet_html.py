@@ -42,10 +42,12 @@ import numpy as np  # noqa: E402
 
 import matplotlib
 matplotlib.use("Agg")
+if "text.parse_math" in matplotlib.rcParams:   # names from the file drawn as they are, never as maths
+    matplotlib.rcParams["text.parse_math"] = False   # (mcfleet_plot sets it too; its short() escapes "$" before 3.5)
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-from mcfleet_results import BadFile, reading  # noqa: E402
+from mcfleet_results import BadFile, reading, show  # noqa: E402
 import mcfleet_compare  # noqa: E402
 import mcfleet_plot as plot  # noqa: E402
 
@@ -130,13 +132,13 @@ def esc(x):
 def page(rep, data, path, metric, history=None):
     v = rep.get("verdict", "?")
     c = rep.get("counts", {})
-    out = ['<!doctype html><html><head><meta charset="utf-8"><title>mcfleet report: %s</title>' % esc(path),
+    out = ['<!doctype html><html><head><meta charset="utf-8"><title>mcfleet report: %s</title>' % esc(show(path)),
            "<style>body{font-family:sans-serif;margin:1.5em;max-width:1400px}"
            "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;"
            "vertical-align:top}th{background:#eee}.v{font-size:28px;font-weight:bold;color:#fff;padding:4px 12px}"
            "img{max-width:100%}</style></head><body>",
            "<h1>mcfleet report</h1><p>%s &middot; mcfleet %s &middot; backend %s &middot; deck %s</p>"
-           % (esc(path), esc(rep.get("mcfleet_version", "")), esc(rep.get("backend", "")), esc(rep.get("deck", ""))),
+           % (esc(show(path)), esc(rep.get("mcfleet_version", "")), esc(rep.get("backend", "")), esc(rep.get("deck", ""))),
            '<p><span class="v" style="background:%s">VERDICT: %s</span> &nbsp; GPUs: %s PASS, %s WARN, %s FAIL; '
            "nodes: %s PASS, %s WARN, %s FAIL</p>" % (COLOURS.get(v, "#555"), esc(v), c.get("pass", 0), c.get("warn", 0),
                                                       c.get("fail", 0), c.get("nodes_pass", 0), c.get("nodes_warn", 0),

@@ -77,14 +77,34 @@ import matplotlib.ticker  # noqa: E402
 
 from mcfleet_results import BadFile, Results, finite_median, per_rank_median, reading, show  # noqa: E402
 
+# Text from the file (test names, units, hosts) is drawn as it is, never read
+# as matplotlib's maths: "$\undefinedmacro$" in a name raised ValueError at
+# drawing time. text.parse_math is matplotlib 3.5's; before it, short()
+# escapes the dollar signs of what it is given.
+PARSE_MATH_KEY = "text.parse_math" in matplotlib.rcParams
+if PARSE_MATH_KEY:
+    matplotlib.rcParams["text.parse_math"] = False
+
 
 class Unwritable(Exception):
     """an output that cannot be written"""
 
 
 def short(text, n=60):
-    """a label that matplotlib can draw: a huge one overflows its rasterizer"""
-    return text if len(text) <= n else text[:n - 3] + "..."
+    """a label that matplotlib can draw: a huge one overflows its rasterizer;
+    with no text.parse_math to turn off (matplotlib < 3.5), "$" escaped"""
+    text = text if len(text) <= n else text[:n - 3] + "..."
+    return text if PARSE_MATH_KEY else text.replace("$", "\\$")
+
+
+def csv_text(text):
+    """a CSV cell of text from the file: quoted where RFC 4180 asks, and by
+    OWASP's CSV injection rule a leading ' where it begins with = + - @ TAB
+    CR, which a spreadsheet would run (the C report's rule)"""
+    formula = text[:1] in ("=", "+", "-", "@", "\t", "\r")
+    if not formula and not any(c in text for c in ',"\n\r'):
+        return text
+    return '"%s%s"' % ("'" if formula else "", text.replace('"', '""'))
 
 
 def save(fig, output, what, rect=None):
@@ -425,7 +445,7 @@ def occupancy(args):
             with open(args.csv, "w") as out:
                 out.write("test,dtype,dtype_b,shape,waves,gflops,clock_mhz,model_gflops\n")
                 for row in rows:
-                    out.write("%s,%s,%s,%s,%d,%.6g,%.6g,%.6g\n" % row)
+                    out.write("%s,%s,%s,%s,%d,%.6g,%.6g,%.6g\n" % (tuple(csv_text(x) for x in row[:4]) + row[4:]))
         except OSError as e:
             raise Unwritable("cannot write %s: %s" % (args.csv, e.strerror or e))
         print("wrote %s (%d points)" % (args.csv, len(rows)))

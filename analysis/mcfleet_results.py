@@ -49,10 +49,17 @@ class BadFile(Exception):
 
 
 def show(name):
-    """a name from the file, printable: bytes decoded, control characters replaced"""
+    """a name from the file, printable: each byte in no well-formed UTF-8
+    sequence (overlong forms, surrogates, beyond U+10FFFF) and each character
+    str.isprintable() refuses (controls, bidi and other format characters,
+    U+2028/U+2029, private use ...) replaced by one "?", the rule of the C
+    report's mcf_rd_clean() (src/report/text_safe.c), so both show the same"""
     if isinstance(name, bytes):
-        name = name.decode("utf-8", "replace")
-    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        raw = name
+    else:   # h5py's str: a byte it could not decode is a surrogate escape (U+DC80..U+DCFF)
+        raw = b"".join(bytes([ord(c) - 0xDC00]) if "\udc80" <= c <= "\udcff" else
+                       c.encode("utf-8", "surrogatepass") for c in name) if not name.isascii() else name.encode()
+    name = raw.decode("utf-8", "surrogateescape")   # a bad byte: one escape, not printable
     return "".join(c if c.isprintable() else "?" for c in name)
 
 

@@ -422,6 +422,8 @@ def build(base, out, nrandom, seed):
                                                                       np.ones((2, 2)))), codes="2",
           text="tests_not_run_list")
 
+    text_variants(v)
+
     # --- random variants: byte flips, truncations, structural mutations
     rng = random.Random(seed)
     structural = [r for r in v.rows if r[0].split("-", 1)[1].startswith(("meta-", "ranks-", "test-", "status-"))]
@@ -451,6 +453,63 @@ def make_base(mcfleet, mpirun, deck, out):
     subprocess.run([mpirun, "-np", "2", "--oversubscribe", "--bind-to", "none", mcfleet, "--backend", "host",
                     "--quick", "--deck", deck, "-o", path], check=True, env=env, stdout=subprocess.DEVNULL)
     return path
+
+
+def text_variants(v):
+    """text from the file shown, never obeyed (issue 27): matplotlib maths in a
+    test's name, a unit and a host; spreadsheet formulas (=, +, -, @) at the
+    start of test names, hosts and UUIDs; bidi overrides and separators; and
+    every form of invalid UTF-8 (surrogates, overlong 2-, 3- and 4-byte
+    forms, beyond U+10FFFF, F5..F7 leads). All valid files: exit 0, and the
+    report prints the test's name as it was cleaned (tests/hostile_report.sh
+    checks its text, JSON and CSV are valid UTF-8 and safe)"""
+    def hosts(f, names):
+        put_ds(f["ranks"], "hostname", fixed(names))
+
+    def math(f):
+        f["results"].move(TEST, "$\\undefinedmacro$")
+        put_attr(f["results/$\\undefinedmacro$/gflops"], "unit", np.bytes_(b"$x^2$"))
+        put_attr(f["results/tiny-valu/gflops"], "unit", np.bytes_(b"$\\undefinedmacro$"))
+        f["results"].move("tiny-triad", "$x^2$ triad")
+        f["results"].move("tiny-fp16", "$\\sqrt{fp16}$")   # unsupported on the host: the page's table names it
+        hosts(f, [b"$\\frac{a}$", b"$x_"])
+    v.add("shown-math", math, codes="0", text="\\undefinedmacro")
+
+    def formula(f):
+        f["results"].move(TEST, '=HYPERLINK("x.invalid?leak","click")')   # no '/': a group
+        f["results"].move("tiny-valu", "+1+2")
+        f["results"].move("tiny-triad", "-3+4")
+        f["results"].move("tiny-fp16", "@SUM(1+1)*cmd|' -C calc'!A0")
+        hosts(f, [b"=1+2", b"@host"])
+        put_ds(f["ranks"], "device_uuid", fixed([b"-2+3", b"+GPU-1"]))
+        put_ds(f["ranks"], "pci_bus_id", fixed([b"=0000:01:00.0", b"@0000:02:00.0"]))
+    v.add("shown-formula", formula, codes="0", text="=HYPERLINK")
+
+    rlo, lri, pdi, sep = "\u202e", "\u2066", "\u2069", "\u2028"
+    def bidi(f):
+        f["results"].move(TEST, "tiny" + rlo + "xirtam")
+        put_attr(f["results/tiny" + rlo + "xirtam/gflops"], "unit", np.bytes_(("GFLOP" + sep + "/s").encode()))
+        hosts(f, [("vm" + rlo + "1").encode(), (lri + "vm" + pdi + "\u200f\u061c\u2029").encode()])
+        put_ds(f["ranks"], "device_uuid", fixed([("\u200e\u202a\u202b\u202c\u202d" + "GPU").encode(), b"GPU-2"]))
+        put_attr(f["meta"], "backend", np.bytes_(("host" + rlo).encode()))
+        put_attr(f["meta"], "deck_path", np.bytes_(("deck" + "\u2067\u2068" + ".yaml").encode()))
+    v.add("shown-bidi", bidi, codes="0", text="tiny?xirtam")
+
+    bad = b"\xed\xa0\x80\xed\xbf\xbf\xe0\x80\xaf\xe0\x9f\xbf\xc0\xaf\xf0\x80\x80\xaf\xf0\x8f\xbf\xbf" \
+          b"\xf4\x90\x80\x80\xf5\x80\x80\x80\xf6\xbf\xf7\xbf\xbf\xbf\xe2\x82"
+    def invalid(f):
+        f["results"].move(TEST, b"t" + bad + b"x")
+        put_attr(f[b"results/t" + bad + b"x/gflops"], "unit", np.bytes_(b"u" + bad))
+        hosts(f, [b"h" + bad, b"h\xf4\x90\x80\x80" + "\u00f6".encode()])
+        put_ds(f["ranks"], "device_uuid", fixed([b"\xf5\x80" + bad, b"GPU\xed\xb2\x80"]))
+        put_attr(f["meta"], "backend", np.bytes_(b"host\xf0\x8f\xbf\xbf"))
+    v.add("shown-invalid-utf8", invalid, codes="0", text="t" + "?" * len(bad) + "x")
+
+    def cut(f):   # a long name the report prints cut short ("%.Ns", name[200]) inside a character
+        for k, name in enumerate(("\u20ac" * 150, "x" + "\u20ac" * 150, "xy" + "\u20ac" * 150)):
+            f["results"].move(("tiny-valu", "tiny-triad", "tiny-fp16")[k], name)
+        hosts(f, [("\u00e9" * 200).encode(), ("x" + "\u00e9" * 200).encode()])
+    v.add("shown-cut-utf8", cut, codes="0")
 
 
 def main():

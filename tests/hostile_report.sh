@@ -92,6 +92,91 @@ echo "report: $n files: exit 0: $c0, 1: $c1, 2: $c2, 3: $c3; crashes: $crash (an
      "reader, contained), hangs: $hang, sanitizer reports: $san (and $h5san inside HDF5)," \
      "other failures: $((bad - crash - hang - san))"
 
+# ---- text from the file shown, never obeyed (issue 27; tests/hostile_files.py
+# text_variants and the older non-UTF-8 ones): text, JSON and CSV are valid
+# UTF-8 with no raw bidi or separator code points and no control characters
+# but the layout's; the JSON parses; no CSV cell begins with = + - @ TAB CR
+# (OWASP's CSV injection rule: a text cell so begun is prefixed with ') but
+# a number's; and the C report and analysis/mcfleet_results.py show() agree:
+# the hosts, UUIDs and backend in the JSON are show() of the file's bytes,
+# every test's name is show()n in the text
+mkdir "$work/t"
+for name in $(cut -f1 "$work/h/manifest.tsv" | grep -E -- '-(shown-|[a-z-]*utf8|unit-control-chars)'); do
+    for fmt in text json csv; do
+        rc=0
+        timeout 60 "$MCFLEET" report "$work/h/$name" --format $fmt >"$work/t/$name.$fmt" 2>"$work/e" </dev/null || rc=$?
+        [ $rc -le 3 ] || note "--format $fmt: exit $rc" "$work/h/$name"
+    done
+done
+"$PYTHON_H5" - "$work/t" "$work/h" "$srcdir/analysis" <<'PY' || { bad=$((bad + 1)); echo "FAIL: unsafe text in the report" >&2; }
+import csv, glob, io, json, os, sys
+t, h, analysis = sys.argv[1:4]
+sys.path.insert(0, analysis)
+import h5py
+from mcfleet_results import show
+HIDDEN = set("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c\u2028\u2029\ufeff")
+bad = files = 0
+def no(name, why):
+    global bad
+    bad += 1
+    print("FAIL: %s: %s" % (name, why), file=sys.stderr)
+def number(cell):
+    try:
+        float(cell)
+        return True
+    except ValueError:
+        return False
+for path in sorted(glob.glob(os.path.join(t, "*.json"))):
+    name = os.path.basename(path)[:-5]
+    files += 1
+    out = {}
+    for fmt in ("text", "json", "csv"):
+        raw = open(os.path.join(t, "%s.%s" % (name, fmt)), "rb").read()
+        try:
+            out[fmt] = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            no(name, "--format %s is not valid UTF-8: %s" % (fmt, e))
+            continue
+        if HIDDEN & set(out[fmt]) or any(c < " " and c not in "\n\t" or c == "\x7f" for c in out[fmt]):
+            no(name, "--format %s holds a raw bidi, separator or control character" % fmt)
+    if "json" in out:
+        try:
+            j = json.loads(out["json"])
+        except ValueError as e:
+            no(name, "--format json does not parse: %s" % e)
+            j = None
+        if j is not None and HIDDEN & set(json.dumps(j, ensure_ascii=False)):
+            no(name, "--format json holds an escaped bidi character")
+    if "csv" in out:
+        for row in csv.reader(io.StringIO(out["csv"], newline="")):
+            for cell in row:
+                if cell[:1] in ("=", "+", "-", "@", "\t", "\r") and not number(cell):
+                    no(name, "a CSV cell a spreadsheet would run: %r" % cell[:80])
+    if "-shown-" not in name or j is None or "text" not in out:
+        continue
+    with h5py.File(os.path.join(h, name), "r") as f:   # what analysis/ shows of the same bytes
+        for ds, key in (("hostname", "host"), ("device_uuid", "uuid")):
+            want = [show(x) for x in f["ranks"][ds][:]]
+            got = [g[key] for g in j.get("gpus", [])]
+            if want != got:
+                no(name, "%s: the C report shows %r, show() %r" % (ds, got, want))
+        if show(f["meta"].attrs["backend"]) != j.get("backend"):
+            no(name, "backend: the C report shows %r, show() %r" % (j.get("backend"), show(f["meta"].attrs["backend"])))
+        for test in f["results"]:
+            if len(show(test).encode()) < 100 and show(test) not in out["text"]:
+                no(name, "the test %r not in the text report as show() has it" % show(test))
+try:   # the CSV of mcfleet_plot.py occupancy --csv keeps the same rule
+    import matplotlib  # noqa: F401 (without it mcfleet_plot would exit)
+    import mcfleet_plot
+    for cell, want in (("=1+2", "\"'=1+2\""), ("@x", "\"'@x\""), ("-x,y", "\"'-x,y\""), ("a,\"b", '"a,""b"'), ("ok", "ok")):
+        if mcfleet_plot.csv_text(cell) != want:
+            no("mcfleet_plot.csv_text", "%r gives %r, not %r" % (cell, mcfleet_plot.csv_text(cell), want))
+except ImportError:
+    pass   # no matplotlib: the plots are not tested here
+print("text safety: %d files, text, JSON and CSV each; failures: %d" % (files, bad))
+sys.exit(1 if bad else 0)
+PY
+
 # ---- the plots, in one Python process (a process per call would take minutes).
 # Each call has its own 60 s alarm: that is the hang check. The whole block's
 # timeout is only a backstop: 6.5 min idle, it outlived 900 s on a fresh
@@ -114,7 +199,7 @@ import matplotlib.pyplot as plt
 # (what the file holds is read and checked in every case, up to the drawing).
 draws = {n: getattr(plot, n) for n in ("draw_variation", "draw_roofline", "draw_occupancy", "draw_heatmap",
                                        "draw_power", "draw_traces", "save") if hasattr(plot, n)}
-render = re.compile(r"gflops-|unit-|results-(long|non)|utf8|padded|rnd-[a-z]+-[0-2]\.h5")
+render = re.compile(r"gflops-|unit-|results-(long|non)|utf8|shown-|padded|rnd-[a-z]+-[0-2]\.h5")
 runs = fails = crashed = 0
 codes = {}
 for line in open(os.path.join(d, "manifest.tsv")):
@@ -153,6 +238,14 @@ PY
         [ $rc = 2 ] && ! grep -q Traceback "$work/e" && grep -qF "$work/h/$name" "$work/e" \
             || { cat "$work/e" >&2; bad=$((bad + 1)); echo "FAIL: mcfleet_plot.py variation $name: exit $rc" >&2; }
     done
+    # the page of a file with matplotlib maths in its names and units: made,
+    # the names shown as they are, the exit code the verdict's
+    name=$(grep -E -- '^[0-9]+-shown-math\.h5' "$work/h/manifest.tsv" | cut -f1)
+    vrc=0; "$MCFLEET" report "$work/h/$name" >/dev/null 2>&1 || vrc=$?
+    rc=0; timeout 300 "$MCFLEET" report "$work/h/$name" --html "$work/m.html" >/dev/null 2>"$work/e" </dev/null || rc=$?
+    [ $rc = $vrc ] && ! grep -q Traceback "$work/e" && grep -qF '<td>$\sqrt{fp16}$</td>' "$work/m.html" \
+        && [ "$(grep -o 'data:image/png;base64' "$work/m.html" | wc -l)" -ge 2 ] \
+        || { cat "$work/e" >&2; bad=$((bad + 1)); echo "FAIL: report --html $name: exit $rc, the verdict's $vrc" >&2; }
 fi
 [ $bad = 0 ] || fail "$bad failures on hostile files"
 echo "hostile files ok"

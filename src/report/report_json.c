@@ -8,6 +8,7 @@
 #include "mcfleet.h"
 #include "report_int.h"
 #include "stats.h"
+#include "text_safe.h"
 
 static void json_str(FILE *out, const char *s)
 {
@@ -65,7 +66,7 @@ static void json_lines(FILE *out, const struct lines *l)
     fputc(']', out);
 }
 
-void mcf_report_print_json(struct fleet *f, const struct world *w, const char *path, FILE *out)
+static void print_json(struct fleet *f, const struct world *w, const char *path, FILE *out)
 {
     const struct mcf_rollup *ro = &f->roll;
     fprintf(out, "{\"mcfleet_report\": 1, \"file\": ");
@@ -204,7 +205,7 @@ void mcf_report_print_json(struct fleet *f, const struct world *w, const char *p
     fprintf(out, "}\n");
 }
 
-void mcf_report_print_json_error(const char *path, int code, const char *why, FILE *out)
+static void print_json_error(const char *path, int code, const char *why, FILE *out)
 {
     fprintf(out, "{\"mcfleet_report\": 1, \"file\": ");
     json_str(out, path);
@@ -214,15 +215,25 @@ void mcf_report_print_json_error(const char *path, int code, const char *why, FI
     fprintf(out, "], \"gpus\": [], \"hung\": []}\n");
 }
 
-/* ---- CSV (RFC 4180: a field with a comma, quote or newline is quoted) */
+/* ---- CSV (RFC 4180: a field with a comma, quote or newline is quoted)
+ *
+ * Every cell csv_str writes is text from the file (a host, a UUID, a test's
+ * name in a header ...) or made of it (the causes); the numbers (ranks,
+ * severity, the figures, negative ones among them) are printed by fprintf
+ * from integers and doubles, never through it. OWASP's CSV injection rule: a text
+ * cell beginning with =, +, -, @, TAB or CR, which a spreadsheet would run as
+ * a formula, gets a leading single quote, and is quoted. */
 
 static void csv_str(FILE *out, const char *s)
 {
-    if (!strpbrk(s, ",\"\n\r")) {
+    int formula = s[0] && strchr("=+-@\t\r", s[0]);
+    if (!formula && !strpbrk(s, ",\"\n\r")) {
         fputs(s, out);
         return;
     }
     fputc('"', out);
+    if (formula)
+        fputc('\'', out);
     for (; *s; s++) {
         if (*s == '"')
             fputc('"', out);
@@ -231,7 +242,7 @@ static void csv_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
-void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out)
+static void print_csv(struct fleet *f, const struct world *w, FILE *out)
 {
     const struct mcf_rollup *ro = &f->roll;
     fputs("rank,world_rank,host,slurm_nodename,node,local_rank,device,uuid,serial,pci_bus_id,device_name,device_arch,"
@@ -307,4 +318,28 @@ void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out)
             fputc(',', out);
         fputc('\n', out);
     }
+}
+
+/* The printers proper: the report goes out through mcf_text_write, so it is
+ * valid UTF-8 with nothing a terminal or an editor would obey, even where a
+ * string from the file was cut inside a character ("%.300s", a name[200]). */
+void mcf_report_print_json(struct fleet *f, const struct world *w, const char *path, FILE *out)
+{
+    struct mcf_text_out t;
+    print_json(f, w, path, mcf_text_begin(&t, out));
+    mcf_text_end(&t);
+}
+
+void mcf_report_print_json_error(const char *path, int code, const char *why, FILE *out)
+{
+    struct mcf_text_out t;
+    print_json_error(path, code, why, mcf_text_begin(&t, out));
+    mcf_text_end(&t);
+}
+
+void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out)
+{
+    struct mcf_text_out t;
+    print_csv(f, w, mcf_text_begin(&t, out));
+    mcf_text_end(&t);
 }

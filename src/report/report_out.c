@@ -12,6 +12,7 @@
 #include "mcfleet.h"
 #include "report_int.h"
 #include "stats.h"
+#include "text_safe.h"
 
 const char *mcf_str_at(const struct mcf_strs *s, size_t r)
 {
@@ -323,7 +324,7 @@ static void print_rules(const struct fleet *f, FILE *out)
                                                           : "healthy GPUs of one SKU, measured");
 }
 
-void mcf_report_print_text(struct fleet *f, const struct world *w, const char *path, FILE *out)
+static void print_text(struct fleet *f, const struct world *w, const char *path, FILE *out)
 {
     fprintf(out, "\nmcfleet results: %s%s\n", path, f->complete == 1 ? "" : "  ** INCOMPLETE RUN **");
     fprintf(out, "  mcfleet %.100s, backend %.100s, %zu rank%s on %lld node%s, started %.100s\n",
@@ -394,6 +395,15 @@ void mcf_report_print_text(struct fleet *f, const struct world *w, const char *p
         fprintf(out, "\nThe file is malformed (%d problem%s):\n%s", f->rd.problems, f->rd.problems == 1 ? "" : "s",
                 f->rd.list ? f->rd.list : "");
     fprintf(out, "verdict: %s (exit %d)\n", f->verdict, f->exit_code);
+}
+
+/* out through mcf_text_write: valid UTF-8, nothing a terminal would obey,
+ * even where a "%.200s" cut a string from the file inside a character */
+void mcf_report_print_text(struct fleet *f, const struct world *w, const char *path, FILE *out)
+{
+    struct mcf_text_out t;
+    print_text(f, w, path, mcf_text_begin(&t, out));
+    mcf_text_end(&t);
 }
 
 /* ---- JSON */

@@ -1,4 +1,5 @@
 #include "report_read.h"
+#include "text_safe.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -65,26 +66,7 @@ const char *mcf_rd_name(char *buf, size_t len, const char *loc, const char *name
 
 void mcf_rd_clean(char *s)
 {
-    unsigned char *p = (unsigned char *)s;
-    while (*p) {
-        unsigned c = *p;
-        size_t need = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        if (need == 1) {
-            if (c < 0x20 || c == 0x7f)
-                *p = '?';
-            p++;
-            continue;
-        }
-        size_t k = 1;
-        while (need && k < need && (p[k] & 0xC0) == 0x80)
-            k++;
-        /* not UTF-8, an overlong pair, or a C1 control (U+0080..U+009F) */
-        if (!need || k < need || c < 0xC2 || (c == 0xC2 && p[1] < 0xA0)) {
-            *p++ = '?';
-            continue;
-        }
-        p += need;
-    }
+    mcf_text_clean(s, "");   /* src/report/text_safe.c: the rule analysis/mcfleet_results.py show() keeps */
 }
 
 /* The dimensions of a dataspace: rank 0 for a scalar; -1 recorded for none. */

@@ -50,7 +50,12 @@ void mcf_rd_h5why(char *buf, size_t len);
 const char *mcf_rd_name(char *buf, size_t len, const char *loc, const char *name);
 
 /* Replaces control characters and bytes that are not UTF-8 with '?' in place:
- * text from a file is printed, never interpreted by the terminal. */
+ * text from a file is printed, never interpreted by the terminal. Bytes in
+ * no well-formed UTF-8 sequence (overlong forms, surrogates, beyond
+ * U+10FFFF, F5..FF) are '?' each; a code point Python's str.isprintable()
+ * refuses (control, bidi and other format characters, U+2028/U+2029, other
+ * separators than the space, private use, noncharacters) is one '?'; the
+ * string may shrink (src/report/text_safe.c). */
 void mcf_rd_clean(char *s);
 
 /* The functions below return 1 when the object was read, 0 when it is
