@@ -139,7 +139,7 @@ MCFLEET_INJECT_FAULT='triad@1' mpi 2 --backend host --deck "$work/roof.yaml" -o 
 "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" heatmap "$work/f.h5" --metric triad:bandwidth_gbs -o "$work/h.png" \
     >"$work/p" 2>&1 || { cat "$work/p"; fail "heatmap"; }
 expect_in "$work/p" "(triad bandwidth_gbs, 2 GPUs, 1 without a figure)"
-"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" heatmap "$work/r.h5" -o "$work/h.png" >"$work/p" 2>&1 \
+"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" heatmap "$work/r.h5" -o "$work/h.png" --force >"$work/p" 2>&1 \
     || { cat "$work/p"; fail "heatmap, default figure"; }
 expect_in "$work/p" "2 GPUs, 0 without a figure"
 rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" heatmap "$work/r.h5" --metric nosuch -o "$work/x.png" --force 2>"$work/e" || rc=$?
