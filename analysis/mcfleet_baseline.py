@@ -44,6 +44,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcfleet_results import MAD_SCALE, BadFile, Results, gpu_keys, quiet_pipe, reading  # noqa: E402
+import mcfleet_outpath as outpath  # noqa: E402
 
 METRICS = ("gflops", "bandwidth_gbs", "latency_ns")   # what a SKU profile judges (src/report/profile.c)
 MAX_ROUNDS = 20
@@ -206,10 +207,7 @@ def write_profile(path, runs, sku, figures, rules, force):
         raise Usage("nothing to baseline: no test with gflops, bandwidth_gbs or latency_ns figures on two or more "
                     "%s GPUs or runs" % sku)
     try:
-        with open(path, "w" if force else "x") as out:
-            out.write("\n".join(lines) + "\n")
-    except FileExistsError:
-        raise Usage("%s exists: give --force to replace it" % path)
+        outpath.write("-o", path, force, lambda out: out.write("\n".join(lines) + "\n"))
     except OSError as e:
         raise OSError("cannot write %s: %s" % (path, e.strerror or e))
     return n
@@ -231,6 +229,7 @@ def main(argv):
     except SystemExit as e:
         return 0 if e.code == 0 else 2
     try:
+        outpath.check("-o", a.output, a.force)   # before the runs are read
         runs = [reading(p, lambda p=p: read_run(p)) for p in a.files]
         quick = [x["path"] for x in runs if x["meta"]["quick"] == 1]
         if quick and not a.allow_quick:
@@ -247,7 +246,7 @@ def main(argv):
             raise Usage("%s: no verdict rules recorded (/meta verdict_*: files from 2026-11-25 on)" % a.files[0])
         figures = baseline(runs, sku, rules)
         n = write_profile(a.output, runs, sku, figures, rules, a.force)
-    except (BadFile, Usage) as e:
+    except (BadFile, Usage, outpath.Refused) as e:
         print("mcfleet baseline: %s" % e, file=sys.stderr)
         return 3 if str(e).startswith("nothing to baseline") else 2
     except OSError as e:

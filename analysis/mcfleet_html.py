@@ -49,6 +49,7 @@ import matplotlib.ticker  # noqa: E402
 
 from mcfleet_results import BadFile, reading, show  # noqa: E402
 import mcfleet_compare  # noqa: E402
+import mcfleet_outpath as outpath  # noqa: E402
 import mcfleet_plot as plot  # noqa: E402
 
 COLOURS = plot.VERDICT_COLOURS
@@ -297,7 +298,13 @@ def main(argv):
     ap.add_argument("--metric", help="TEST[:METRIC] of the heatmap (default: the first judged figure)")
     ap.add_argument("--history", nargs="+", action="extend", metavar="OLD.h5",
                     help="earlier runs, oldest first: each GPU's drift against them (mcfleet compare's rule)")
+    ap.add_argument("--force", action="store_true", help="replace an existing OUT.html (a regular file)")
     a, passthrough = ap.parse_known_args(argv)
+    try:
+        outpath.check("--html", a.html, a.force)   # before the work (mcfleet checked too; this may run by hand)
+    except outpath.Refused as e:
+        print("mcfleet report: %s" % e, file=sys.stderr)
+        return 2
     binary = os.environ.get("MCFLEET_BIN", "mcfleet")
     p = subprocess.run([binary, "report", a.file, "--format", "json"] + passthrough, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)
@@ -322,8 +329,10 @@ def main(argv):
         print("mcfleet report: %s" % e, file=sys.stderr)
         return 2
     try:
-        with open(a.html, "w") as f:
-            f.write(text)
+        outpath.write("--html", a.html, a.force, lambda f: f.write(text))
+    except outpath.Refused as e:
+        print("mcfleet report: %s" % e, file=sys.stderr)
+        return 2
     except OSError as e:
         print("mcfleet report: cannot write %s: %s" % (a.html, e.strerror or e), file=sys.stderr)
         return 3

@@ -52,7 +52,9 @@ Exit codes:
   2  bad usage; a file that cannot be opened, is not an mcfleet results file
      or is malformed (one line on stderr names the file and the object); or
      nothing in the file to plot (no test matches, no sweep, no power figures,
-     no judged figure; a --metric or --ranks the file does not have)
+     no judged figure; a --metric or --ranks the file does not have); an
+     output (-o, --csv) that exists (--force replaces a regular file) or is a
+     symlink, FIFO, device or directory (docs/reliability.md, "Output files")
   3  the figure or CSV cannot be written; no python3 here has h5py, numpy
      and matplotlib (one line names the modules missing and the packages)
 The file is read defensively: soft and external links are never followed, and
@@ -76,6 +78,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
 from mcfleet_results import BadFile, Results, finite_median, per_rank_median, reading, show  # noqa: E402
+import mcfleet_outpath as outpath  # noqa: E402
 
 # Text from the file (test names, units, hosts) is drawn as it is, never read
 # as matplotlib's maths: "$\undefinedmacro$" in a name raised ValueError at
@@ -111,7 +114,11 @@ def save(fig, output, what, rect=None):
     """lays out and writes the figure (rect: the part the axes may use), and says what it holds"""
     fig.tight_layout(rect=rect)
     try:
-        fig.savefig(output, dpi=110)
+        if isinstance(output, outpath.Path):   # a file under the output rule; else a buffer (the page's)
+            fmt = os.path.splitext(output)[1][1:].lower() or "png"
+            outpath.write(output.option, output, output.force, lambda f: fig.savefig(f, format=fmt, dpi=110), True)
+        else:
+            fig.savefig(output, dpi=110)
     except OSError as e:
         raise Unwritable("cannot write %s: %s" % (output, e.strerror or e))
     print("wrote %s (%s)" % (output, what))
@@ -442,10 +449,10 @@ def occupancy(args):
         print(line)
     if args.csv:
         try:
-            with open(args.csv, "w") as out:
-                out.write("test,dtype,dtype_b,shape,waves,gflops,clock_mhz,model_gflops\n")
-                for row in rows:
-                    out.write("%s,%s,%s,%s,%d,%.6g,%.6g,%.6g\n" % (tuple(csv_text(x) for x in row[:4]) + row[4:]))
+            outpath.write("--csv", args.csv, args.force, lambda out: out.write(
+                "test,dtype,dtype_b,shape,waves,gflops,clock_mhz,model_gflops\n"
+                + "".join("%s,%s,%s,%s,%d,%.6g,%.6g,%.6g\n" % (tuple(csv_text(x) for x in row[:4]) + row[4:])
+                          for row in rows)))
         except OSError as e:
             raise Unwritable("cannot write %s: %s" % (args.csv, e.strerror or e))
         print("wrote %s (%d points)" % (args.csv, len(rows)))
@@ -930,12 +937,20 @@ def main():
         c = sub.add_parser(name, help=what)
         c.add_argument("file")
         c.add_argument("-o", "--output", default=name + ".png")
+        c.add_argument("--force", action="store_true", help="replace an existing output (a regular file)")
         for flag, kw in options:
             c.add_argument(flag, **kw)
         run[name] = fn
     args = p.parse_args()
     try:
+        for option, path in (("-o", args.output), ("--csv", getattr(args, "csv", None))):
+            if path is not None:
+                outpath.check(option, path, args.force)   # before the work
+        args.output = outpath.Path("-o", args.output, args.force)
         run[args.cmd](args)
+    except outpath.Refused as e:
+        print("mcfleet_plot: %s" % e, file=sys.stderr)
+        sys.exit(2)
     except BadFile as e:
         print("mcfleet_plot: %s" % e, file=sys.stderr)
         sys.exit(2)

@@ -14,6 +14,7 @@
 #include "error.h"
 #include "journal.h"
 #include "options.h"
+#include "outpath.h"
 #include "pytool.h"
 #include "report.h"
 #include "runner.h"
@@ -50,6 +51,23 @@ static const char *rebuild_if_killed(const char *path, char *out, size_t size)
     return WEXITSTATUS(status) == 0 ? out : path;
 }
 
+/* report --html OUT: OUT under the output rule (outpath.h), checked here
+ * before a journal is rebuilt or the page's script starts (which checks it
+ * again: it may be run by hand). argv[at] is --html or --html=OUT; a missing
+ * OUT is the script's to report. */
+static int html_refused(int argc, char **argv, int at)
+{
+    struct mcf_err e = { 0 };
+    const char *out = argv[at][6] == '=' ? argv[at] + 7 : at + 1 < argc ? argv[at + 1] : NULL;
+    int force = 0;
+    for (int k = 2; k < argc; k++)
+        force |= !strcmp(argv[k], "--force");
+    if (!out || mcf_output_check("--html", out, force, &e) == MCF_OK)
+        return 0;
+    fprintf(stderr, "mcfleet: report: %s\n", e.msg);
+    return 1;
+}
+
 int mcfleet_main(int argc, char **argv)
 {
     char rebuilt[1100];
@@ -65,6 +83,8 @@ int mcfleet_main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "report"))    /* the page: analysis/mcfleet_html.py, with this binary's verdict */
         for (int i = 2; i < argc; i++)
             if (!strcmp(argv[i], "--html") || !strncmp(argv[i], "--html=", 7)) {
+                if (html_refused(argc, argv, i))   /* before anything is read or written */
+                    return MCF_EXIT_USAGE;
                 for (int k = 2; k < argc; k++)   /* a killed run's file, rebuilt first */
                     if (argv[k][0] != '-' && rebuild_if_killed(argv[k], rebuilt, sizeof rebuilt) == rebuilt) {
                         char *copy = strdup(rebuilt);   /* each argument its own: the page reads the files */

@@ -57,11 +57,11 @@ with h5py.File(sys.argv[2], "r+") as h:
         del h["meta"].attrs[k]
     del h["results"].attrs["status_codes"]
 PY
-"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$work/w2.h5" -o "$work/x.png" >"$work/p" || fail "roofline, work doubled"
+"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$work/w2.h5" -o "$work/x.png" --force >"$work/p" || fail "roofline, work doubled"
 expect_in "$work/p" "flop_per_unit / bytes_per_unit): 0.25 2 16"
-"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$work/old.h5" -o "$work/x.png" >"$work/p" || fail "roofline, older file"
+"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$work/old.h5" -o "$work/x.png" --force >"$work/p" || fail "roofline, older file"
 expect_in "$work/p" "flop_per_unit / bytes_per_unit): 0.125 1 8"
-"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" variation "$work/old.h5" -o "$work/x.png" >"$work/p" || fail "variation, older file"
+"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" variation "$work/old.h5" -o "$work/x.png" --force >"$work/p" || fail "variation, older file"
 # the one reader: the file's own constants, the report's rules among them
 "$PYTHON_H5" - "$srcdir/analysis" "$work/r.h5" "$work/old.h5" <<'PY' || fail "analysis/mcfleet_results.py"
 import sys
@@ -87,11 +87,11 @@ print("mcfleet_results: codes, rules and work from the file")
 PY
 # input it cannot use: exit 2, one line naming the file, no traceback
 for bad in "$srcdir/tests/decks/tiny.yaml" "$work/none.h5" "$work"; do
-    rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$bad" -o "$work/x.png" 2>"$work/e" || rc=$?
+    rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$bad" -o "$work/x.png" --force 2>"$work/e" || rc=$?
     [ $rc = 2 ] || { cat "$work/e"; fail "roofline on $bad: exit $rc, expected 2"; }
     grep -qF "$bad" "$work/e" && ! grep -q Traceback "$work/e" || { cat "$work/e"; fail "roofline on $bad: message"; }
 done
-rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" variation "$work/r.h5" --tests 'no-such-*' -o "$work/x.png" \
+rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" variation "$work/r.h5" --tests 'no-such-*' -o "$work/x.png" --force \
     2>"$work/e" || rc=$?
 [ $rc = 2 ] || { cat "$work/e"; fail "no test matching: exit $rc, expected 2"; }
 rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" variation "$work/r.h5" -o "$work/no/such/dir/v.png" \
@@ -130,7 +130,7 @@ for r in rows:
     want = a * min(int(r["waves"]), s) / 1e9
     assert float(r["gflops"]) > 0 and abs(float(r["model_gflops"]) - want) <= 1e-3 * want, (r, want)
 PY
-rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" occupancy "$work/r.h5" -o "$work/x.png" 2>/dev/null || rc=$?
+rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" occupancy "$work/r.h5" -o "$work/x.png" --force 2>/dev/null || rc=$?
 [ $rc = 2 ] || fail "a file without an occupancy sweep: exit $rc, expected 2"
 
 # the heatmap of node x local GPU: a rank with a wrong result is counted as
@@ -139,10 +139,10 @@ MCFLEET_INJECT_FAULT='triad@1' mpi 2 --backend host --deck "$work/roof.yaml" -o 
 "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" heatmap "$work/f.h5" --metric triad:bandwidth_gbs -o "$work/h.png" \
     >"$work/p" 2>&1 || { cat "$work/p"; fail "heatmap"; }
 expect_in "$work/p" "(triad bandwidth_gbs, 2 GPUs, 1 without a figure)"
-"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" heatmap "$work/r.h5" -o "$work/h.png" >"$work/p" 2>&1 \
+"$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" heatmap "$work/r.h5" -o "$work/h.png" --force >"$work/p" 2>&1 \
     || { cat "$work/p"; fail "heatmap, default figure"; }
 expect_in "$work/p" "2 GPUs, 0 without a figure"
-rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" heatmap "$work/r.h5" --metric nosuch -o "$work/x.png" 2>"$work/e" || rc=$?
+rc=0; "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" heatmap "$work/r.h5" --metric nosuch -o "$work/x.png" --force 2>"$work/e" || rc=$?
 [ $rc = 2 ] && grep -q "^mcfleet_plot: --metric nosuch: .*there are: peak:gflops" "$work/e" \
     || { cat "$work/e"; fail "heatmap --metric nosuch: exit $rc, expected 2 naming the figures"; }
 # no power source, no sustained test: exit 2 saying so

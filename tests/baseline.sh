@@ -91,7 +91,7 @@ print("below the baseline's floor:", sorted(set(got)))
 PY
 # bad input
 rc=0; "$MCFLEET" baseline "$work/a1.h5" -o "$work/prof/base.yaml" >"$work/e" 2>&1 || rc=$?
-[ $rc = 2 ] && grep -q "exists: give --force" "$work/e" || { cat "$work/e"; fail "existing output: exit $rc"; }
+[ $rc = 2 ] && grep -qF -- "-o '$work/prof/base.yaml' exists: mcfleet does not overwrite results" "$work/e" || { cat "$work/e"; fail "existing output: exit $rc"; }
 rc=0; "$MCFLEET" baseline "$work/two.h5" -o "$work/x.yaml" >"$work/e" 2>&1 || rc=$?
 [ $rc = 2 ] && grep -q "several SKUs ('CPU A', 'CPU B'): choose one with --sku" "$work/e" || { cat "$work/e"; fail "two SKUs: exit $rc"; }
 rc=0; "$MCFLEET" baseline "$work/two.h5" "$work/two.h5" --sku "CPU B" -o "$work/x.yaml" >"$work/e" 2>&1 || rc=$?

@@ -211,7 +211,7 @@ for line in open(os.path.join(d, "manifest.tsv")):
         setattr(plot, n, fn if render.search(name) else (lambda *a: None))
     for cmd in ("variation", "roofline", "occupancy", "heatmap", "power", "sustained"):
         runs += 1
-        sys.argv = ["mcfleet_plot.py", cmd, f, "-o", png]
+        sys.argv = ["mcfleet_plot.py", cmd, f, "-o", png, "--force"]
         try:
             code, msg = call(plot.main)
         finally:

@@ -5,6 +5,32 @@
 . "$srcdir/tests/lib.sh"
 need_mpirun
 need_h5py
+
+# A FIFO where each counter file should be (issue 27): never opened to wait;
+# both sources off, saying why, and the run goes on. An open that waited for a
+# writer held the run before its first test, deaf to SIGTERM (its handler
+# restarts the open), and left an empty .partial when it was killed.
+mkdir "$work/fifos"
+for f in freshness generation startup raw_scan_hz power energy accel0_power accel0_energy; do
+    mkfifo "$work/fifos/$f" || fail "test setup: mkfifo"
+done
+printf 'power:\n  sources: [craypm]\ntests:\n  - {name: mm, kernel: matrix, dtype: fp64, shape: [8, 8, 4], iterations: 1000, repetitions: 2}\n' \
+    >"$work/fifo.yaml"
+rc=0   # one rank without mpirun: timeout's kill reaches the rank itself, were it to hang
+MCFLEET_CRAYPM_ROOT="$work/fifos" MCFLEET_CRAYPM_ACCEL=0 timeout -k 5 60 "$MCFLEET" --backend host \
+    --deck "$work/fifo.yaml" -o "$work/fifo.h5" >"$work/out" 2>"$work/err" </dev/null || rc=$?
+[ $rc = 0 ] || { cat "$work/out" "$work/err"; fail "pm_counters of FIFOs: exit $rc (124: the run hung)"; }
+[ ! -e "$work/fifo.h5.partial" ] || fail "pm_counters of FIFOs: a .partial left"
+"$PYTHON_H5" - "$work/fifo.h5" <<'PY' || fail "pm_counters of FIFOs: the sources' status"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+for src in ("craypm", "craypm_node"):
+    st = f["power/%s/status" % src][0]
+    st = st.decode() if isinstance(st, bytes) else str(st)
+    assert st.startswith("off: ") and "not a readable regular file" in st, (src, st)
+assert int(f["meta"].attrs["complete"]) == 1
+PY
+
 cat >"$work/deck.yaml" <<YAML
 power:
   period_ms: 10

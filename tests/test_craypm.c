@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -159,6 +160,35 @@ static void bad_files_and_missing_root(void **state)
     put("accel1_energy", "900001 J 7810213855886 us\n");
 }
 
+/* A FIFO where a counter file should be (issue 27): read without blocking
+ * and refused, in no time. alarm: a reader that waits in open() is killed,
+ * and the test fails instead of hanging. */
+static void fifos_never_block(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "freshness", "accel1_energy" };
+    char path[512];
+    struct mcf_craypm_snapshot s;
+    struct mcf_err e = { 0 };
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, names[i]);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(mkfifo(path, 0644), 0);
+    }
+    alarm(5);
+    assert_int_equal(mcf_craypm_read(root, &s, NULL, NULL, &e), MCF_ERUNTIME);
+    alarm(0);
+    assert_non_null(strstr(e.msg, "accel1_energy: not a readable regular file"));
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, names[i]);
+        assert_int_equal(unlink(path), 0);
+    }
+    put("freshness", "1432\n");
+    put("accel1_energy", "900001 J 7810213855886 us\n");
+    mcf_err_clear(&e);
+    assert_int_equal(mcf_craypm_read(root, &s, NULL, NULL, &e), MCF_OK);
+}
+
 static void accelerators_map_by_sorted_bus_id(void **state)
 {
     (void)state;
@@ -178,6 +208,7 @@ int main(void)
         cmocka_unit_test(energy_keeps_its_own_stamp),
         cmocka_unit_test(reset_breaks_comparability),
         cmocka_unit_test(bad_files_and_missing_root),
+        cmocka_unit_test(fifos_never_block),
         cmocka_unit_test(accelerators_map_by_sorted_bus_id),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,40 +1,71 @@
 #include "craypm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-/* "<value> <unit> <timestamp> us"; a missing file leaves v->present = 0. */
+/* The text of ROOT/NAME, at most LEN - 1 bytes. Opened without blocking: a
+ * FIFO (or a device) where a counter should be must not hold the run before
+ * its first test, deaf to the stop signals (their handlers restart an open
+ * that waits); only a regular file is read (sysfs's are). 0: read; 1:
+ * absent; -1: not a regular file, or unreadable. */
+static int read_text(const char *root, const char *name, char *buf, size_t len)
+{
+    char path[1024];
+    struct stat st;
+    ssize_t n = 0;
+    size_t got = 0;
+    buf[0] = '\0';
+    snprintf(path, sizeof path, "%s/%s", root, name);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return errno == ENOENT ? 1 : -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    while (got + 1 < len) {
+        n = read(fd, buf + got, len - 1 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    buf[got] = '\0';
+    return n < 0 ? -1 : 0;
+}
+
+/* "<value> <unit> <timestamp> us"; a missing file leaves v->present = 0.
+ * -1: not in that form; -2: not a regular file (read_text). */
 static int read_value(const char *root, const char *name, struct mcf_craypm_value *v)
 {
-    char path[1024], unit[16] = "", us[8] = "";
-    FILE *f;
+    char text[128], unit[16] = "", us[8] = "";
     memset(v, 0, sizeof *v);
-    snprintf(path, sizeof path, "%s/%s", root, name);
-    if (!(f = fopen(path, "r")))
-        return errno == ENOENT ? 0 : -1;
-    int n = fscanf(f, "%lf %15s %lf %7s", &v->value, unit, &v->t_us, us);
-    fclose(f);
+    int rc = read_text(root, name, text, sizeof text);
+    if (rc != 0)
+        return rc == 1 ? 0 : -2;
+    int n = sscanf(text, "%lf %15s %lf %7s", &v->value, unit, &v->t_us, us);
     if (n != 4 || strcmp(us, "us") != 0)
         return -1;
     v->present = 1;
     return 0;
 }
 
-/* A file holding one integer (freshness, generation, startup); -1 if absent. */
+/* A file holding one integer (freshness, generation, startup); -1 if absent
+ * (or not a regular file). */
 static long long read_int(const char *root, const char *name)
 {
-    char path[1024];
+    char text[64];
     long long v = -1;
-    snprintf(path, sizeof path, "%s/%s", root, name);
-    FILE *f = fopen(path, "r");
-    if (f) {
-        if (fscanf(f, "%lld", &v) != 1) v = -1;
-        fclose(f);
-    }
+    if (read_text(root, name, text, sizeof text) == 0 && sscanf(text, "%lld", &v) != 1)
+        v = -1;
     return v;
 }
 
@@ -48,18 +79,19 @@ static int read_values(const char *root, struct mcf_craypm_snapshot *s, char *ba
         { "memory_power", offsetof(struct mcf_craypm_snapshot, memory_power) },
         { "memory_energy", offsetof(struct mcf_craypm_snapshot, memory_energy) },
     };
+    int rc;
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (read_value(root, files[i].name, (struct mcf_craypm_value *)((char *)s + files[i].off)) != 0) {
+        if ((rc = read_value(root, files[i].name, (struct mcf_craypm_value *)((char *)s + files[i].off))) != 0) {
             snprintf(bad, len, "%s", files[i].name);
-            return -1;
+            return rc;
         }
     s->naccel = 0;
     for (int a = 0; a < MCF_CRAYPM_MAX_ACCEL; a++) {
         char name[32];
         snprintf(name, sizeof name, "accel%d_power", a);
-        if (read_value(root, name, &s->accel_power[a]) != 0) { snprintf(bad, len, "%s", name); return -1; }
+        if ((rc = read_value(root, name, &s->accel_power[a])) != 0) { snprintf(bad, len, "%s", name); return rc; }
         snprintf(name, sizeof name, "accel%d_energy", a);
-        if (read_value(root, name, &s->accel_energy[a]) != 0) { snprintf(bad, len, "%s", name); return -1; }
+        if ((rc = read_value(root, name, &s->accel_energy[a])) != 0) { snprintf(bad, len, "%s", name); return rc; }
         if (s->accel_power[a].present)
             s->naccel = a + 1;
     }
@@ -81,9 +113,11 @@ int mcf_craypm_read(const char *root, struct mcf_craypm_snapshot *s, void (*betw
         s->generation = read_int(root, "generation");
         s->startup = read_int(root, "startup");
         s->raw_scan_hz = (double)read_int(root, "raw_scan_hz");
-        if (read_values(root, s, bad, sizeof bad) != 0)
-            return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
-                               "%s/%s: not '<value> <unit> <timestamp> us'", root, bad);
+        int rc = read_values(root, s, bad, sizeof bad);
+        if (rc != 0)
+            return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "%s/%s: %s", root, bad,
+                               rc == -2 ? "not a readable regular file (a FIFO or a device is never opened to wait)"
+                                        : "not '<value> <unit> <timestamp> us'");
         long long after = read_int(root, "freshness");
         if (before == after) {
             s->freshness = after;

@@ -2,6 +2,7 @@
 #include "h5out_int.h"
 
 #include "agree.h"
+#include "outpath.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -52,9 +53,10 @@ int mcf_h5_agree(struct mcf_h5 *h, struct mcf_err *e)
 static int claim(struct mcf_h5 *h, struct mcf_err *e)
 {
     struct stat st;
-    if (!h->force && lstat(h->path, &st) == 0)
-        MCF_FAIL(e, MCF_EINPUT, "'%s' exists: mcfleet does not overwrite results (choose another -o, or pass --force)",
-                 h->path);
+    /* the output rule (outpath.h), before anything is written: a FIFO,
+     * device or symlink at <path> is refused even with --force, as the
+     * rename at the end would replace it */
+    MCF_TRY(mcf_output_check("-o", h->path, h->force, e));
     h->fd = open(h->partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (h->fd < 0 && errno == EEXIST) {
         int other = open(h->partial, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -73,6 +75,9 @@ static int claim(struct mcf_h5 *h, struct mcf_err *e)
         if (!h->force)
             MCF_FAIL(e, MCF_EINPUT, "'%s' exists, left by a run that was killed before it could write: look at it, "
                      "remove it, or pass --force to replace it", h->partial);
+        if (lstat(h->partial, &st) == 0 && mcf_output_kind(st.st_mode))   /* only a killed run's file goes */
+            MCF_FAIL(e, MCF_EINPUT, "-o '%s': '%s' is %s, not a killed run's results: not removed, not even "
+                     "with --force", h->path, h->partial, mcf_output_kind(st.st_mode));
         if (unlink(h->partial) != 0)
             MCF_FAIL(e, MCF_ERUNTIME, "--force: cannot remove '%s': %s", h->partial, strerror(errno));
         h->fd = open(h->partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

@@ -3,12 +3,15 @@
 #define _GNU_SOURCE
 #include "h5out_int.h"
 
+#include "outpath.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 hid_t mcf_h5_in_memory(const char *path)
@@ -225,6 +228,12 @@ fail:
 /* <partial> to <path>, never over a file that appeared meanwhile unless forced. */
 int mcf_h5_publish(struct mcf_h5 *h, struct mcf_err *e)
 {
+    struct stat st;
+    /* rename replaces whatever entry is there: with --force, only a regular
+     * file (outpath.h; checked at the start, again here for one that came) */
+    if (h->force && lstat(h->path, &st) == 0 && mcf_output_kind(st.st_mode))
+        MCF_FAIL(e, MCF_ERUNTIME, "-o '%s' became %s during the run: not replaced; the results stay in '%s'",
+                 h->path, mcf_output_kind(st.st_mode), h->partial);
     int rc = h->force ? rename(h->partial, h->path)
                       : renameat2(AT_FDCWD, h->partial, AT_FDCWD, h->path, RENAME_NOREPLACE);
     if (rc != 0 && !h->force && (errno == EINVAL || errno == ENOSYS)) {   /* a file system without it */

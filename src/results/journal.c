@@ -3,6 +3,7 @@
 
 #include "h5out_int.h"
 #include "clocksync.h"
+#include "outpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -127,10 +128,21 @@ int mcf_journal_open(struct mcf_journal *j, const char *output, MPI_Comm comm, i
     snprintf(j->path, sizeof j->path, "%s%s", output, MCF_JOURNAL_SUFFIX);
     snprintf(j->q.partial, sizeof j->q.partial, "%.1000s", output);   /* messages name the output */
     if (j->q.rank == 0) {
+        struct stat st;
+        const char *kind = NULL;
         j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0644);
-        if (j->fd < 0 && errno == EEXIST && force && unlink(j->path) == 0)
-            j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0644);
-        if (j->fd < 0 && errno == EEXIST) {
+        if (j->fd < 0 && errno == EEXIST) {   /* only a killed run's journal, a regular file, is replaced */
+            kind = lstat(j->path, &st) == 0 ? mcf_output_kind(st.st_mode) : NULL;
+            if (!kind && force && unlink(j->path) == 0)
+                j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0644);
+            else
+                errno = EEXIST;
+        }
+        if (kind) {
+            refuse = 1;
+            mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "-o '%s': '%s' is %s, not a killed run's journal: not "
+                        "removed, not even with --force", output, j->path, kind);
+        } else if (j->fd < 0 && errno == EEXIST) {
             refuse = 1;
             mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "'%s' exists: a killed run's journal; 'mcfleet report "
                         "%s' rebuilds its results (or pass --force to replace it)", j->path, output);

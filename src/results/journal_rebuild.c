@@ -5,6 +5,7 @@
 #include "journal.h"
 
 #include "h5out_int.h"
+#include "outpath.h"
 #include "record.h"
 
 #include <errno.h>
@@ -166,15 +167,25 @@ static int claim(struct mcf_h5 *h, int *created, struct mcf_err *e)
 {
     struct stat st;
     *created = 0;
+    /* the output rule (outpath.h): the rebuilt file replaces nothing but an empty regular file */
+    if (lstat(h->path, &st) == 0 && mcf_output_kind(st.st_mode))
+        MCF_FAIL(e, MCF_EINPUT, "'%s' is %s: mcfleet writes its output only to a new path or, with --force, over a "
+                 "regular file; never to a device, FIFO, socket, directory or through a symlink", h->path,
+                 mcf_output_kind(st.st_mode));
     if (lstat(h->path, &st) == 0 && st.st_size > 0)
         MCF_FAIL(e, MCF_EINPUT, "'%s' exists: nothing to rebuild", h->path);
     h->fd = open(h->partial, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (h->fd >= 0)
         *created = 1;
-    else if (errno == EEXIST)
-        h->fd = open(h->partial, O_RDWR | O_CLOEXEC);
+    else if (errno == EEXIST)   /* a killed run's: a regular file, never through a symlink nor a FIFO's wait */
+        h->fd = open(h->partial, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (h->fd < 0)
         MCF_FAIL(e, MCF_ERUNTIME, "cannot open '%s': %s", h->partial, strerror(errno));
+    if (fstat(h->fd, &st) != 0)
+        MCF_FAIL(e, MCF_ERUNTIME, "cannot stat '%s': %s", h->partial, strerror(errno));
+    if (mcf_output_kind(st.st_mode))
+        MCF_FAIL(e, MCF_EINPUT, "'%s' is %s, not a killed run's results: not rebuilt over", h->partial,
+                 mcf_output_kind(st.st_mode));
     if (flock(h->fd, LOCK_EX | LOCK_NB) != 0)
         MCF_FAIL(e, MCF_EINPUT, "'%s' is being written by a live mcfleet run: its file appears when it ends",
                  h->partial);
