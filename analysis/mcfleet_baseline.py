@@ -43,7 +43,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcfleet_results import MAD_SCALE, BadFile, Results, gpu_keys, quiet_pipe, reading  # noqa: E402
+from mcfleet_results import MAD_SCALE, BadFile, Results, gpu_keys, quiet_pipe, reading, show  # noqa: E402
 
 METRICS = ("gflops", "bandwidth_gbs", "latency_ns")   # what a SKU profile judges (src/report/profile.c)
 MAX_ROUNDS = 20
@@ -66,12 +66,10 @@ def read_run(path):
         metric = r.summary_metric(g, gname)
         if metric not in METRICS:
             continue
-        v = r.figures(g, gname, metric)
-        if v is None:
+        stats = r.figure_stats(g, gname, metric)   # a rank with an infinite or non-positive figure: NaN
+        if stats is None:
             continue
-        with np.errstate(all="ignore"):
-            med = [float(np.nanmedian(row)) if np.isfinite(row).any() else float("nan") for row in v]
-        tests[name] = {"metric": metric, "label": r.attr_text(g, gname, "label"), "median": med,
+        tests[name] = {"metric": metric, "label": r.attr_text(g, gname, "label"), "median": stats[0].tolist(),
                        "measured": r.measured(g, gname)[0]}
     meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("start_time", "mcfleet_version", "deck_path")}
     meta["quick"] = r.attr_int(r.meta, "/meta", "quick", default=0)
@@ -147,7 +145,7 @@ def cut(text, limit):
 def runs_text(runs, limit):
     """the runs for the profile's source (the profile reader keeps 511
     characters): as many whole as fit, then how many more"""
-    parts = ["%s (started %s)" % (x["path"], x["meta"]["start_time"]) for x in runs]
+    parts = ["%s (started %s)" % (show(x["path"]), x["meta"]["start_time"]) for x in runs]
     text = "mcfleet baseline of " + "; ".join(parts)
     for k in range(len(parts), 0, -1):
         more = len(parts) - k
@@ -165,7 +163,7 @@ def write_profile(path, runs, sku, figures, rules, force):
     lines = ["# mcfleet baseline: what this center's healthy %s GPUs reach, from its own runs" % sku,
              "# (mcfleet baseline; docs/acceptance.md). Runs, oldest as given first:"]
     for i, x in enumerate(runs):
-        lines.append("#   [%d] %s  started %s, mcfleet %s, deck %s" % (i, x["path"], x["meta"]["start_time"],
+        lines.append("#   [%d] %s  started %s, mcfleet %s, deck %s" % (i, show(x["path"]), x["meta"]["start_time"],
                                                                       x["meta"]["mcfleet_version"], x["meta"]["deck_path"]))
     lines.append("# GPUs (%d): %s" % (len(gpus), ", ".join(u + (" serial " + s if s else "") for u, s in gpus)))
     lines.append("# Outliers removed beyond max(%g, %g x spread) of the median, then floors at "
@@ -178,7 +176,7 @@ def write_profile(path, runs, sku, figures, rules, force):
         for v, i, g, dev, thr in f["removed"]:
             lines.append("# %s: removed %s in run [%d]: %s, %+.1f%% from the median (beyond %.1f%%)"
                          % (name, g, i, fmt(v), 100 * dev, 100 * thr))
-    q = lambda s: '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')  # noqa: E731
+    q = lambda s: '"%s"' % show(s).replace("\\", "\\\\").replace('"', '\\"')  # noqa: E731
     lines += ["sku: %s" % q("%s baseline" % sku),
               "description: %s" % q("measured by mcfleet baseline from %d run%s of %d GPUs, %s"
                                     % (len(runs), "" if len(runs) == 1 else "s", len(gpus), span)),
