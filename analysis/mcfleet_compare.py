@@ -331,7 +331,7 @@ def print_text(res, out):
             p("      %d of its %d GPUs without identity (no UUID or serial): not matched, not by host name"
               % (r["gpus_without_identity"], r["gpus"]))
     p("rule: worse than the GPU's own earlier median by more than max(%.1f%%, %g x its run-to-run noise in the "
-      "earlier runs, at most %g%%); erratic where the repetitions spread beyond max(%.1f%%, %g x the earlier runs')"
+      "earlier runs, at most %g%%); erratic where the repetitions spread beyond max(%.1f%%, %g x the earlier runs' spread)"
       % (100 * res["min_rel"], res["sigmas"], 100 * res["max_noise_rel"], 100 * res["erratic_min_rel"],
          res["erratic_times"]))
     drifted = sorted({d["gpu"] for d in res["drift"]})
