@@ -25,14 +25,19 @@ refused unless --allow-quick: its figures are not what a full run reaches.
 
 The profile names every run (file, start time, mcfleet version) and every GPU
 (UUID, serial) it came from, and each value removed with why, in its comments
-and notes; each figure's source is "measured: <device>, <date>, ...". Use it
+and notes; each figure's source is "measured: <device>, <date>, ...". Text
+from the files and their names is written shown, never obeyed: one line
+each, control characters (newline, CR, U+2028, NEL ...) as '?', quoted values
+escaped. A rank's figure with a repetition that is infinite, zero or
+negative is left out. Use it
 with mcfleet report --profiles DIR (a directory holding it): its device_name
 is the SKU's full name, so it is chosen over a shipped profile of the same
 SKU in that directory. A baseline has no datasheet peak, so no figure is
 "suspect" against it.
 
-Exit codes: 0 written; 2 bad usage, a file that cannot be read (named), an
-existing output without --force, runs of several SKUs without --sku, or a
+Exit codes: 0 written; 2 bad usage, a file that cannot be read or declares
+more than the C report's bounds (named; mcfleet_limits.txt), an existing
+output without --force, runs of several SKUs without --sku, or a
 --quick run without --allow-quick;
 3 nothing to baseline (no test with figures) or the output cannot be written.
 """
