@@ -25,14 +25,19 @@ refused unless --allow-quick: its figures are not what a full run reaches.
 
 The profile names every run (file, start time, mcfleet version) and every GPU
 (UUID, serial) it came from, and each value removed with why, in its comments
-and notes; each figure's source is "measured: <device>, <date>, ...". Use it
+and notes; each figure's source is "measured: <device>, <date>, ...". Text
+from the files and their names is written shown, never obeyed: one line
+each, control characters (newline, CR, U+2028, NEL ...) as '?', quoted values
+escaped. A rank's figure with a repetition that is infinite, zero or
+negative is left out. Use it
 with mcfleet report --profiles DIR (a directory holding it): its device_name
 is the SKU's full name, so it is chosen over a shipped profile of the same
 SKU in that directory. A baseline has no datasheet peak, so no figure is
 "suspect" against it.
 
-Exit codes: 0 written; 2 bad usage, a file that cannot be read (named), an
-existing output without --force, runs of several SKUs without --sku, or a
+Exit codes: 0 written; 2 bad usage, a file that cannot be read or declares
+more than the C report's bounds (named; mcfleet_limits.txt), an existing
+output without --force, runs of several SKUs without --sku, or a
 --quick run without --allow-quick;
 3 nothing to baseline (no test with figures) or the output cannot be written.
 """
@@ -43,7 +48,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcfleet_results import MAD_SCALE, BadFile, Results, gpu_keys, quiet_pipe, reading  # noqa: E402
+from mcfleet_results import MAD_SCALE, BadFile, Results, gpu_keys, quiet_pipe, reading, show  # noqa: E402
 import mcfleet_outpath as outpath  # noqa: E402
 
 METRICS = ("gflops", "bandwidth_gbs", "latency_ns")   # what a SKU profile judges (src/report/profile.c)
@@ -67,12 +72,10 @@ def read_run(path):
         metric = r.summary_metric(g, gname)
         if metric not in METRICS:
             continue
-        v = r.figures(g, gname, metric)
-        if v is None:
+        stats = r.figure_stats(g, gname, metric)   # a rank with an infinite or non-positive figure: NaN
+        if stats is None:
             continue
-        with np.errstate(all="ignore"):
-            med = [float(np.nanmedian(row)) if np.isfinite(row).any() else float("nan") for row in v]
-        tests[name] = {"metric": metric, "label": r.attr_text(g, gname, "label"), "median": med,
+        tests[name] = {"metric": metric, "label": r.attr_text(g, gname, "label"), "median": stats[0].tolist(),
                        "measured": r.measured(g, gname)[0]}
     meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("start_time", "mcfleet_version", "deck_path")}
     meta["quick"] = r.attr_int(r.meta, "/meta", "quick", default=0)
@@ -148,7 +151,7 @@ def cut(text, limit):
 def runs_text(runs, limit):
     """the runs for the profile's source (the profile reader keeps 511
     characters): as many whole as fit, then how many more"""
-    parts = ["%s (started %s)" % (x["path"], x["meta"]["start_time"]) for x in runs]
+    parts = ["%s (started %s)" % (show(x["path"]), x["meta"]["start_time"]) for x in runs]
     text = "mcfleet baseline of " + "; ".join(parts)
     for k in range(len(parts), 0, -1):
         more = len(parts) - k
@@ -166,7 +169,7 @@ def write_profile(path, runs, sku, figures, rules, force):
     lines = ["# mcfleet baseline: what this center's healthy %s GPUs reach, from its own runs" % sku,
              "# (mcfleet baseline; docs/acceptance.md). Runs, oldest as given first:"]
     for i, x in enumerate(runs):
-        lines.append("#   [%d] %s  started %s, mcfleet %s, deck %s" % (i, x["path"], x["meta"]["start_time"],
+        lines.append("#   [%d] %s  started %s, mcfleet %s, deck %s" % (i, show(x["path"]), x["meta"]["start_time"],
                                                                       x["meta"]["mcfleet_version"], x["meta"]["deck_path"]))
     lines.append("# GPUs (%d): %s" % (len(gpus), ", ".join(u + (" serial " + s if s else "") for u, s in gpus)))
     lines.append("# Outliers removed beyond max(%g, %g x spread) of the median, then floors at "
@@ -179,7 +182,7 @@ def write_profile(path, runs, sku, figures, rules, force):
         for v, i, g, dev, thr in f["removed"]:
             lines.append("# %s: removed %s in run [%d]: %s, %+.1f%% from the median (beyond %.1f%%)"
                          % (name, g, i, fmt(v), 100 * dev, 100 * thr))
-    q = lambda s: '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')  # noqa: E731
+    q = lambda s: '"%s"' % show(s).replace("\\", "\\\\").replace('"', '\\"')  # noqa: E731
     lines += ["sku: %s" % q("%s baseline" % sku),
               "description: %s" % q("measured by mcfleet baseline from %d run%s of %d GPUs, %s"
                                     % (len(runs), "" if len(runs) == 1 else "s", len(gpus), span)),

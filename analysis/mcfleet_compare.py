@@ -14,14 +14,30 @@ output says so. For each GPU in the newest run and in at least one earlier
 run, and each test that measures the same, the summary figures are compared:
 
   reference  the median of the GPU's per-run medians in the earlier runs
-  noise      the GPU's own run-to-run spread: the standard deviation of its
-             earlier medians (3 or more earlier runs), and never less than
-             the spread of its repetitions within a run (1.4826 MAD, the
-             largest of its runs), so that two runs alone still have one
-  drift      flagged where |new / reference - 1| > max(min-rel, K x noise /
-             reference), on the side that is worse for the metric (the
-             metric's attribute better, or for files older than it its name,
-             as the C report reads it); default min-rel 0.02, K 3
+  noise      from the earlier runs only (the judged run's own spread never
+             widens it), robustly: the spread of its repetitions within a
+             run (1.4826 MAD), the lower median over the earlier runs (one
+             wild run of two cannot widen it), and with 3 or more earlier
+             runs at least the spread of their medians (1.4826 MAD); never
+             more than 10 % of the reference, so that no history hides a
+             drop beyond K x 10 %
+  drift      the newest run's median flagged where |new / reference - 1| >
+             max(min-rel, K x noise / reference), on the side that is worse
+             for the metric (the metric's attribute better, or for files
+             older than it its name, as the C report reads it); default
+             min-rel 0.02, K 3
+  erratic    the newest run's repetitions spread (1.4826 MAD / reference)
+             beyond max(5 %, min-rel, 3 x the history's within-run spread):
+             a finding of its own (intermittent throttling, a shared GPU),
+             whether or not its median drifted
+
+A figure that is infinite, zero or negative (no rate, bandwidth or latency
+is) is refused: that GPU's figure in that run is not compared, and the
+output lists it (file, test, metric, ranks, the first value), never as a
+drift. A NaN repetition is no figure (a rank that did not verify, a
+repetition a time limit cut). The files are read within the C report's
+bounds (ranks, values, repetitions, string bytes: mcfleet_limits.txt), their
+declared sizes checked before any read: a file beyond them is exit 2.
 
 A test of the newest run is the earlier run's test of the same name where
 both measure the same: the test's attribute measured ("kernel=matrix
@@ -41,9 +57,9 @@ device index), and a slot that holds another GPU where the host is the same
 machine (it still holds one of its GPUs of the run before; else it is said
 that the host of that name holds none of them).
 
-Exit codes: 0 compared, no GPU drifted; 1 a GPU drifted; 2 bad usage or a
-file that cannot be read (named); 3 nothing to compare (no GPU or no test in
-common, said why). Output into a pipe that closes early (| head) ends it
+Exit codes: 0 compared, no GPU drifted or erratic; 1 a GPU drifted or its
+repetitions were erratic; 2 bad usage or a file that cannot be read (named);
+3 nothing to compare (no GPU or no test in common, said why). Output into a pipe that closes early (| head) ends it
 quietly.
 """
 import argparse
@@ -55,12 +71,15 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcfleet_results import (MAD_SCALE, BadFile, Results, gpu_identity, measured_differ,  # noqa: E402
-                             quiet_pipe, reading)
+                             quiet_pipe, reading, show)
 
 
 
 DEFAULT_MIN_REL = 0.02   # the least relative change flagged
 DEFAULT_SIGMAS = 3.0     # times the GPU's own run-to-run noise
+MAX_NOISE_REL = 0.10     # the most noise a history may claim, relative to its reference
+ERRATIC_MIN_REL = 0.05   # a repetition spread below this is never erratic
+ERRATIC_TIMES = 3.0      # erratic beyond this many times the history's within-run spread
 
 
 class Usage(Exception):
@@ -82,23 +101,31 @@ def read_run(path):
         measured, how = r.measured(g, gname)
         metrics = {}
         for m in [m for m in r.attr_text(g, gname, "summary_metrics").split(",") if m]:
-            v = r.figures(g, gname, m)
-            if v is None:
+            stats = r.figure_stats(g, gname, m)
+            if stats is None:
                 continue
             better = r.better(g, gname, m)
             if not better:
                 continue
-            with np.errstate(all="ignore"):
-                med = [float(np.nanmedian(row)) if np.isfinite(row).any() else float("nan") for row in v]
-                mad = [float(np.nanmedian(np.abs(row - np.nanmedian(row)))) if np.isfinite(row).any()
-                       else float("nan") for row in v]
-            metrics[m] = {"better": better, "unit": r.unit(g, gname, m), "median": med, "rep_sigma":
-                          [MAD_SCALE * x for x in mad]}
+            med, sigma, refused = stats
+            metrics[m] = {"better": better, "unit": r.unit(g, gname, m), "median": med.tolist(),
+                          "rep_sigma": sigma.tolist(), "refused": refused}
         tests[name] = {"measured": measured, "measured_from": how, "label": r.attr_text(g, gname, "label"),
                        "work": list(work) if work else None, "metrics": metrics,
                        "not_judged": r.attr_text(g, gname, "not_judged")}
     meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("mcfleet_version", "start_time", "deck_path", "backend")}
     return {"path": path, "meta": meta, "gpus": gpus, "tests": tests}
+
+
+def history_noise(hist, reps, ref):
+    """(noise, within) of a GPU's figure from its earlier runs alone: hist their
+    medians, reps their repetitions' spreads (1.4826 MAD), ref the reference"""
+    s = sorted(x for x in reps if np.isfinite(x))
+    within = s[(len(s) - 1) // 2] if s else 0.0   # the lower median: one wild run of two cannot widen it
+    between = 0.0
+    if len(hist) >= 3:
+        between = MAD_SCALE * float(np.median(np.abs(np.asarray(hist) - np.median(hist))))
+    return min(max(within, between), MAX_NOISE_REL * abs(ref)), within
 
 
 def where(g):
@@ -145,7 +172,9 @@ def compare(runs, min_rel, sigmas):
     old = runs[:-1]
     out = {"runs": [{"path": x["path"], **x["meta"], "gpus": len(x["gpus"]),
                      "gpus_without_identity": sum(g["key"] is None for g in x["gpus"])} for x in runs],
-           "min_rel": min_rel, "sigmas": sigmas, "drift": [], "moves": [], "not_comparable": [], "renamed": [],
+           "min_rel": min_rel, "sigmas": sigmas, "max_noise_rel": MAX_NOISE_REL, "erratic_min_rel":
+           max(ERRATIC_MIN_REL, min_rel), "erratic_times": ERRATIC_TIMES, "drift": [], "erratic": [], "refused": [],
+           "moves": [], "not_comparable": [], "renamed": [],
            "hosts_unmatched": [], "gpus_compared": 0, "gpus_new": [], "gpus_gone": [], "why_nothing": []}
     index = [{g["key"]: k for k, g in enumerate(x["gpus"]) if g["key"] is not None} for x in runs]
     # moves: a GPU somewhere else than in the run before it; a slot holding
@@ -206,13 +235,22 @@ def compare(runs, min_rel, sigmas):
     for n in sorted(gone):
         out["not_comparable"].append({"test": n, "run": ", ".join(gone[n]), "why": "not in the newest run %s (in %s)"
                                       % (new["path"], ", ".join(gone[n]))})
+    for x in runs:   # figures that no rate, bandwidth or latency can be: not compared, said
+        for name, t in x["tests"].items():
+            for m, fig in t["metrics"].items():
+                if fig["refused"]:
+                    n, rank, val = fig["refused"]
+                    out["refused"].append({"run": x["path"], "test": name, "metric": m, "ranks": n, "rank": rank,
+                                           "why": "%d rank%s with a figure that is not a positive finite number "
+                                           "(rank %d: %s): not compared" % (n, "" if n == 1 else "s", rank,
+                                                                            show("%g" % val))})
     compared, tests_compared = set(), set()
     for k, g in enumerate(new["gpus"]):
         if g["key"] is None:
             continue
         for name, t in new["tests"].items():
             for m, fig in t["metrics"].items():
-                hist, reps = [], [fig["rep_sigma"][k]]
+                hist, reps = [], []
                 for x, ix, p in zip(old, index[:-1], paired):
                     j = ix.get(g["key"])
                     f = x["tests"][p[name]]["metrics"].get(m) if name in p else None
@@ -225,20 +263,17 @@ def compare(runs, min_rel, sigmas):
                     continue
                 compared.add(g["key"])
                 tests_compared.add(name)
-                ref = float(np.median(hist))
-                noise = max([s for s in reps if np.isfinite(s)] + [0.0])
-                if len(hist) >= 3:
-                    noise = max(noise, float(np.std(hist, ddof=1)))
-                if ref == 0:
-                    continue
+                ref = float(np.median(hist))   # > 0: figures that are not were refused
+                noise, within = history_noise(hist, reps, ref)
                 dev = v / ref - 1
-                thr = max(min_rel, sigmas * noise / abs(ref))
+                thr = max(min_rel, sigmas * noise / ref)
+                who = {"gpu": g["key"], "host": g["host"], "device": g["device"], "uuid": g["uuid"],
+                       "serial": g["serial"], "test": name, "metric": m, "unit": fig["unit"], "earlier_runs": len(hist)}
                 if fig["better"] * dev < -thr:
-                    out["drift"].append({"gpu": g["key"], "host": g["host"], "device": g["device"],
-                                         "uuid": g["uuid"], "serial": g["serial"], "test": name, "metric": m,
-                                         "unit": fig["unit"], "value": v, "reference": ref,
-                                         "deviation": dev, "threshold": thr, "noise": noise,
-                                         "earlier_runs": len(hist)})
+                    out["drift"].append(dict(who, value=v, reference=ref, deviation=dev, threshold=thr, noise=noise))
+                spread, limit = fig["rep_sigma"][k] / ref, max(ERRATIC_MIN_REL, min_rel, ERRATIC_TIMES * within / ref)
+                if np.isfinite(spread) and spread > limit:
+                    out["erratic"].append(dict(who, spread=spread, typical=within / ref, limit=limit))
     out["gpus_compared"] = len(compared)
     out["tests_compared"] = sorted(tests_compared)
     # a test in both runs with no figure compared: said, with why
@@ -256,6 +291,7 @@ def compare(runs, min_rel, sigmas):
             why = "no GPU has its figure in both runs"
         out["not_comparable"].append({"test": name, "run": ", ".join(x["path"] for x, _ in pairs), "why": why})
     out["drift"].sort(key=lambda d: -abs(d["deviation"]))
+    out["erratic"].sort(key=lambda d: -d["spread"])
     if not compared:
         out["why_nothing"] = why_nothing(runs, index, paired)
     return out
@@ -275,6 +311,9 @@ def why_nothing(runs, index, paired):
         why.append("no test of %s measures what a test of an earlier run did (see Not comparable)" % new["path"])
     elif common and not any(t["metrics"] for t in new["tests"].values()):
         why.append("no test of %s has a figure with a direction" % new["path"])
+    refused = [x["path"] for x in runs if any(f["refused"] for t in x["tests"].values() for f in t["metrics"].values())]
+    if refused:
+        why.append("figures refused in %s: not positive finite numbers (see Figures refused)" % ", ".join(refused))
     return why or ["no GPU has a finite figure of a test in common in the newest run and an earlier one"]
 
 
@@ -291,8 +330,10 @@ def print_text(res, out):
         if r["gpus_without_identity"]:
             p("      %d of its %d GPUs without identity (no UUID or serial): not matched, not by host name"
               % (r["gpus_without_identity"], r["gpus"]))
-    p("rule: worse than the GPU's own earlier median by more than max(%.1f%%, %g x its run-to-run noise)"
-      % (100 * res["min_rel"], res["sigmas"]))
+    p("rule: worse than the GPU's own earlier median by more than max(%.1f%%, %g x its run-to-run noise in the "
+      "earlier runs, at most %g%%); erratic where the repetitions spread beyond max(%.1f%%, %g x the earlier runs' spread)"
+      % (100 * res["min_rel"], res["sigmas"], 100 * res["max_noise_rel"], 100 * res["erratic_min_rel"],
+         res["erratic_times"]))
     drifted = sorted({d["gpu"] for d in res["drift"]})
     p("")
     p("DRIFT: %d of %d GPUs compared" % (len(drifted), res["gpus_compared"]))
@@ -306,6 +347,23 @@ def print_text(res, out):
               % (d["test"], d["metric"], d["value"], d["unit"], d["reference"], d["earlier_runs"],
                  "" if d["earlier_runs"] == 1 else "s", pct(d["deviation"]), pct(-d["threshold"]).lstrip("-+"),
                  d["noise"]))
+    if res["erratic"]:
+        erratic = sorted({d["gpu"] for d in res["erratic"]})
+        p("")
+        p("ERRATIC: %d of %d GPUs compared (repetitions far more spread than in their history)"
+          % (len(erratic), res["gpus_compared"]))
+        for gkey in erratic:
+            ds = [d for d in res["erratic"] if d["gpu"] == gkey]
+            p("  %s  (%s device %d%s)" % (gkey, ds[0]["host"], ds[0]["device"],
+                                           ", serial " + ds[0]["serial"] if ds[0]["serial"] else ""))
+            for d in ds:
+                p("    - %s %s: erratic: repetitions spread %.1f%% (history's typical %.1f%%, limit %.1f%%)"
+                  % (d["test"], d["metric"], 100 * d["spread"], 100 * d["typical"], 100 * d["limit"]))
+    if res["refused"]:
+        p("")
+        p("Figures refused:")
+        for x in res["refused"]:
+            p("  %s: %s %s: %s" % (x["run"], x["test"], x["metric"], x["why"]))
     if res["moves"] or res["hosts_unmatched"]:
         p("")
         p("Moves:")
@@ -367,7 +425,7 @@ def main(argv):
         print("mcfleet compare: no GPU and test in common between the newest run and the earlier ones: %s"
               % "; ".join(res["why_nothing"]), file=sys.stderr)
         return 3
-    return 1 if res["drift"] else 0
+    return 1 if res["drift"] or res["erratic"] else 0
 
 
 if __name__ == "__main__":

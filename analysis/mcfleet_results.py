@@ -24,22 +24,32 @@ The file is read defensively: soft and external links are never followed,
 every object's type and shape is checked before it is used, and the
 problems are BadFile with the file and the object named. reading() reads in
 a child process, so that a crash of the HDF5 library on a corrupt file is a
-BadFile too.
+BadFile too. The bounds are the C report's (src/report/report_read.h
+MCF_RD_MAX_*), read from mcfleet_limits.txt beside this module, never
+copied here: the ranks, the values of a dataset, the repetitions of a
+metric, the bytes of one string, the bytes of a dataset of strings, the
+bytes of a string attribute. Each is checked on the declared type and shape
+BEFORE anything is read (a tiny file may declare 2^20 strings of 60,000
+bytes and hold only a fill value); strings and figures are then read a
+block of rows at a time, variable-length strings checked one by one.
 
 Needs h5py and numpy (Debian: python3-h5py).
 """
+import collections
 import os
 import pickle
 import signal
 import stat
+import sys
 import traceback
 import warnings
 
 import h5py
 import numpy as np
 
-MAX_RANKS = 1 << 20          # as the report: a file claiming more is malformed
-MAX_VALUES = 1 << 28
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcfleet_limits import MAX_RANKS, MAX_TEXT, MAX_VALUES, declared_problem, row_blocks, strings  # noqa: E402,F401
+
 MAD_SCALE = 1.4826   # a normal sample's standard deviation per unit of median absolute deviation
 
 
@@ -60,6 +70,8 @@ def show(name):
         raw = b"".join(bytes([ord(c) - 0xDC00]) if "\udc80" <= c <= "\udcff" else
                        c.encode("utf-8", "surrogatepass") for c in name) if not name.isascii() else name.encode()
     name = raw.decode("utf-8", "surrogateescape")   # a bad byte: one escape, not printable
+    if name.isprintable():   # the common case, at C speed
+        return name
     return "".join(c if c.isprintable() else "?" for c in name)
 
 
@@ -109,6 +121,17 @@ class Results:
     def dataset(self, g, gname, name, kind, shape, required=True):
         """the values of a dataset of kind "float", "int" or "str" and the given shape
         (None in a shape: any length >= 1); None if absent and not required"""
+        got = self.checked(g, gname, name, kind, shape, required)
+        if got is None:
+            return None
+        d, obj, dt = got
+        if kind == "str":
+            return strings(d, dt.kind == "S", show, lambda why: self.bad(obj, why))
+        return d[()].astype(np.float64 if kind == "float" else np.int64)
+
+    def checked(self, g, gname, name, kind, shape, required=True):
+        """(dataset, its name, its type) once its type, shape and declared size
+        are within the bounds; nothing is read. None if absent and not required"""
         d = self.child(g, gname, name.encode(), "dataset", required)
         if d is None:
             return None
@@ -125,14 +148,38 @@ class Results:
                 (want is None and have < 1) or (want is not None and have != want)
                 for have, want in zip(d.shape, shape)):
             self.bad(obj, "has shape %s, expected %s" % (d.shape, tuple("n" if s is None else s for s in shape)))
-        if int(np.prod(d.shape)) > MAX_VALUES:
-            self.bad(obj, "has more than %d values" % MAX_VALUES)
-        if kind == "str" and dt.kind == "S" and dt.itemsize > 1 << 16:
-            self.bad(obj, "holds strings of %d bytes" % dt.itemsize)
-        v = d[()]
-        if kind == "str":
-            return [show(x) for x in v]
-        return v.astype(np.float64 if kind == "float" else np.int64)
+        why = declared_problem(d.shape, dt.itemsize, kind == "str" and dt.kind == "S")
+        if why:
+            self.bad(obj, why)
+        return d, obj, dt
+
+    def figure_stats(self, g, gname, metric):
+        """each rank's median and spread (1.4826 MAD) of its repetitions of a
+        metric ([nranks, repetitions] dataset), read a block of rows at a time
+        (the whole may be MAX_VALUES doubles, 2 GiB), and the refused: (ranks,
+        first rank, its figure) of the rows holding a figure that is infinite or
+        not positive (no rate, bandwidth or latency is), whose median and spread
+        are then NaN. A NaN repetition is no figure (a rank that did not verify,
+        a repetition a time limit cut). None if the test has no such dataset."""
+        got = self.checked(g, gname, metric, "float", (self.nranks, None), required=False)
+        if got is None:
+            return None
+        d, _, _ = got
+        med, spread, refused = [], [], [0, -1, 0.0]
+        for r0, v in row_blocks(d, 8 * d.shape[1]):
+            v = v.astype(np.float64)
+            bad = ~np.isnan(v) & ~(np.isfinite(v) & (v > 0))
+            rows = bad.any(axis=1)
+            if rows.any():
+                if not refused[0]:
+                    r = int(np.argmax(rows))
+                    refused[1:] = [r0 + r, float(v[r][bad[r]][0])]
+                refused[0] += int(rows.sum())
+                v[rows] = np.nan
+            m = per_rank_median(v)
+            med.append(m)
+            spread.append(MAD_SCALE * per_rank_median(np.abs(v - m[:, None])))
+        return np.concatenate(med), np.concatenate(spread), (tuple(refused) if refused[0] else None)
 
     def attr(self, obj, objname, name, required):
         what = "%s attribute %s" % (objname, name)
@@ -140,7 +187,18 @@ class Results:
             if required:
                 self.bad(what, "missing")
             return None, what
+        try:   # the declared size, before reading
+            aid = obj.attrs.get_id(name)
+            shape, dt = aid.shape, aid.dtype
+        except (TypeError, ValueError, KeyError):
+            shape, dt = None, None   # a type numpy cannot hold: reading it says so
+        if shape and int(np.prod(shape, dtype=object)) != 1:
+            self.bad(what, "holds %d values, expected one" % int(np.prod(shape, dtype=object)))
+        if dt is not None and dt.kind == "S" and dt.itemsize > MAX_TEXT:
+            self.bad(what, "is a string of %d bytes (at most %d)" % (dt.itemsize, MAX_TEXT))
         v = obj.attrs[name]
+        if isinstance(v, (bytes, str)) and len(v) > MAX_TEXT:
+            self.bad(what, "is longer than %d bytes" % MAX_TEXT)
         if isinstance(v, np.ndarray):
             if v.size != 1:
                 self.bad(what, "holds %d values, expected one" % v.size)
@@ -287,7 +345,8 @@ def gpu_identity(uuid, serial, local_rank):
     told apart."""
     ident = [u if u.strip().lower() not in NO_IDENTITY else s if s.strip().lower() not in NO_IDENTITY else None
              for u, s in zip(uuid, serial)]
-    shared = {i for i in ident if i is not None and ident.count(i) > 1}
+    count = collections.Counter(i for i in ident if i is not None)   # (ident.count(i) was n^2 at 2^20 ranks)
+    shared = {i for i, c in count.items() if c > 1}
     return [None if i is None else "%s#local%d" % (i, local_rank[k]) if i in shared or i.startswith("machine-id:")
             else i for k, i in enumerate(ident)]
 

@@ -9,7 +9,8 @@
 #   below (the files' verdict rules);
 #   mcfleet report --profiles with the baseline: a GPU below its floor FAILs
 #   (rule profile), one above the expected figure is not "suspect";
-#   an existing output, several SKUs without --sku, bad files: exit 2.
+#   an existing output, several SKUs without --sku, bad files: exit 2;
+#   a run path holding a newline and "sku: x" gives a profile that loads.
 . "$srcdir/tests/lib.sh"
 need_mpirun
 need_h5py
@@ -183,4 +184,20 @@ rc=0; "$MCFLEET" report --profiles "$work/prof" "$work/good.h5" >"$work/r4" 2>&1
 [ $rc = 0 ] || { cat "$work/r4"; fail "a broken profile beside the good one: exit $rc"; }
 expect_in "$work/r4" "SKU profile not used, it does not load: $work/prof/broken.yaml:3:10: 'sources' is empty"
 grep -q "baseline (" "$work/r4" || { cat "$work/r4"; fail "the good profile not used beside a broken one"; }
+# ---- issue 27: text from the files and their names goes into the profile
+# shown, never obeyed: a run whose path holds a newline and "sku: x" (and a
+# CR, U+2028, NEL) gives a profile of one line per comment, the path's
+# control characters shown as '?', which the report loads and uses
+nl=$(printf '%s/run\nsku: x\r\342\200\250\302\205.h5' "$work")
+cp "$work/a1.h5" "$nl"
+mkdir "$work/nlprof"
+rc=0; "$MCFLEET" baseline "$nl" "$work/b1.h5" -o "$work/nlprof/base.yaml" >"$work/out" 2>&1 || rc=$?
+[ $rc = 0 ] || { cat "$work/out"; fail "baseline of a run whose path holds a newline: exit $rc"; }
+y="$work/nlprof/base.yaml"
+[ "$(grep -c '^sku:' "$y")" = 1 ] || { cat "$y"; fail "the path's newline made a key of the profile"; }
+expect_in "$y" "#   [0] $work/run?sku: x???.h5  started "
+! LC_ALL=C grep -q "$(printf '\r')" "$y" || fail "a CR in the profile"
+rc=0; "$MCFLEET" report --profiles "$work/nlprof" "$work/good.h5" >"$work/r5" 2>&1 || rc=$?
+[ $rc = 0 ] && grep -q "baseline (" "$work/r5" && ! grep -q "does not load" "$work/r5" ||
+    { cat "$y" "$work/r5"; fail "the profile of a run whose path holds a newline: report exit $rc, or not used"; }
 echo "baseline ok"

@@ -11,6 +11,16 @@
 #                                    compared with its own past, not its slot's
 #   a test that measures another size -> "not comparable" (the key named),
 #                                    never compared
+# Noise from the earlier runs only, robustly (issue 27, finding 3), with rank
+# 1's triad (GPU-bbbb) at half its history:
+#   a history with one wild run (repetitions at x[1e-3, 1, 1e3]) -> flagged,
+#                                    beside a clean run and alone (the noise
+#                                    is at most 10 % of the reference)
+#   the new run's repetitions at [1.0, 0.5, 0.3, ...]x (throttling) -> its
+#                                    median flagged, and erratic
+#   erratic repetitions around an unchanged median -> "erratic:", exit 1
+# Impossible figures (finding 10): -200 or inf in the new run or the history
+#   -> refused with the reason, never a drift ("-200 %"), the rest compared
 # Bad input: exit 2 naming the file; nothing in common: exit 3.
 . "$srcdir/tests/lib.sh"
 need_mpirun
@@ -34,7 +44,7 @@ expect_rc 0
 "$PYTHON_H5" - "$work" <<'PY' || fail "making the copies"
 import shutil, sys, h5py, numpy as np
 w = sys.argv[1]
-def steady(src, dst, scale=None, uuids=("GPU-aaaa", "GPU-bbbb"), noisy=False):
+def steady(src, dst, scale=None, uuids=("GPU-aaaa", "GPU-bbbb"), noisy=False, reps=None):
     shutil.copy(src, dst)
     with h5py.File(dst, "r+") as h:
         h["ranks/device_uuid"][...] = np.array(uuids, dtype=h["ranks/device_uuid"].dtype)
@@ -52,6 +62,8 @@ def steady(src, dst, scale=None, uuids=("GPU-aaaa", "GPU-bbbb"), noisy=False):
                         v[r] *= np.resize([1.0, 0.92, 1.08, 0.95, 1.05], v.shape[1])
                     if scale and t == scale[0] and r == scale[1]:
                         v[r] *= scale[2]
+                    if reps and t == reps[0] and r == reps[1]:   # each repetition's factor, or its value
+                        v[r] = (v[r] if reps[3] else 1) * np.resize(reps[2], v.shape[1])
                 g[m][...] = v
 steady(w + "/a.h5", w + "/a1.h5")
 steady(w + "/b.h5", w + "/b1.h5")
@@ -60,6 +72,12 @@ steady(w + "/a.h5", w + "/noisy.h5", noisy=True)
 steady(w + "/b.h5", w + "/swap.h5", uuids=("GPU-bbbb", "GPU-aaaa"))
 steady(w + "/b.h5", w + "/swapslow.h5", uuids=("GPU-bbbb", "GPU-aaaa"), scale=("triad", 0, 0.9))
 steady(w + "/o.h5", w + "/o1.h5")
+steady(w + "/a.h5", w + "/wild.h5", reps=("triad", 1, [1e-3, 1.0, 1e3], True))
+steady(w + "/b.h5", w + "/half.h5", scale=("triad", 1, 0.5))
+steady(w + "/b.h5", w + "/throttled.h5", reps=("triad", 1, [1.0, 0.5, 0.3], True))
+steady(w + "/b.h5", w + "/erratic.h5", reps=("triad", 1, [1.0, 0.8, 1.2, 0.85, 1.15], True))
+steady(w + "/b.h5", w + "/negative.h5", reps=("triad", 1, [-200.0], False))
+steady(w + "/b.h5", w + "/inf.h5", reps=("triad", 1, [np.inf], False))
 PY
 
 cmp_rc() {  # cmp_rc WANT OUT ARGS...: mcfleet compare ARGS, output to OUT
@@ -98,6 +116,45 @@ expect_in "$work/swap" "DRIFT: 0 of 2 GPUs compared"
 # other parameters: not comparable, and not compared
 cmp_rc 0 "$work/other" "$work/a1.h5" "$work/o1.h5"
 expect_in "$work/other" "triad: not the same measurement as in $work/a1.h5: bytes differs (4194304 in $work/a1.h5, 2097152 in $work/o1.h5)"
+# noise from the earlier runs only: a wild earlier run does not hide a 50 % drop
+json_check() {  # json_check NAME PYTHON: asserts on d, compare --format json's output in $work/NAME.json
+    "$PYTHON_H5" -c "import json, sys
+d = json.load(open(sys.argv[1]))
+drift = sorted((x['gpu'], x['test']) for x in d['drift'])
+erratic = sorted((x['gpu'], x['test']) for x in d.get('erratic', []))
+$2" "$work/$1.json" || { cat "$work/$1.json"; fail "$1: the assertion above"; }
+}
+for hist in "$work/a1.h5 $work/wild.h5" "$work/wild.h5"; do
+    cmp_rc 1 "$work/wild.json" --format json $hist "$work/half.h5"
+    json_check wild "assert drift == [('GPU-bbbb', 'triad')], d['drift']
+x = d['drift'][0]
+assert abs(x['deviation'] + 0.5) < 0.01 and x['threshold'] <= 0.3 + 1e-9, x"
+done
+# throttling in the new run: its median judged against history alone, its spread flagged
+cmp_rc 1 "$work/throttled.json" --format json "$work/a1.h5" "$work/b1.h5" "$work/throttled.h5"
+json_check throttled "assert drift == [('GPU-bbbb', 'triad')] and erratic == [('GPU-bbbb', 'triad')], (drift, erratic)
+assert abs(d['drift'][0]['deviation'] + 0.5) < 0.01, d['drift']"
+# erratic alone: a finding (exit 1), said on a line naming the GPU and test
+cmp_rc 1 "$work/erratic" "$work/a1.h5" "$work/b1.h5" "$work/erratic.h5"
+expect_in "$work/erratic" "DRIFT: 0 of 2 GPUs compared"
+expect_in "$work/erratic" "ERRATIC: 1 of 2 GPUs compared"
+expect_in "$work/erratic" "    - triad bandwidth_gbs: erratic: repetitions spread 22.2% (history's typical 0.1%"
+cmp_rc 1 "$work/erratic.json" --format json "$work/a1.h5" "$work/b1.h5" "$work/erratic.h5"
+json_check erratic "assert not drift and erratic == [('GPU-bbbb', 'triad')], (drift, erratic)"
+# impossible figures: refused with the reason, never a drift; the rest compared
+cmp_rc 0 "$work/negative" "$work/a1.h5" "$work/b1.h5" "$work/negative.h5"
+expect_in "$work/negative" "$work/negative.h5: triad bandwidth_gbs: 1 rank with a figure that is not a positive finite number (rank 1: -200): not compared"
+expect_in "$work/negative" "DRIFT: 0 of 2 GPUs compared"
+! grep -q -- "-[0-9.]*00\.0%" "$work/negative" || { cat "$work/negative"; fail "a drift of -200 % or more printed"; }
+for new in inf negative; do   # in the history, then in the new run, as JSON (inf is not JSON)
+    cmp_rc 0 "$work/$new.json" --format json "$work/$new.h5" "$work/b1.h5"
+    json_check $new "assert not drift and not erratic, d
+assert [(x['run'].endswith('$new.h5'), x['test'], x['ranks'], x['rank']) for x in d['refused']] == [(True, 'triad', 1, 1)], d['refused']
+assert d['gpus_compared'] == 2 and 'triad' in d['tests_compared'], d"
+    cmp_rc 0 "$work/$new.json" --format json "$work/a1.h5" "$work/$new.h5"
+    json_check $new "assert not drift and len(d['refused']) == 1, d"
+done
+
 # bad input
 cmp_rc 2 "$work/bad" "$work/a1.h5" "$work/none.h5"
 expect_in "$work/bad.err" "$work/none.h5"

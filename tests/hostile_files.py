@@ -423,6 +423,7 @@ def build(base, out, nrandom, seed):
           text="tests_not_run_list")
 
     text_variants(v)
+    size_variants(v, n)
 
     # --- random variants: byte flips, truncations, structural mutations
     rng = random.Random(seed)
@@ -510,6 +511,62 @@ def text_variants(v):
             f["results"].move(("tiny-valu", "tiny-triad", "tiny-fp16")[k], name)
         hosts(f, [("\u00e9" * 200).encode(), ("x" + "\u00e9" * 200).encode()])
     v.add("shown-cut-utf8", cut, codes="0")
+
+
+def size_variants(v, n):
+    """Tiny files that declare more than the bounds of src/report/report_read.h
+    (MCF_RD_MAX_*, analysis/mcfleet_limits.txt), storing only fill values: the
+    report, compare and baseline refuse them (exit 2, the object named) from
+    the declared size, before reading (issue 27); and noisy repetitions, which
+    the report passes and compare must not let hide a drop."""
+    big = 1 << 20   # MCF_RD_MAX_RANKS, the most ranks a file may claim
+
+    def fleet(f, string_type):
+        """every per-rank dataset of `big` ranks, only its fill value stored;
+        fixed-length strings of string_type"""
+        put_attr(f["meta"], "nranks", np.int64(big))
+        names = []
+        f.visititems(lambda name, o: names.append(name) if isinstance(o, h5py.Dataset) and len(o.shape) >= 1
+                     and o.shape[0] == n and min(o.shape) > 0 and not name.startswith("meta/") else None)
+        for name in names:
+            o = f[name]
+            dt = np.dtype(string_type) if o.dtype.kind == "S" else o.dtype
+            fill = None if dt.kind in "SO" else o[(0,) * len(o.shape)]
+            attrs = dict(o.attrs)
+            rows = max(1, min(big, (1 << 20) // max(1, dt.itemsize * int(np.prod(o.shape[1:])))))
+            del f[name]
+            d = f.create_dataset(name, shape=(big,) + o.shape[1:], dtype=dt, chunks=(rows,) + o.shape[1:],
+                                 fillvalue=fill)
+            for k, a in attrs.items():
+                d.attrs[k] = a
+
+    def unwritten(group, name, shape, dtype, fill=None):
+        """a dataset of only its fill value"""
+        if name in group:
+            del group[name]
+        group.create_dataset(name, shape=shape, dtype=dtype, chunks=tuple(min(x, 4096) for x in shape),
+                             fillvalue=fill)
+
+    def wide(f):   # more repetitions than MCF_RD_MAX_COLS, fill values only
+        attrs = dict(f[T + "/gflops"].attrs)
+        unwritten(f[T], "gflops", (n, (1 << 20) + 1), "f8", 1.0)
+        for k, a in attrs.items():
+            f[T + "/gflops"].attrs[k] = a
+
+    def noisy(f):   # one rank's repetitions at x[1e-3, 1, 1e3] of its median
+        g = f[T + "/gflops"]
+        a = g[:]
+        a[0, :] = np.nanmedian(a[0]) * np.resize([1e-3, 1.0, 1e3], a.shape[1])
+        g[...] = a
+
+    v.add("size-fleet-huge-string-type", lambda f: fleet(f, "S60000"), codes="2", text="too large", plot="skip")
+    v.add("size-string-type-over-max", lambda f: unwritten(f["ranks"], "device_uuid", (n,), "S100000"), codes="2",
+          text="device_uuid", plot="skip")
+    v.add("size-vlen-string-long", lambda f: put_ds(f["ranks"], "device_serial", np.array(
+        [b"s", b"x" * 70000], dtype=object), dtype=h5py.string_dtype("ascii")), codes="2", text="device_serial",
+          plot="skip")
+    v.add("size-repetitions-wide", wide, codes="2", text="gflops")
+    v.add("noisy-repetitions", noisy, codes="0")
 
 
 def main():

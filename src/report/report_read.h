@@ -11,7 +11,9 @@
 
 /* Bounds on what a results file may claim (a fleet of a million ranks and a
  * dataset of 2^28 values are far beyond any run; a file that claims more is
- * malformed, not a reason to allocate it). */
+ * malformed, not a reason to allocate it). The Python readers (compare,
+ * baseline) hold the same numbers from analysis/mcfleet_limits.txt;
+ * tests/limits_agree.sh fails when the two differ. */
 #define MCF_RD_MAX_RANKS (1 << 20)
 #define MCF_RD_MAX_VALUES ((size_t)1 << 28)
 #define MCF_RD_MAX_COLS (1 << 20)          /* repetitions of one metric, read a row at a time */
