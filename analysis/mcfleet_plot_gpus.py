@@ -39,8 +39,9 @@ def read_judged(path):
     node = r.dataset(ranks, "/ranks", "node", "int", (r.nranks,))
     local = r.dataset(ranks, "/ranks", "local_rank", "int", (r.nranks,))
     names = r.dataset(ranks, "/ranks", "device_name", "str", (r.nranks,))
-    if node.min() < 0 or local.min() < 0:
-        r.bad("/ranks/node, local_rank", "negative")
+    # as the C report: indices of a placement, which the heatmap's grid is sized by
+    if node.min() < 0 or local.min() < 0 or node.max() >= r.nranks or local.max() >= r.nranks:
+        r.bad("/ranks/node, local_rank", "not a node or local index (0..nranks-1)")
     codes = r.status_codes()
     figs, statuses = [], []
     for name, gname, g in r.tests():

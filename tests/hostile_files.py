@@ -284,6 +284,11 @@ def build(base, out, nrandom, seed):
                                                       fixed([b"\xff\xfe\x1b[2J", b"n\x00de"])), codes="0", plot="skip")
     v.add("ranks-vlen-hostname", lambda f: put_ds(f["ranks"], "hostname", np.array(["a", "b"], dtype=object),
                                                   dtype=STRING), codes="0", plot="skip")
+    # placement indices beyond the ranks (a random byte flip made a 444 PiB heatmap grid)
+    v.add("ranks-node-beyond", lambda f: put_ds(f["ranks"], "node", np.array([0, 1 << 54], np.int64)),
+          codes="2", text="node")
+    v.add("ranks-local-beyond", lambda f: put_ds(f["ranks"], "local_rank", np.array([0, 1 << 40], np.int64)),
+          codes="2", text="local_rank")
     v.add("ranks-unallocated-huge", lambda f: (put_attr(f["meta"], "nranks", np.int64(1 << 30)),
                                                f["ranks"].__delitem__("node"),
                                                f["ranks"].create_dataset("node", shape=(1 << 30,), dtype="i8",
