@@ -114,7 +114,8 @@ def read_run(path):
                        "work": list(work) if work else None, "metrics": metrics,
                        "not_judged": r.attr_text(g, gname, "not_judged")}
     meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("mcfleet_version", "start_time", "deck_path", "backend")}
-    return {"path": path, "meta": meta, "gpus": gpus, "tests": tests}
+    # the path as every line shows it: a name in a shared folder may hold a newline or an escape
+    return {"path": show(path), "meta": meta, "gpus": gpus, "tests": tests}
 
 
 def history_noise(hist, reps, ref):

@@ -200,4 +200,14 @@ expect_in "$y" "#   [0] $work/run?sku: x???.h5  started "
 rc=0; "$MCFLEET" report --profiles "$work/nlprof" "$work/good.h5" >"$work/r5" 2>&1 || rc=$?
 [ $rc = 0 ] && grep -q "baseline (" "$work/r5" && ! grep -q "does not load" "$work/r5" ||
     { cat "$y" "$work/r5"; fail "the profile of a run whose path holds a newline: report exit $rc, or not used"; }
+# the same name in the report's text and compare's lines: one line, the
+# controls shown (an escape sequence in a name must not reach a terminal)
+esc=$(printf '%s/run\033[2J\nsku: x\342\200\256.h5' "$work")
+cp "$work/a1.h5" "$esc"
+"$MCFLEET" report "$esc" >"$work/r6" 2>&1
+"$MCFLEET" compare "$work/b1.h5" "$esc" >"$work/c6" 2>&1
+for o in r6 c6; do
+    ! grep -q "$(printf '\033')" "$work/$o" && ! grep -q "^sku: x" "$work/$o" && grep -qF "$work/run?[2J?sku: x?.h5" "$work/$o" ||
+        { cat -A "$work/$o"; fail "a file name with an escape, a newline and U+202E in $o: not shown on one line"; }
+done
 echo "baseline ok"

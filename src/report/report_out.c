@@ -326,7 +326,13 @@ static void print_rules(const struct fleet *f, FILE *out)
 
 static void print_text(struct fleet *f, const struct world *w, const char *path, FILE *out)
 {
-    fprintf(out, "\nmcfleet results: %s%s\n", path, f->complete == 1 ? "" : "  ** INCOMPLETE RUN **");
+    /* the file's name is text from a shared folder too: a newline in it must
+     * not start a line of its own (the output pass keeps the program's) */
+    char *shown = strdup(path);
+    if (shown)
+        mcf_text_clean(shown, "");
+    fprintf(out, "\nmcfleet results: %s%s\n", shown ? shown : "?", f->complete == 1 ? "" : "  ** INCOMPLETE RUN **");
+    free(shown);
     fprintf(out, "  mcfleet %.100s, backend %.100s, %zu rank%s on %lld node%s, started %.100s\n",
             f->version ? f->version : "?", f->backend ? f->backend : "?", f->nranks, f->nranks == 1 ? "" : "s",
             f->nnodes, f->nnodes == 1 ? "" : "s", f->start ? f->start : "?");
