@@ -250,12 +250,12 @@ def main(argv):
         figures = baseline(runs, sku, rules)
         n = write_profile(a.output, runs, sku, figures, rules, a.force)
     except (BadFile, Usage, outpath.Refused) as e:
-        print("mcfleet baseline: %s" % e, file=sys.stderr)
+        print("mcfleet baseline: %s" % show(str(e)), file=sys.stderr)
         return 3 if str(e).startswith("nothing to baseline") else 2
     except OSError as e:
-        print("mcfleet baseline: %s" % e, file=sys.stderr)
+        print("mcfleet baseline: %s" % show(str(e)), file=sys.stderr)
         return 3
-    print("wrote %s: %s, %d tests from %d runs" % (a.output, sku, n, len(runs)))
+    print("wrote %s: %s, %d tests from %d runs" % (show(a.output), show(sku), n, len(runs)))
     return 0
 
 

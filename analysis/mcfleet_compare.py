@@ -414,7 +414,7 @@ def main(argv):
     try:
         runs = [reading(p, lambda p=p: read_run(p)) for p in a.files]
     except BadFile as e:
-        print("mcfleet compare: %s" % e, file=sys.stderr)
+        print("mcfleet compare: %s" % show(str(e)), file=sys.stderr)
         return 2
     res = compare(runs, a.min_rel, a.sigmas)
     if a.format == "json":

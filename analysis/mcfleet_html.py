@@ -303,7 +303,7 @@ def main(argv):
     try:
         outpath.check("--html", a.html, a.force)   # before the work (mcfleet checked too; this may run by hand)
     except outpath.Refused as e:
-        print("mcfleet report: %s" % e, file=sys.stderr)
+        print("mcfleet report: %s" % show(str(e)), file=sys.stderr)
         return 2
     binary = os.environ.get("MCFLEET_BIN", "mcfleet")
     p = subprocess.run([binary, "report", a.file, "--format", "json"] + passthrough, stdout=subprocess.PIPE,
@@ -326,17 +326,17 @@ def main(argv):
             history = mcfleet_compare.compare(runs, mcfleet_compare.DEFAULT_MIN_REL, mcfleet_compare.DEFAULT_SIGMAS)
         text = page(rep, data, a.file, a.metric, history)
     except BadFile as e:
-        print("mcfleet report: %s" % e, file=sys.stderr)
+        print("mcfleet report: %s" % show(str(e)), file=sys.stderr)
         return 2
     try:
         outpath.write("--html", a.html, a.force, lambda f: f.write(text))
     except outpath.Refused as e:
-        print("mcfleet report: %s" % e, file=sys.stderr)
+        print("mcfleet report: %s" % show(str(e)), file=sys.stderr)
         return 2
     except OSError as e:
-        print("mcfleet report: cannot write %s: %s" % (a.html, e.strerror or e), file=sys.stderr)
+        print("mcfleet report: cannot write --html %s: %s" % (show(a.html), e.strerror or e), file=sys.stderr)
         return 3
-    print("wrote %s (verdict %s, %d KB)" % (a.html, rep.get("verdict"), len(text) // 1024))
+    print("wrote %s (verdict %s, %d KB)" % (show(a.html), rep.get("verdict"), len(text) // 1024))
     return p.returncode
 
 

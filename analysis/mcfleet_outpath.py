@@ -19,6 +19,8 @@ import os
 import stat
 import tempfile
 
+from mcfleet_results import show   # a path from a shared folder, shown on one line
+
 
 class Refused(Exception):
     """an output path the rule refuses (exit 2)"""
@@ -47,10 +49,10 @@ def check(option, path, force):
     if what:
         raise Refused("%s '%s' is %s: mcfleet writes its output only to a new path or, with --force, over a "
                       "regular file; never to a device, FIFO, socket, directory or through a symlink"
-                      % (option, path, what))
+                      % (option, show(path), what))
     if not force:
         raise Refused("%s '%s' exists: mcfleet does not overwrite results (choose another path, or pass "
-                      "--force to replace it)" % (option, path))
+                      "--force to replace it)" % (option, show(path)))
 
 
 class Path(str):
@@ -68,7 +70,7 @@ def write(option, path, force, fill, binary=False):
     cannot be written"""
     check(option, path, force)
     folder = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path)[:32] + ".", suffix=".tmp", dir=folder)
     try:
         mask = os.umask(0)
         os.umask(mask)

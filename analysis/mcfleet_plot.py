@@ -78,7 +78,7 @@ import matplotlib.ticker  # noqa: E402
 
 from mcfleet_results import BadFile, Results, finite_median, per_rank_median, reading, show  # noqa: E402
 import mcfleet_outpath as outpath  # noqa: E402
-from mcfleet_plotlib import Unwritable, csv_text, save, short  # noqa: E402
+from mcfleet_plotlib import Unwritable, check_format, csv_text, save, short  # noqa: E402
 from mcfleet_plot_gpus import heatmap, power, sustained  # noqa: E402 (the subcommands)
 # the per-GPU plots by their names here too, for the page (mcfleet_html.py) and the tests
 from mcfleet_plot_gpus import (FEW_GPUS, VERDICT_COLOURS, draw_distributions, draw_heatmap,  # noqa: E402,F401
@@ -417,7 +417,7 @@ def occupancy(args):
                           for row in rows)))
         except OSError as e:
             raise Unwritable("cannot write %s: %s" % (args.csv, e.strerror or e))
-        print("wrote %s (%d points)" % (args.csv, len(rows)))
+        print("wrote %s (%d points)" % (show(args.csv), len(rows)))
     save(draw_occupancy(args.file, fits, rows), args.output, "%d sweeps" % len(fits))
 
 
@@ -474,16 +474,18 @@ def main():
         for option, path in (("-o", args.output), ("--csv", getattr(args, "csv", None))):
             if path is not None:
                 outpath.check(option, path, args.force)   # before the work
+        if args.output is not None:
+            check_format("-o", args.output)
         args.output = outpath.Path("-o", args.output, args.force)
         run[args.cmd](args)
     except outpath.Refused as e:
-        print("mcfleet_plot: %s" % e, file=sys.stderr)
+        print("mcfleet_plot: %s" % show(str(e)), file=sys.stderr)
         sys.exit(2)
     except BadFile as e:
-        print("mcfleet_plot: %s" % e, file=sys.stderr)
+        print("mcfleet_plot: %s" % show(str(e)), file=sys.stderr)
         sys.exit(2)
     except Unwritable as e:
-        print("mcfleet_plot: %s" % e, file=sys.stderr)
+        print("mcfleet_plot: %s" % show(str(e)), file=sys.stderr)
         sys.exit(3)
 
 

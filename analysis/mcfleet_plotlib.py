@@ -9,6 +9,8 @@ import matplotlib
 matplotlib.use("Agg")
 
 import mcfleet_outpath as outpath  # noqa: E402
+from matplotlib.backend_bases import FigureCanvasBase  # noqa: E402
+from mcfleet_results import show  # noqa: E402
 
 # Text from the file (test names, units, hosts) is drawn as it is, never read
 # as matplotlib's maths: "$\undefinedmacro$" in a name raised ValueError at
@@ -40,6 +42,16 @@ def csv_text(text):
     return '"%s%s"' % ("'" if formula else "", text.replace('"', '""'))
 
 
+def check_format(option, path):
+    """refused (exit 2, before the work) where matplotlib writes no format of
+    the path's extension (none: PNG); else savefig raised ValueError at the end"""
+    fmt = os.path.splitext(path)[1][1:].lower() or "png"
+    known = FigureCanvasBase.get_supported_filetypes()
+    if fmt not in known:
+        raise outpath.Refused("%s '%s' is not a figure matplotlib writes (.%s; it writes %s)"
+                              % (option, show(path), show(fmt), ", ".join("." + k for k in sorted(known))))
+
+
 def save(fig, output, what, rect=None):
     """lays out and writes the figure (rect: the part the axes may use), and says what it holds"""
     fig.tight_layout(rect=rect)
@@ -51,4 +63,4 @@ def save(fig, output, what, rect=None):
             fig.savefig(output, dpi=110)
     except OSError as e:
         raise Unwritable("cannot write %s: %s" % (output, e.strerror or e))
-    print("wrote %s (%s)" % (output, what))
+    print("wrote %s (%s)" % (show(output), what))

@@ -1,4 +1,5 @@
 #include "mcfleet.h"
+#include "text_safe.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -97,6 +98,7 @@ int mcfleet_main(int argc, char **argv)
     if (initialized)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (mcf_options_parse(argc, argv, &o, &e) != MCF_OK) {
+        mcf_text_clean(e.msg, "");   /* a path given may hold a newline or an escape: one line, shown */
         if (rank == 0)
             fprintf(stderr, "mcfleet: %s\nTry 'mcfleet %s--help'.\n", e.msg, o.report ? "report " : "");
         return MCF_EXIT_USAGE;

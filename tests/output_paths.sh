@@ -116,8 +116,30 @@ if "$PYTHON_H5" -c 'import matplotlib' 2>/dev/null; then
         >"$work/out" 2>"$work/e" || rc=$?
     [ "$rc" = 0 ] && [ "$(head -c 4 "$work/v.png" | tail -c 3)" = PNG ] || { cat "$work/e"; fail "plot --force: exit $rc"; }
     [ -z "$(ls -A "$work" | grep '\.tmp$')" ] || fail "a temporary file left: $(ls -A "$work")"
+    # a format matplotlib does not write: refused before the work, not a traceback at the end
+    rc=0; timeout 60 "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" variation "$work/r.h5" -o "$work/v.weird" \
+        >"$work/out" 2>"$work/e" || rc=$?
+    refused -o "$work/v.weird" "is not a figure matplotlib writes (.weird;"
+    # a 255-byte name (the most a file system takes): the temporary beside it must still fit
+    long=$(printf 'x%.0s' $(seq 250)).html
+    rc=0; timeout 120 "$MCFLEET" report "$work/r.h5" --html "$work/$long" >"$work/out" 2>"$work/e" || rc=$?
+    [ "$rc" = 0 ] && [ -s "$work/$long" ] || { cat "$work/e"; fail "report --html to a 255-byte name: exit $rc"; }
+    # a name from a shared folder with an escape, a newline and U+202E: the refusal on one line, shown
+    esc=$(printf '%s/a\033[2J\nb\342\200\256.png' "$work")
+    ln -s "$work/target" "$esc"
+    rc=0; timeout 60 "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" variation "$work/r.h5" -o "$esc" --force \
+        >"$work/out" 2>"$work/e" || rc=$?
+    refused -o "$work/a?[2J?b?.png" "is a symlink"
+    ! grep -q "$(printf '\033')" "$work/e" || fail "an escape sequence from a file name reached stderr"
 else
     echo "report --html, baseline and plot cases skipped: no matplotlib"
 fi
 intact "the end"
+# a FIFO where a killed run's journal would be: the report says so, it does not wait in open()
+mkfifo "$work/k.h5.journal"
+rc=0; timeout 30 "$MCFLEET" report "$work/k.h5" >"$work/out" 2>"$work/e" || rc=$?
+[ "$rc" = 2 ] && grep -q "k.h5.journal' is not a regular file" "$work/e" ||
+    { cat "$work/e"; fail "report with a FIFO as the journal: exit $rc (124: it hung), expected 2 naming it"; }
+run -o "$work/esc$(printf '\033')[2J.h5" --deck "$work/no-such-deck"
+[ "$rc" = 2 ] && ! grep -q "$(printf '\033')" "$work/e" || { cat -A "$work/e"; fail "a run's error message printed a raw escape"; }
 echo "output paths ok"

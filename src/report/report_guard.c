@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "mcfleet.h"
+#include "text_safe.h"
 
 /* The HDF5 library's own decoders can crash on corrupt metadata (the fuzzing
  * in docs/reliability.md found HDF5 1.10.8 reading past a buffer while it
@@ -21,8 +22,10 @@ static int run(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     struct mcf_err e = { 0 };
     int code = mcf_report(path, opts, out, &e);
     fflush(out);
-    if (e.rc != MCF_OK)
+    if (e.rc != MCF_OK) {
+        mcf_text_clean(e.msg, "");   /* the file's name and its text shown on one line */
         fprintf(err, "mcfleet: %s\n", e.msg);
+    }
     fflush(err);
     return code;
 }

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "runner.h"
 #include "run_int.h"
+#include "text_safe.h"
 
 #include <fnmatch.h>
 #include <sys/resource.h>
@@ -424,6 +425,7 @@ fail:
         mcf_h5_close(&h5, 0, &ignore);   /* the .partial this run made goes: it holds nothing */
     }
     /* an error every rank agreed on is printed once; a rank's own, by that rank */
+    mcf_text_clean(e.msg, "");   /* paths and names in it shown on one line */
     if (r.topo.rank == 0 || !e.agreed)
         fprintf(stderr, "mcfleet: %s\n", e.msg);
     code = mcf_exit_code(e.rc);
