@@ -14,27 +14,35 @@ output says so. For each GPU in the newest run and in at least one earlier
 run, and each test that measures the same, the summary figures are compared:
 
   reference  the median of the GPU's per-run medians in the earlier runs
+             where there are 3 or more; of 2 earlier runs whose medians
+             differ by more than the drift threshold (an unsettled history,
+             said so) the better of the two (a rate's higher, a cost's
+             lower), else their mean: one wild earlier run never hides a
+             drop (a wild better run gives a drift, seen); of 1, its median
   noise      from the earlier runs only (the judged run's own spread never
              widens it), robustly: the spread of its repetitions within a
              run (1.4826 MAD), the lower median over the earlier runs (one
              wild run of two cannot widen it), and with 3 or more earlier
              runs at least the spread of their medians (1.4826 MAD); never
-             more than 10 % of the reference, so that no history hides a
-             drop beyond K x 10 %
+             more than 10 % of the reference
   drift      the newest run's median flagged where |new / reference - 1| >
-             max(min-rel, K x noise / reference), on the side that is worse
+             max(min-rel, min(K x noise / reference, 10 %)), on the side that is worse
              for the metric (the metric's attribute better, or for files
              older than it its name, as the C report reads it); default
              min-rel 0.02, K 3
   erratic    the newest run's repetitions spread (1.4826 MAD / reference)
-             beyond max(5 %, min-rel, 3 x the history's within-run spread):
-             a finding of its own (intermittent throttling, a shared GPU),
-             whether or not its median drifted
+             beyond max(5 %, min-rel, min(3 x the history's within-run
+             spread, 10 %)): a finding of its own (intermittent throttling,
+             a shared GPU), whether or not its median drifted
+  no history widens either limit beyond 10 % (MAX_LIMIT_REL; min-rel, given
+  on the command line, may)
 
 A figure that is infinite, zero or negative (no rate, bandwidth or latency
 is) is refused: that GPU's figure in that run is not compared, and the
 output lists it (file, test, metric, ranks, the first value), never as a
-drift. A NaN repetition is no figure (a rank that did not verify, a
+drift. In the newest run it is a finding (exit 1): a GPU whose newest figure
+cannot be right is not a clean GPU; in an earlier run it only leaves that
+run's figure out. A NaN repetition is no figure (a rank that did not verify, a
 repetition a time limit cut). The files are read within the C report's
 bounds (ranks, values, repetitions, string bytes: mcfleet_limits.txt), their
 declared sizes checked before any read: a file beyond them is exit 2.
@@ -57,8 +65,9 @@ device index), and a slot that holds another GPU where the host is the same
 machine (it still holds one of its GPUs of the run before; else it is said
 that the host of that name holds none of them).
 
-Exit codes: 0 compared, no GPU drifted or erratic; 1 a GPU drifted or its
-repetitions were erratic; 2 bad usage or a file that cannot be read (named);
+Exit codes: 0 compared, no GPU drifted or erratic, no figure of the newest
+run refused; 1 a GPU drifted, its repetitions were erratic or the newest
+run holds a figure refused as impossible; 2 bad usage or a file that cannot be read (named);
 3 nothing to compare (no GPU or no test in common, said why). Output into a pipe that closes early (| head) ends it
 quietly.
 """
@@ -78,6 +87,7 @@ from mcfleet_results import (MAD_SCALE, BadFile, Results, gpu_identity, measured
 DEFAULT_MIN_REL = 0.02   # the least relative change flagged
 DEFAULT_SIGMAS = 3.0     # times the GPU's own run-to-run noise
 MAX_NOISE_REL = 0.10     # the most noise a history may claim, relative to its reference
+MAX_LIMIT_REL = 0.10     # the widest a history may make the drift threshold or the erratic limit
 ERRATIC_MIN_REL = 0.05   # a repetition spread below this is never erratic
 ERRATIC_TIMES = 3.0      # erratic beyond this many times the history's within-run spread
 
@@ -129,6 +139,25 @@ def history_noise(hist, reps, ref):
     return min(max(within, between), MAX_NOISE_REL * abs(ref)), within
 
 
+def reference(hist, reps, better, min_rel, sigmas):
+    """(reference, noise, within, threshold, unsettled) of a GPU's figure from
+    its earlier runs' medians hist and spreads reps: the median of 3 or more;
+    of 2 that differ by more than the threshold (an unsettled history) the
+    better, else their mean; unsettled is None or (a, b, their difference
+    relative to the better)"""
+    def judged(ref):
+        noise, within = history_noise(hist, reps, ref)
+        return ref, noise, within, max(min_rel, min(sigmas * noise / ref, MAX_LIMIT_REL))
+    if len(hist) != 2:
+        return judged(float(np.median(hist))) + (None,)
+    best = max(hist) if better > 0 else min(hist)
+    got = judged(best)
+    apart = abs(hist[0] - hist[1]) / best
+    if apart > got[3]:
+        return got + ((hist[0], hist[1], apart),)
+    return judged((hist[0] + hist[1]) / 2) + (None,)
+
+
 def where(g):
     return "%s device %d (local rank %d)" % (g["host"], g["device"], g["local_rank"])
 
@@ -173,7 +202,8 @@ def compare(runs, min_rel, sigmas):
     old = runs[:-1]
     out = {"runs": [{"path": x["path"], **x["meta"], "gpus": len(x["gpus"]),
                      "gpus_without_identity": sum(g["key"] is None for g in x["gpus"])} for x in runs],
-           "min_rel": min_rel, "sigmas": sigmas, "max_noise_rel": MAX_NOISE_REL, "erratic_min_rel":
+           "min_rel": min_rel, "sigmas": sigmas, "max_noise_rel": MAX_NOISE_REL, "max_limit_rel": MAX_LIMIT_REL,
+           "unsettled": [], "refused_newest": 0, "erratic_min_rel":
            max(ERRATIC_MIN_REL, min_rel), "erratic_times": ERRATIC_TIMES, "drift": [], "erratic": [], "refused": [],
            "moves": [], "not_comparable": [], "renamed": [],
            "hosts_unmatched": [], "gpus_compared": 0, "gpus_new": [], "gpus_gone": [], "why_nothing": []}
@@ -241,7 +271,9 @@ def compare(runs, min_rel, sigmas):
             for m, fig in t["metrics"].items():
                 if fig["refused"]:
                     n, rank, val = fig["refused"]
+                    out["refused_newest"] += x is new   # a finding: exit 1
                     out["refused"].append({"run": x["path"], "test": name, "metric": m, "ranks": n, "rank": rank,
+                                           "newest": x is new,
                                            "why": "%d rank%s with a figure that is not a positive finite number "
                                            "(rank %d: %s): not compared" % (n, "" if n == 1 else "s", rank,
                                                                             show("%g" % val))})
@@ -264,15 +296,17 @@ def compare(runs, min_rel, sigmas):
                     continue
                 compared.add(g["key"])
                 tests_compared.add(name)
-                ref = float(np.median(hist))   # > 0: figures that are not were refused
-                noise, within = history_noise(hist, reps, ref)
+                # > 0: figures that are not were refused
+                ref, noise, within, thr, unsettled = reference(hist, reps, fig["better"], min_rel, sigmas)
                 dev = v / ref - 1
-                thr = max(min_rel, sigmas * noise / ref)
                 who = {"gpu": g["key"], "host": g["host"], "device": g["device"], "uuid": g["uuid"],
                        "serial": g["serial"], "test": name, "metric": m, "unit": fig["unit"], "earlier_runs": len(hist)}
+                if unsettled:
+                    out["unsettled"].append(dict(who, earlier=list(unsettled[:2]), differ=unsettled[2], reference=ref))
                 if fig["better"] * dev < -thr:
                     out["drift"].append(dict(who, value=v, reference=ref, deviation=dev, threshold=thr, noise=noise))
-                spread, limit = fig["rep_sigma"][k] / ref, max(ERRATIC_MIN_REL, min_rel, ERRATIC_TIMES * within / ref)
+                spread = fig["rep_sigma"][k] / ref
+                limit = max(ERRATIC_MIN_REL, min_rel, min(ERRATIC_TIMES * within / ref, MAX_LIMIT_REL))
                 if np.isfinite(spread) and spread > limit:
                     out["erratic"].append(dict(who, spread=spread, typical=within / ref, limit=limit))
     out["gpus_compared"] = len(compared)
@@ -332,9 +366,9 @@ def print_text(res, out):
             p("      %d of its %d GPUs without identity (no UUID or serial): not matched, not by host name"
               % (r["gpus_without_identity"], r["gpus"]))
     p("rule: worse than the GPU's own earlier median by more than max(%.1f%%, %g x its run-to-run noise in the "
-      "earlier runs, at most %g%%); erratic where the repetitions spread beyond max(%.1f%%, %g x the earlier runs' spread)"
-      % (100 * res["min_rel"], res["sigmas"], 100 * res["max_noise_rel"], 100 * res["erratic_min_rel"],
-         res["erratic_times"]))
+      "earlier runs, at most %g%%); erratic where the repetitions spread beyond max(%.1f%%, %g x the earlier runs' "
+      "spread, at most %g%%)" % (100 * res["min_rel"], res["sigmas"], 100 * res["max_limit_rel"],
+                                 100 * res["erratic_min_rel"], res["erratic_times"], 100 * res["max_limit_rel"]))
     drifted = sorted({d["gpu"] for d in res["drift"]})
     p("")
     p("DRIFT: %d of %d GPUs compared" % (len(drifted), res["gpus_compared"]))
@@ -360,9 +394,16 @@ def print_text(res, out):
             for d in ds:
                 p("    - %s %s: erratic: repetitions spread %.1f%% (history's typical %.1f%%, limit %.1f%%)"
                   % (d["test"], d["metric"], 100 * d["spread"], 100 * d["typical"], 100 * d["limit"]))
+    if res["unsettled"]:
+        p("")
+        p("History unsettled (2 earlier runs that disagree):")
+        for u in res["unsettled"]:
+            p("  %s %s %s: history unsettled: earlier medians %.5g and %.5g differ by %.1f%%; judged against the "
+              "better" % (u["gpu"], u["test"], u["metric"], u["earlier"][0], u["earlier"][1], 100 * u["differ"]))
     if res["refused"]:
         p("")
-        p("Figures refused:")
+        p("Figures refused:%s" % (" (%d in the newest run: a finding, exit 1)" % res["refused_newest"]
+                                  if res["refused_newest"] else ""))
         for x in res["refused"]:
             p("  %s: %s %s: %s" % (x["run"], x["test"], x["metric"], x["why"]))
     if res["moves"] or res["hosts_unmatched"]:
@@ -422,11 +463,13 @@ def main(argv):
         print()
     else:
         print_text(res, sys.stdout)
+    if res["drift"] or res["erratic"] or res["refused_newest"]:
+        return 1
     if not res["gpus_compared"]:
         print("mcfleet compare: no GPU and test in common between the newest run and the earlier ones: %s"
               % "; ".join(res["why_nothing"]), file=sys.stderr)
         return 3
-    return 1 if res["drift"] or res["erratic"] else 0
+    return 0
 
 
 if __name__ == "__main__":

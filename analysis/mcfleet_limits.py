@@ -89,3 +89,21 @@ def strings(d, fixed, clean, bad):
                 last, last_text = x, clean(x)
             out.append(last_text)
     return out
+
+
+def world_rank_problem(w, size):
+    """why /ranks/world_rank (w, one int per row) is not one world rank of its
+    own per row, each in 0..size-1 (size: /meta world_size, else nranks), or
+    None: the C report's rule (report.c read_world), its words; O(n)"""
+    import numpy as np
+    w = np.asarray(w, dtype=np.int64)
+    rows = np.arange(len(w))
+    bad = (w < 0) | (w >= size)
+    if not bad.any():
+        first = np.full(size, len(w), dtype=np.int64)
+        np.minimum.at(first, w, rows)
+        bad = first[w] != rows   # a row holding a rank an earlier row holds
+    if not bad.any():
+        return None
+    r = int(np.argmax(bad))
+    return "row %d: %d is not a world rank of its own (world_size %d)" % (r, w[r], size)

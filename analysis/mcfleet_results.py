@@ -48,7 +48,8 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcfleet_limits import MAX_RANKS, MAX_TEXT, MAX_VALUES, declared_problem, row_blocks, strings  # noqa: E402,F401
+from mcfleet_limits import (MAX_RANKS, MAX_TEXT, MAX_VALUES, declared_problem, row_blocks, strings,  # noqa: E402,F401
+                            world_rank_problem)
 
 MAD_SCALE = 1.4826   # a normal sample's standard deviation per unit of median absolute deviation
 
@@ -95,6 +96,15 @@ class Results:
         self.nranks = self.attr_int(self.meta, "/meta", "nranks", required=True)
         if not 1 <= self.nranks <= MAX_RANKS:
             self.bad("/meta attribute nranks", "%d is not a rank count (1..%d)" % (self.nranks, MAX_RANKS))
+        size = self.attr_int(self.meta, "/meta", "world_size", default=self.nranks)   # as the C report, before
+        if not self.nranks <= size <= MAX_RANKS:                                      # the per-rank datasets
+            self.bad("/meta attribute world_size", "%d ranks launched, but nranks is %d (at most %d)"
+                     % (size, self.nranks, MAX_RANKS))
+        ranks = self.group(self.f, "", b"ranks")
+        w = None if ranks is None else self.dataset(ranks, "/ranks", "world_rank", "int", (self.nranks,), False)
+        why = None if w is None else world_rank_problem(w, size)   # older files lack it: no check
+        if why:
+            self.bad("/ranks/world_rank", why)
 
     def bad(self, obj, what):
         raise BadFile("%s: %s: %s" % (self.path, obj, what))
