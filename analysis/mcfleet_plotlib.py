@@ -63,4 +63,4 @@ def save(fig, output, what, rect=None):
             fig.savefig(output, dpi=110)
     except OSError as e:
         raise Unwritable("cannot write %s: %s" % (output, e.strerror or e))
-    print("wrote %s (%s)" % (show(output), what))
+    print("wrote %s (%s)" % (show(str(output)), what))

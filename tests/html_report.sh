@@ -27,6 +27,7 @@ mpi 2 --backend host --deck "$work/deck.yaml" -o "$work/r.h5"
 unset MCFLEET_INJECT_FAULT
 rc=0; "$MCFLEET" report "$work/r.h5" --html "$work/r.html" >"$work/out" 2>&1 || rc=$?
 [ $rc = 1 ] || { cat "$work/out"; fail "report --html of a FAIL run: exit $rc, expected 1"; }
+[ -f "$work/r.html" ] || { cat "$work/out"; fail "report --html of a FAIL run: no page"; }
 expect_in "$work/r.html" "VERDICT: FAIL"
 # rank 1 (the wrong result); rank 0 too where the loaded machine made the
 # host pair differ by a warning's worth (host ranks: WARN at most)
