@@ -28,7 +28,8 @@
 #                                    for latency the lower: no drift there)
 #   one earlier run with repetitions at x[1e-3, 1, 1e3] -> a 25 % drop
 #                                    flagged, repetitions at x[1.4, 1, 0.6]
-#                                    erratic: neither limit beyond 10 %
+#                                    erratic: the drift threshold not beyond
+#                                    10 %, the erratic limit not beyond 50 %
 # Impossible figures (finding 10): -200 or inf in the new run or the history
 #   -> refused with the reason, never a drift ("-200 %"), the rest compared;
 #   in the newest run a finding, exit 1 (a GPU at x0.5 with one repetition
@@ -159,11 +160,12 @@ cmp_rc 1 "$work/high" "$work/a1.h5" "$work/high.h5" "$work/b1.h5"
 expect_in "$work/high" "DRIFT: 2 of 2 GPUs compared"
 ! grep -q "    - chase" "$work/high" || { cat "$work/high"; fail "a latency drift against the higher of two earlier runs"; }
 expect_in "$work/high" "GPU-bbbb triad bandwidth_gbs: history unsettled: earlier medians 200.03 and 2.0003e+05 differ by 99.9%; judged against the better"
-# one noisy earlier run (repetitions x[1e-3, 1, 1e3]) widens neither limit beyond 10 %
+# one noisy earlier run (repetitions x[1e-3, 1, 1e3], 148 % spread) widens the drift threshold no
+# further than 10 % and the erratic limit no further than 50 %
 cmp_rc 1 "$work/d25.json" --format json "$work/wild.h5" "$work/d25.h5"
 json_check d25 "assert drift == [('GPU-bbbb', 'triad')] and d['drift'][0]['threshold'] <= 0.1 + 1e-9, d['drift']"
 cmp_rc 1 "$work/wide.json" --format json "$work/wild.h5" "$work/wide.h5"
-json_check wide "assert erratic == [('GPU-bbbb', 'triad')] and d['erratic'][0]['limit'] <= 0.1 + 1e-9, d['erratic']"
+json_check wide "assert erratic == [('GPU-bbbb', 'triad')] and d['erratic'][0]['limit'] <= 0.5 + 1e-9, d['erratic']"
 # throttling in the new run: its median judged against history alone, its spread flagged
 cmp_rc 1 "$work/throttled.json" --format json "$work/a1.h5" "$work/b1.h5" "$work/throttled.h5"
 json_check throttled "assert drift == [('GPU-bbbb', 'triad')] and erratic == [('GPU-bbbb', 'triad')], (drift, erratic)
