@@ -1,4 +1,5 @@
 #include "yamlinput.h"
+#include "outpath.h"   /* mcf_output_kind: what a path is, in the words of the output rule */
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,16 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const char *file_kind(mode_t m)
-{
-    if (S_ISDIR(m)) return "a directory";
-    if (S_ISFIFO(m)) return "a FIFO";
-    if (S_ISCHR(m)) return "a character device";
-    if (S_ISBLK(m)) return "a block device";
-    if (S_ISSOCK(m)) return "a socket";
-    return "not a regular file";
-}
 
 int mcf_yaml_read(const char *path, const char *what, const char *noun, size_t max_bytes, char **text,
                   struct mcf_err *e)
@@ -34,7 +25,7 @@ int mcf_yaml_read(const char *path, const char *what, const char *noun, size_t m
     if (fstat(fd, &st) != 0)
         MCF_FAIL(e, MCF_EINPUT, "%s %s: %s", what, path, strerror(errno));
     if (!S_ISREG(st.st_mode))
-        MCF_FAIL(e, MCF_EINPUT, "%s %s: %s, not %s (%s is a regular YAML file)", what, path, file_kind(st.st_mode),
+        MCF_FAIL(e, MCF_EINPUT, "%s %s: %s, not %s (%s is a regular YAML file)", what, path, mcf_output_kind(st.st_mode),
                  noun, noun);
     if ((unsigned long long)st.st_size > max_bytes)
         MCF_FAIL(e, MCF_EINPUT, "%s %s: %lld bytes; %s is YAML text of at most %zu", what, path,
