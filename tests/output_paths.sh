@@ -62,9 +62,13 @@ as=""
 if [ -z "$as" ] || command -v setpriv >/dev/null; then
     nb=$(mktemp -d "${TMPDIR:-/tmp}/mcfleet-nobody.XXXXXX") && chmod 777 "$nb" || fail "test setup: a folder for nobody"
     trap 'rm -rf "$work" "$nb"' EXIT   # $work is its owner's alone
+    # the binary and the deck copied where nobody may read them: the build may
+    # lie in root's home (the fresh Debian root builds in /root, mode 700)
+    cp "$MCFLEET" "$nb/mcfleet" && cp "$tiny" "$nb/tiny.yaml" && chmod 755 "$nb/mcfleet" && chmod 644 "$nb/tiny.yaml" ||
+        fail "test setup: the binary for nobody"
     rc=0
-    (cd "$nb" && HOME="$nb" TMPDIR="$nb" $as timeout -k 5 60 "$MCFLEET" --backend host \
-        --quick --deck "$tiny" -o /dev/null --force) >"$work/out" 2>"$work/e" </dev/null || rc=$?
+    (cd "$nb" && HOME="$nb" TMPDIR="$nb" $as timeout -k 5 60 "$nb/mcfleet" --backend host \
+        --quick --deck "$nb/tiny.yaml" -o /dev/null --force) >"$work/out" 2>"$work/e" </dev/null || rc=$?
     refused -o /dev/null "is a character device"
     [ -c /dev/null ] || fail "/dev/null is no longer a character device"
     [ ! -e /dev/null.partial ] || fail "/dev/null.partial written"
