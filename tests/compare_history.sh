@@ -84,6 +84,15 @@ cmp_json() {  # cmp_json WANT NAME ARGS...: mcfleet compare --format json ARGS i
     want=$1; name=$2; shift 2
     rc=0; "$MCFLEET" compare --format json --min-rel 0.99 --sigmas 0 "$@" >"$work/$name.json" \
         2>"$work/$name.err" || rc=$?
+    # a host run beside a busy CPU may scatter its repetitions past even
+    # --min-rel 0.99 (a triad spread 103 % in a CI run): erratic is a finding
+    # about the noise, not about the files' schemas this test compares
+    if [ $rc = 1 ] && [ "$want" = 0 ] && "$PYTHON_H5" -c "import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d['erratic'] and not d['drift'] and not d['refused_newest'] else 1)" "$work/$name.json"; then
+        echo "compare $name: erratic repetitions only (a loaded host), taken as exit 0"
+        rc=0
+    fi
     [ $rc = "$want" ] || { cat "$work/$name.json" "$work/$name.err"
                            fail "mcfleet compare $*: exit $rc, expected $want"; }
 }

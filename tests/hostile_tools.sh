@@ -48,7 +48,8 @@ PY
 
 # the binary: the base file compares with itself (no drift) and baselines;
 # the files nothing can read exit 2, named, without a traceback
-"$MCFLEET" compare "$work/base.h5" "$work/base.h5" >"$work/o" 2>"$work/e" || { cat "$work/e"; fail "compare of the base file with itself"; }
+rc=0; "$MCFLEET" compare "$work/base.h5" "$work/base.h5" >"$work/o" 2>"$work/e" || rc=$?
+self_compared $rc "$work/o" || { cat "$work/o" "$work/e"; fail "compare of the base file with itself: exit $rc"; }
 "$MCFLEET" baseline "$work/base.h5" --allow-quick -o "$work/b.yaml" >"$work/o" 2>"$work/e" || { cat "$work/e"; fail "baseline of the base file (a --quick run: --allow-quick)"; }
 n=0
 for name in $(grep -E -- '^[0-9]+-(empty|directory|fifo|no-meta|truncated-1024)\.h5' "$work/h/manifest.tsv" | cut -f1); do

@@ -28,6 +28,13 @@ expect_rc() {
     [ "$rc" = "$1" ] || { cat "$work/out" "$work/err" >&2; fail "exit code $rc, expected $1"; }
 }
 
+# self_compared RC OUT: true when `mcfleet compare F F` (a run against itself,
+# text output in OUT) found nothing, or only erratic repetitions: a host run
+# beside a busy CPU may scatter them past compare's caps (a triad spread 103 %
+# in a CI run), a finding about the noise, not about what such a test checks
+self_compared() {
+    [ "$1" = 0 ] || { [ "$1" = 1 ] && grep -q "^DRIFT: 0 of" "$2" && grep -q "^ERRATIC: [1-9]" "$2"; }
+}
 expect_in() {   # expect_in FILE TEXT
     grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "'$2' not in $1"; }
 }
