@@ -1,6 +1,8 @@
 #include "outpath.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 const char *mcf_output_kind(mode_t mode)
@@ -34,4 +36,21 @@ int mcf_output_check(const char *option, const char *path, int force, struct mcf
                            "%s '%s' exists: mcfleet does not overwrite results (choose another path, or pass "
                            "--force to replace it)", option, path);
     return MCF_OK;
+}
+
+int mcf_open_regular(const char *path, int flags, struct stat *st)
+{
+    struct stat own;
+    st = st ? st : &own;
+    int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    int bad = fstat(fd, st) != 0;
+    if (bad || !S_ISREG(st->st_mode)) {
+        int err = bad ? errno : EINVAL;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
 }

@@ -10,6 +10,7 @@
 #ifndef MCF_OUTPATH_H
 #define MCF_OUTPATH_H
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -23,6 +24,12 @@ extern "C" {
  * be looked at (a folder missing or unreadable) passes: creating it then says
  * why it fails. */
 int mcf_output_check(const char *option, const char *path, int force, struct mcf_err *e);
+
+/* open(path, flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), then fstat: the
+ * descriptor of a regular file. -1 with errno from open or fstat, or with
+ * errno EINVAL where the path is something else (a FIFO opened this way
+ * never waits for a writer; *st says what it was). st may be NULL. */
+int mcf_open_regular(const char *path, int flags, struct stat *st);
 
 /* What lstat found at a path that the rule refuses ("a FIFO", "a symlink",
  * ...); NULL for a regular file. */

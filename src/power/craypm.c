@@ -1,4 +1,5 @@
 #include "craypm.h"
+#include "outpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,18 +18,13 @@
 static int read_text(const char *root, const char *name, char *buf, size_t len)
 {
     char path[1024];
-    struct stat st;
     ssize_t n = 0;
     size_t got = 0;
     buf[0] = '\0';
     snprintf(path, sizeof path, "%s/%s", root, name);
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    int fd = mcf_open_regular(path, O_RDONLY, NULL);
     if (fd < 0)
         return errno == ENOENT ? 1 : -1;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return -1;
-    }
     while (got + 1 < len) {
         n = read(fd, buf + got, len - 1 - got);
         if (n < 0 && errno == EINTR)

@@ -205,12 +205,12 @@ static int read_journal(const char *path, int *fd, char **buf, size_t *len, stru
     size_t got = 0;
     *buf = NULL;
     *len = 0;
-    /* O_NONBLOCK: a FIFO in the journal's place must not hold the report in open() */
-    if ((*fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "cannot open '%s': %s", path, strerror(errno));
-    if (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode))
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "'%s' is not a regular file: not a journal mcfleet "
-                           "wrote", path);
+    /* a FIFO in the journal's place must not hold the report in open() */
+    if ((*fd = mcf_open_regular(path, O_RDONLY, &st)) < 0)
+        return errno == EINVAL ? mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "'%s' is not a regular file: not "
+                                             "a journal mcfleet wrote", path)
+                               : mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "cannot open '%s': %s", path,
+                                             strerror(errno));
     if (flock(*fd, LOCK_EX | LOCK_NB) != 0)
         return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "'%s' belongs to a live mcfleet run: its file "
                            "appears when it ends", path);
