@@ -37,6 +37,7 @@ const struct mcf_key mcf_kernel_keys[] = {
       .text = shape_text },
     { .name = "mode", .type = MCF_V_ENUM, FIELD(mode), ENUM(mcf_mode) },
     { .name = "path", .type = MCF_V_ENUM, FIELD(path), ENUM(mcf_path) },
+    { .name = "sparsity", .type = MCF_V_ENUM, FIELD(sparsity), ENUM(mcf_sparsity), .quiet_default = 1 },
     { .name = "occupancy", .type = MCF_V_INT, FIELD(occupancy), .sweepable = 1, RANGE(1, 1 << 20) },
     { .name = "iterations", .type = MCF_V_INT, FIELD(iterations), .sweepable = 1, RANGE(1, 1e12), .quick_max = 1024,
       .amount = 1 },
@@ -375,7 +376,7 @@ static const char *gemm_check(struct mcf_kernel *k, unsigned given, char *why, s
 static const struct mcf_key_use matrix_keys[] = {
     { "dtype", MCF_KEY_REQUIRED }, { "dtype_b", MCF_DTYPE_COUNT }, { "shape", MCF_KEY_REQUIRED },
     { "mode", MCF_MODE_THROUGHPUT }, { "path", MCF_PATH_AUTO }, { "occupancy", 0 }, { "iterations", 4096 },
-    { "inputs", MCF_INPUTS_RANDOM }, { NULL } };
+    { "inputs", MCF_INPUTS_RANDOM }, { "sparsity", MCF_SPARSITY_DENSE }, { NULL } };
 static const struct mcf_key_use valu_keys[] = {
     { "dtype", MCF_KEY_REQUIRED }, { "occupancy", 0 }, { "iterations", 1 << 16 }, { "inputs", MCF_INPUTS_RANDOM },
     { NULL } };
@@ -482,93 +483,4 @@ const char *mcf_kernel_operands_differ(const struct mcf_kernel *k, enum mcf_dtyp
              "(a %s test's kernel; the result could not be checked)", mcf_dtype_names[ka], mcf_dtype_names[kb],
              mcf_dtype_names[a], mcf_dtype_names[b], mcf_family_names[k->family]);
     return why;
-}
-
-uint64_t mcf_key_get(const struct mcf_key *key, const void *base)
-{
-    const char *p = (const char *)base + key->offset;
-    if (key->width == sizeof(uint64_t)) {
-        uint64_t v;
-        memcpy(&v, p, sizeof v);
-        return v;
-    }
-    uint32_t v;   /* int, uint32_t, an enum, or a shape's first part */
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-void mcf_key_set(const struct mcf_key *key, void *base, uint64_t v)
-{
-    char *p = (char *)base + key->offset;
-    if (key->type == MCF_V_SHAPE) {        /* only a default: all parts alike */
-        int part = (int)v;
-        for (size_t i = 0; i < key->width / sizeof part; i++)
-            memcpy(p + i * sizeof part, &part, sizeof part);
-    } else if (key->width == sizeof(uint64_t)) {
-        memcpy(p, &v, sizeof v);
-    } else {
-        uint32_t w = (uint32_t)v;
-        memcpy(p, &w, sizeof w);
-    }
-}
-
-const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kernel *k, char *buf, size_t len)
-{
-    uint64_t v = mcf_key_get(key, k);
-    if (key->text)
-        return key->text(k, buf, len);
-    if (key->type == MCF_V_ENUM)
-        return v < (uint64_t)key->nnames ? key->names[v] : "";
-    snprintf(buf, len, "%llu", (unsigned long long)v);
-    return buf;
-}
-
-const char *mcf_kernel_measured(const struct mcf_kernel *k, char *buf, size_t len)
-{
-    size_t at = 0;
-    int n = snprintf(buf, len, "kernel=%s", mcf_family_names[k->family]);
-    at = n < 0 ? 0 : (size_t)n;
-    for (const struct mcf_key_use *u = mcf_families[k->family].keys; u->key && at < len; u++) {
-        const struct mcf_key *kd = mcf_kernel_key(u->key);
-        char val[64];
-        if (kd->amount)
-            continue;
-        n = snprintf(buf + at, len - at, " %s=%s", kd->name, mcf_key_value_text(kd, k, val, sizeof val));
-        at += n < 0 ? 0 : (size_t)n;
-    }
-    return buf;
-}
-
-void mcf_kernel_defaults(enum mcf_family f, struct mcf_kernel *k)
-{
-    memset(k, 0, sizeof *k);
-    k->family = f;
-    for (const struct mcf_key_use *u = mcf_families[f].keys; u->key; u++)
-        if (u->def != MCF_KEY_REQUIRED)
-            mcf_key_set(mcf_kernel_key(u->key), k, u->def);
-}
-
-int mcf_key_set_text(const struct mcf_key *key, struct mcf_kernel *k, const char *text)
-{
-    char *p = (char *)k + key->offset, *end;
-    if (key->type == MCF_V_SHAPE) {   /* "MxNxK", as shape_text writes it */
-        int part[3];
-        if (sscanf(text, "%dx%dx%d", &part[0], &part[1], &part[2]) != 3 || key->width != sizeof part)
-            return -1;
-        memcpy(p, part, sizeof part);
-        return 0;
-    }
-    if (key->type == MCF_V_ENUM) {
-        for (int i = 0; i < key->nnames; i++)
-            if (!strcmp(key->names[i], text)) {
-                mcf_key_set(key, k, (uint64_t)i);
-                return 0;
-            }
-        return -1;
-    }
-    unsigned long long v = strtoull(text, &end, 10);
-    if (end == text || *end)
-        return -1;
-    mcf_key_set(key, k, v);
-    return 0;
 }

@@ -16,6 +16,7 @@ const char *const mcf_mode_names[MCF_MODE_COUNT] = { "throughput", "latency" };
 const char *const mcf_work_names[MCF_WORK_COUNT] = { "matrix", "memory" };
 const char *const mcf_inputs_names[MCF_INPUTS_COUNT] = { "random", "zero", "exact" };
 const char *const mcf_path_names[MCF_PATH_COUNT] = { "auto", "mma", "wgmma-ss", "wgmma-rs", "mfma" };
+const char *const mcf_sparsity_names[MCF_SPARSITY_COUNT] = { "dense", "2:4" };
 
 int mcf_name_index(const char *const *names, int count, const char *name)
 {

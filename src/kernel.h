@@ -42,6 +42,10 @@ enum mcf_inputs { MCF_INPUTS_RANDOM, MCF_INPUTS_ZERO, MCF_INPUTS_EXACT, MCF_INPU
  * with A from shared memory (ss) or registers (rs), AMD's MFMA; auto picks by
  * shape (m = 64: wgmma-ss where the GPU has it). */
 enum mcf_path { MCF_PATH_AUTO, MCF_PATH_MMA, MCF_PATH_WGMMA_SS, MCF_PATH_WGMMA_RS, MCF_PATH_MFMA, MCF_PATH_COUNT };
+/* Matrix operand A dense, or 2:4 structured-sparse (two of every four
+ * elements along k are zero; the instruction takes the two values and their
+ * positions: mma.sp, sparse wgmma, AMD's smfmac). */
+enum mcf_sparsity { MCF_SPARSITY_DENSE, MCF_SPARSITY_2_4, MCF_SPARSITY_COUNT };
 
 #define MCF_MAX_STREAMS 16
 #define MCF_MAX_METRICS (8 + 2 * MCF_MAX_STREAMS)
@@ -56,6 +60,7 @@ struct mcf_kernel {
     uint64_t size;            /* gemm: m = n = k of the library call */
     enum mcf_mode mode;       /* matrix: throughput or dependent-chain latency */
     enum mcf_path path;       /* matrix: which instructions */
+    enum mcf_sparsity sparsity; /* matrix: A dense or 2:4 structured-sparse */
     int occupancy;            /* concurrent workers: host threads, GPU warps or waves */
     uint64_t iterations;      /* inner iterations per timed repetition */
     enum mcf_level level;
@@ -118,6 +123,7 @@ extern const char *const mcf_mode_names[MCF_MODE_COUNT];
 extern const char *const mcf_work_names[MCF_WORK_COUNT];
 extern const char *const mcf_inputs_names[MCF_INPUTS_COUNT];
 extern const char *const mcf_path_names[MCF_PATH_COUNT];
+extern const char *const mcf_sparsity_names[MCF_SPARSITY_COUNT];
 int mcf_name_index(const char *const *names, int count, const char *name);
 
 void mcf_kernel_label(struct mcf_kernel *k);
