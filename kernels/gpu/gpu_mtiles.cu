@@ -6,6 +6,7 @@
 
 #include "family.h"   /* mcf_kernel_operands */
 #include "gpu_mtiles.h"
+#include "sparsity.h"
 
 
 extern "C" double mcf_operand_value(enum mcf_dtype t, enum mcf_inputs in, enum mcf_fp8_kind fp8, uint64_t *rng)
@@ -67,6 +68,13 @@ int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *
     MCF_ALLOC(e, t->abs_sum, m * n);
     for (int i = 0; i < m * k; i++) t->a[i] = mcf_operand_value(ta, kern->inputs, fp8, &rng);
     for (int i = 0; i < k * n; i++) t->b[i] = mcf_operand_value(tb, kern->inputs, fp8, &rng);
+    if (kern->sparsity == MCF_SPARSITY_2_4) {
+        if (k % 4)
+            MCF_FAIL(e, MCF_EUNSUPPORTED, "2:4 sparsity needs k a multiple of 4 (k = %d)", k);
+        MCF_ALLOC(e, t->ac, m * k / 2);
+        MCF_ALLOC(e, t->idx, m * k / 4);
+        mcf_prune_24(t->a, m, k, &rng, t->ac, t->idx);
+    }
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++) {
             long double s = 0, sa = 0;
@@ -86,8 +94,9 @@ fail:
 
 void mtiles_free(struct mtiles *t)
 {
-    free(t->a); free(t->b); free(t->ref); free(t->abs_sum);
-    t->a = t->b = t->ref = t->abs_sum = NULL;
+    free(t->a); free(t->b); free(t->ref); free(t->abs_sum); free(t->ac); free(t->idx);
+    t->a = t->b = t->ref = t->abs_sum = t->ac = NULL;
+    t->idx = NULL;
 }
 
 int mcheck_tiles(const double *out, size_t count, const struct mtiles *t, uint64_t steps, const char *what,
@@ -119,7 +128,13 @@ int mbuffers_make(struct mbuffers *b, int m, int n, int k, const struct mcf_kern
     mcf_kernel_operands(kern, &ta, &tb);
     memset(b, 0, sizeof *b);
     MCF_TRY(mtiles_make(&b->tiles, m, n, k, kern, fp8, e));
-    MCF_TRY(mtile_upload(ta, b->tiles.a, m * k, 0, fp8, &b->dA, e));
+    if (b->tiles.ac) {
+        MCF_TRY(mtile_upload(ta, b->tiles.ac, m * k / 2, 0, fp8, &b->dA, e));
+        GPU_TRY(e, gpuMalloc((void **)&b->dmeta, (size_t)m * k / 4));
+        GPU_TRY(e, gpuMemcpy(b->dmeta, b->tiles.idx, (size_t)m * k / 4, gpuMemcpyHostToDevice));
+    } else {
+        MCF_TRY(mtile_upload(ta, b->tiles.a, m * k, 0, fp8, &b->dA, e));
+    }
     MCF_TRY(mtile_upload(tb, b->tiles.b, k * n, 0, fp8, &b->dB, e));
     MCF_TRY(mtile_upload(tb, b->tiles.b, k * n, 1, fp8, &b->dNB, e));
     GPU_TRY(e, gpuMalloc(&b->dout, out_bytes));
@@ -135,6 +150,7 @@ void mbuffers_free(struct mbuffers *b)
     if (b->dA) GPU_RELEASE(gpuFree(b->dA));
     if (b->dB) GPU_RELEASE(gpuFree(b->dB));
     if (b->dNB) GPU_RELEASE(gpuFree(b->dNB));
+    if (b->dmeta) GPU_RELEASE(gpuFree(b->dmeta));
     if (b->dout) GPU_RELEASE(gpuFree(b->dout));
     if (b->clk) GPU_RELEASE(gpuFree(b->clk));
     mtiles_free(&b->tiles);

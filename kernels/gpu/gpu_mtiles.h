@@ -19,6 +19,10 @@ struct mtiles {
     int m, n, k;
     double *a, *b, *ref, *abs_sum;
     double unit;              /* the accumulator's rounding (reference.h); 0: exact inputs, integers */
+    /* sparsity 2:4 (sparsity.h): a is the pruned A, ac its kept values
+     * (m x k/2), idx each chunk's kept pair (m x k/4); NULL when dense */
+    double *ac;
+    uint8_t *idx;
 };
 int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *kern, enum mcf_fp8_kind fp8,
                 struct mcf_err *e);
@@ -37,7 +41,8 @@ int mtile_upload(enum mcf_dtype t, const double *v, int count, int negate, enum 
  * format where a test pairs two), the result tiles and the clock stamps. */
 struct mbuffers {
     struct mtiles tiles;
-    uint8_t *dA, *dB, *dNB;
+    uint8_t *dA, *dB, *dNB;   /* sparse: dA holds ac, the kept values */
+    uint8_t *dmeta;           /* sparse: idx, a byte per chunk; NULL when dense */
     void *dout;
     struct gpu_clock *clk;
 };

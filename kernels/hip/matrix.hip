@@ -181,6 +181,9 @@ static int matrix_setup(void *state, const struct mcf_kernel *k, void **ks, stru
     if (k->path != MCF_PATH_AUTO && k->path != MCF_PATH_MFMA)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "%s is NVIDIA's: this is an AMD GPU",
                            mcf_path_names[k->path]);
+    if (k->sparsity != MCF_SPARSITY_DENSE)
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "2:4 sparse MFMA (smfmac) is not built yet for AMD GPUs");
     return gpu_mrun_ops.setup(state, k, ks, e);
 }
 
