@@ -120,6 +120,12 @@ static double m_clock(const struct mcf_kernel *k, const struct mcf_sample *s, in
 static double m_cycles(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
 { (void)k; (void)i; return s->cycles; }
 
+/* 2:4 sparse matrix tests: gflops counts the dense-equivalent work (2mnk of
+ * the logical shape, what the product is worth and what vendors' sparse peaks
+ * count); the instruction multiplies only the kept half of A: this one */
+static double m_gflops_executed(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
+{ return 0.5 * m_gflops(k, s, i); }
+
 static double m_peak_fraction(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
 { return s->peak_gflops > 0 ? m_gflops(k, s, i) / s->peak_gflops : NAN; }
 
@@ -208,6 +214,8 @@ static int matrix_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_
             n = add(out, n, max, "latency_cycles", "cycles", m_cycles, 0, SUMMARY);
     } else {
         n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
+        if (k->sparsity == MCF_SPARSITY_2_4)
+            n = add(out, n, max, "gflops_executed", "GFLOP/s", m_gflops_executed, 0, DETAIL);
         if (caps & MCF_CAP_CLOCK)
             n = add(out, n, max, "peak_fraction", "1", m_peak_fraction, 0, OPTIONAL);
     }
@@ -284,8 +292,9 @@ static void matrix_label(const struct mcf_kernel *k, char *out, size_t len)
 {
     char buf[16];
     int pair = k->dtype_b != MCF_DTYPE_COUNT;
-    snprintf(out, len, "matrix %s%s%s %dx%dx%d%s%s %s x%s", mcf_dtype_names[k->dtype], pair ? " x " : "",
+    snprintf(out, len, "matrix %s%s%s %dx%dx%d%s%s%s %s x%s", mcf_dtype_names[k->dtype], pair ? " x " : "",
              pair ? mcf_dtype_names[k->dtype_b] : "", k->shape[0], k->shape[1], k->shape[2],
+             k->sparsity == MCF_SPARSITY_2_4 ? " sparse 2:4" : "",
              k->path ? " " : "", k->path ? mcf_path_names[k->path] : "", mcf_mode_names[k->mode],
              k->mode == MCF_MODE_LATENCY ? "1" : occupancy(k, buf, sizeof buf));
 }

@@ -168,6 +168,8 @@ int gpu_mrun_bind(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e)
 {
     struct gpu_state *s = r->s;
     int cc = s->prop.major * 10 + s->prop.minor;
+    if (k->sparsity == MCF_SPARSITY_2_4)
+        return cuda_mrun_bind_sparse(r, k, e);
     if ((k->dtype == MCF_FP8_E4M3 || k->dtype == MCF_FP8_E5M2) && cc < 89)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "FP8 mma needs sm_89 or later (this is sm_%d)", cc);
     if (!choose_mma(r, k->dtype, k->shape, cc >= 90))
@@ -200,6 +202,9 @@ static int matrix_setup(void *state, const struct mcf_kernel *k, void **ks, stru
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "mixed FP8 operands (%s x %s) are not built for NVIDIA GPUs", mcf_dtype_names[ta],
                            mcf_dtype_names[tb]);
+    if (k->sparsity == MCF_SPARSITY_2_4 && path != MCF_PATH_MMA)
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "2:4 sparse %s is not built: sparse tests take path mma (mma.sp)", mcf_path_names[path]);
     if ((path == MCF_PATH_WGMMA_SS || path == MCF_PATH_WGMMA_RS) && !cuda_wgmma_available(s))
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "wgmma needs an sm_90 GPU and this binary's sm_90a code (this is sm_%d%d)",

@@ -7,6 +7,11 @@
 
 #include "gpu_mtiles.h"
 
+/* The 2:4 sparse mma.sp instructions (matrix_sp.cu): binds r as
+ * gpu_mrun_bind does for the dense ones. */
+struct mrun;
+int cuda_mrun_bind_sparse(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e);
+
 /* The wgmma path (wgmma.cu, built for sm_90a only). */
 extern const struct mcf_kernel_ops cuda_wgmma_ops;
 /* Whether this binary has wgmma code for the open device. */

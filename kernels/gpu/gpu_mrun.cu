@@ -52,11 +52,12 @@ static int mrun_run(void *ks, struct mcf_sample *smp, struct mcf_err *e)
     struct mrun *r = (struct mrun *)ks;
     struct gpu_clock clk;
     double per_acc = 2.0 * r->half + 1;
+    double peak = r->peak_per_cu_cycle > 0 ? r->peak_per_cu_cycle
+                  : r->peak_per_cu_cycle < 0 ? 0.0 : gpu_matrix_peak(r->s, r->k.dtype);
     MCF_TRY(gpu_time(r->s, [&] { r->launch(r); }, &smp->seconds, e));
     GPU_TRY(e, gpuMemcpy(&clk, r->b.clk, sizeof clk, gpuMemcpyDeviceToHost));
     /* a unit is one block's m x n x k product: an instruction does blk of them */
-    msample_fill(smp, r->s, r->peak_per_cu_cycle > 0 ? r->peak_per_cu_cycle : gpu_matrix_peak(r->s, r->k.dtype), &clk,
-                 per_acc, (double)r->acc * r->warps * r->blk);
+    msample_fill(smp, r->s, peak, &clk, per_acc, (double)r->acc * r->warps * r->blk);
     return MCF_OK;
 fail:
     return e->rc;

@@ -22,7 +22,8 @@ struct mrun {
     double (*decode)(const void *out, size_t i);
     void (*launch)(struct mrun *r);
     char insn[64];
-    double peak_per_cu_cycle;         /* the instruction's own dense FLOP per SM (CU) per cycle; 0: the type's */
+    double peak_per_cu_cycle;         /* the instruction's own FLOP per SM (CU) per cycle (dense-equivalent
+                                         for sparse ones); 0: the type's dense figure; < 0: unknown */
     /* set up here */
     int blocks, threads, acc;
     long long half;

@@ -4,7 +4,10 @@
  * C = 0, so C ends near A*B whatever the count (reference.h). Each step reads
  * the C the previous one wrote, so one worker is a dependency chain (the
  * latency mode) and many workers give throughput. FP64 and FP32 only: the CPU
- * has no matrix unit for the other types. */
+ * has no matrix unit for the other types. With 2:4 sparsity each worker's A
+ * is the kept half (sparsity.h) and the loop multiplies only those, reading
+ * B at the positions the pairs name: half the multiply-adds of the dense
+ * product of the pruned A, which the reference computes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +15,7 @@
 
 #include "concurrency.h"
 #include "host.h"
+#include "sparsity.h"
 
 struct host_tiles {
     enum mcf_dtype dtype;
@@ -20,6 +24,7 @@ struct host_tiles {
     uint64_t *steps;          /* per worker: 2 * (iterations / 2) + 1 */
     void **a, **b, **nb, **c; /* per worker (the same values), 64-byte aligned */
     double *ref, *abs_sum;    /* A*B and sum_k |a_ik b_kj| in long double, m x n */
+    uint8_t *idx;             /* 2:4 sparse: each chunk's kept pair (a[w]: the kept values); NULL: dense */
     const struct mcf_cut *cut;
     volatile int was_cut;     /* a worker stopped early: the output is partial */
 };
@@ -42,6 +47,26 @@ struct host_tiles {
 TILE_LOOP(double)
 TILE_LOOP(float)
 
+/* The same chain with A 2:4 sparse: a holds the kept values (m x k/2). */
+#define TILE_LOOP_SP(T)                                                                 \
+    static void tile_sp_##T(const T *restrict a, const uint8_t *idx, const T *restrict b,   \
+                            const T *restrict nb, T *restrict c, int m, int n, int k,       \
+                            uint64_t first, uint64_t count)                                 \
+    {                                                                                   \
+        for (uint64_t it = first; it < first + count; it++) {                           \
+            const T *restrict bb = it % 2 ? nb : b;                                     \
+            for (int i = 0; i < m; i++)                                                 \
+                for (int q = 0; q < k / 2; q++) {                                       \
+                    const T aiq = a[i * (k / 2) + q];                                   \
+                    const T *restrict brow = bb + mcf_sparse_col(idx, k, i, q) * n;     \
+                    for (int j = 0; j < n; j++)                                         \
+                        c[i * n + j] += aiq * brow[j];                                  \
+                }                                                                       \
+        }                                                                               \
+    }
+TILE_LOOP_SP(double)
+TILE_LOOP_SP(float)
+
 static uint64_t host_tiles_steps(uint64_t iterations)
 {
     return 2 * (iterations / 2) + 1;
@@ -49,7 +74,11 @@ static uint64_t host_tiles_steps(uint64_t iterations)
 
 static void tile_steps(const struct host_tiles *t, int w, void *c, uint64_t first, uint64_t count)
 {
-    if (t->dtype == MCF_FP64)
+    if (t->idx && t->dtype == MCF_FP64)
+        tile_sp_double(t->a[w], t->idx, t->b[w], t->nb[w], c, t->m, t->n, t->k, first, count);
+    else if (t->idx)
+        tile_sp_float(t->a[w], t->idx, t->b[w], t->nb[w], c, t->m, t->n, t->k, first, count);
+    else if (t->dtype == MCF_FP64)
         tile_double(t->a[w], t->b[w], t->nb[w], c, t->m, t->n, t->k, first, count);
     else
         tile_float(t->a[w], t->b[w], t->nb[w], c, t->m, t->n, t->k, first, count);
@@ -58,7 +87,7 @@ static void tile_steps(const struct host_tiles *t, int w, void *c, uint64_t firs
 void host_tiles_work(void *arg, int w, int nworkers)
 {
     struct host_tiles *t = arg;
-    const uint64_t chunk = host_chunk((uint64_t)t->m * t->n * t->k), total = t->steps[w];
+    const uint64_t chunk = host_chunk((uint64_t)t->m * t->n * (t->idx ? t->k / 2 : t->k)), total = t->steps[w];
     (void)nworkers;
     memset(t->c[w], 0, (size_t)mcf_dtype_size(t->dtype) * t->m * t->n);
     for (uint64_t done = 0; done < total; done += chunk) {
@@ -107,7 +136,7 @@ int host_tiles_create(const struct mcf_kernel *k, int workers, const uint64_t *i
                       struct host_tiles **out, struct mcf_err *e)
 {
     struct host_tiles *t = NULL;
-    double *A = NULL, *B = NULL;
+    double *A = NULL, *B = NULL, *AC = NULL;
     if (k->dtype != MCF_FP64 && k->dtype != MCF_FP32)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "the host backend has no %s matrix unit (fp64 and fp32 only)",
@@ -119,6 +148,10 @@ int host_tiles_create(const struct mcf_kernel *k, int workers, const uint64_t *i
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "host matrix tiles are at most 64x64x64 (got %dx%dx%d)",
                            k->shape[0], k->shape[1], k->shape[2]);
+    if (k->sparsity == MCF_SPARSITY_2_4 && k->shape[2] % 4)
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "2:4 sparsity needs k a multiple of 4 (got %dx%dx%d)", k->shape[0], k->shape[1],
+                           k->shape[2]);
     MCF_ALLOC(e, t, 1);
     t->dtype = k->dtype;
     t->m = k->shape[0]; t->n = k->shape[1]; t->k = k->shape[2];
@@ -139,6 +172,11 @@ int host_tiles_create(const struct mcf_kernel *k, int workers, const uint64_t *i
     uint64_t rng = k->seed;
     for (size_t i = 0; i < mk; i++) A[i] = input_value(k->inputs, t->dtype, &rng);
     for (size_t i = 0; i < kn; i++) B[i] = input_value(k->inputs, t->dtype, &rng);
+    if (k->sparsity == MCF_SPARSITY_2_4) {   /* A pruned; the workers get its kept values */
+        MCF_ALLOC(e, t->idx, mk / 4);
+        MCF_ALLOC(e, AC, mk / 2);
+        mcf_prune_24(A, t->m, t->k, &rng, AC, t->idx);
+    }
     for (int w = 0; w < workers; w++) {
         t->steps[w] = host_tiles_steps(iterations[w]);
         t->a[w] = aligned(es * mk);
@@ -147,7 +185,7 @@ int host_tiles_create(const struct mcf_kernel *k, int workers, const uint64_t *i
         t->c[w] = aligned(es * mn);
         if (!t->a[w] || !t->b[w] || !t->nb[w] || !t->c[w])
             MCF_FAIL(e, MCF_ERUNTIME, "out of memory for matrix tiles");
-        for (size_t i = 0; i < mk; i++) store(t->dtype, t->a[w], (int)i, A[i]);
+        for (size_t i = 0; i < (AC ? mk / 2 : mk); i++) store(t->dtype, t->a[w], (int)i, AC ? AC[i] : A[i]);
         for (size_t i = 0; i < kn; i++) {
             store(t->dtype, t->b[w], (int)i, B[i]);
             store(t->dtype, t->nb[w], (int)i, -B[i]);
@@ -167,11 +205,13 @@ int host_tiles_create(const struct mcf_kernel *k, int workers, const uint64_t *i
         }
     free(A);
     free(B);
+    free(AC);
     *out = t;
     return MCF_OK;
 fail:
     free(A);
     free(B);
+    free(AC);
     host_tiles_destroy(t);
     return e->rc;
 }
@@ -245,6 +285,7 @@ void host_tiles_destroy(struct host_tiles *t)
     free(t->steps);
     free(t->ref);
     free(t->abs_sum);
+    free(t->idx);
     free(t);
 }
 
