@@ -346,6 +346,9 @@ static const char *matrix_check(struct mcf_kernel *k, unsigned given, char *why,
         if (k->dtype_b == k->dtype)
             k->dtype_b = MCF_DTYPE_COUNT;   /* the same format: not a pairing */
     }
+    if (k->sparsity == MCF_SPARSITY_2_4 && k->shape[2] % 4)
+        return snprintf(why, len, ": 'sparsity: 2:4' needs the shape's k (the uncompressed k) a multiple of 4, "
+                        "got %d", k->shape[2]), why;
     return NULL;
 }
 

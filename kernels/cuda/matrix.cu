@@ -202,9 +202,9 @@ static int matrix_setup(void *state, const struct mcf_kernel *k, void **ks, stru
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "mixed FP8 operands (%s x %s) are not built for NVIDIA GPUs", mcf_dtype_names[ta],
                            mcf_dtype_names[tb]);
-    if (k->sparsity == MCF_SPARSITY_2_4 && path != MCF_PATH_MMA)
+    if (k->sparsity == MCF_SPARSITY_2_4 && path == MCF_PATH_WGMMA_RS)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
-                           "2:4 sparse %s is not built: sparse tests take path mma (mma.sp)", mcf_path_names[path]);
+                           "2:4 sparse wgmma takes A from shared memory (path wgmma-ss or mma)");
     if ((path == MCF_PATH_WGMMA_SS || path == MCF_PATH_WGMMA_RS) && !cuda_wgmma_available(s))
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "wgmma needs an sm_90 GPU and this binary's sm_90a code (this is sm_%d%d)",

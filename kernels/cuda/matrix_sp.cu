@@ -37,7 +37,7 @@ template <class T> __device__ inline uint32_t sp_meta(const uint8_t *idx, int la
 #pragma unroll
     for (int p = 0; p < 8; p++) {
         int row, chunk;
-        if (sp_meta_map::meta(lane, p, T::META_THREADS, &row, &chunk))
+        if (sp_meta_map::meta(lane, p, T::AB_BITS, &row, &chunk))
             e |= (uint32_t)(idx[row * (T::K / 4) + chunk] & 0xf) << (4 * p);
     }
     return e;

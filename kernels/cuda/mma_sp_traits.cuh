@@ -5,11 +5,13 @@
  * sparsity.h), to B (K x N) and to the accumulator, and where each 4-bit
  * index of the metadata register lies. The compressed A takes the dense
  * layout of its own shape (m16n8k16's A for 16-bit types, m16n8k32's for
- * 8-bit); B extends the dense B layout along k. The metadata: with sparsity
- * selector 0, 16-bit types' indices sit in threads 0 and 1 of each group of
- * four, 8-bit types' in all four; nibble p of thread t in group g holds row
- * g (p < 4) or g + 8 (p >= 4), chunk 4t + p % 4. tools/mma_sp_probe.cu
- * finds where the hardware reads each index, one index at a time, and
+ * 8-bit); B extends the dense B layout along k. The metadata (sparsity
+ * selector 0), measured on an H200 by tools/probe/mma_sp_probe.cu: 16-bit
+ * types' indices sit in threads 0 and 1 of each group g of four, nibble p of
+ * thread t indexing row g (p < 4) or g + 8 (p >= 4), chunk 4t + p % 4;
+ * 8-bit types' in all four threads, nibble p of thread t indexing row
+ * g + 8 (t & 1), chunk 8 (t >> 1) + p. tools/probe/mma_sp_probe.cu finds
+ * where the hardware reads each index, one index at a time, and
  * checks this map (docs/bench/2026-11-27-issue28). */
 #ifndef MCF_MMA_SP_TRAITS_CUH
 #define MCF_MMA_SP_TRAITS_CUH
@@ -19,11 +21,17 @@
 #include "mma_traits.cuh"
 
 struct sp_meta_map {
-    /* nibble p of lane's metadata register: the (row, chunk) it indexes; 0 if none */
-    static __host__ __device__ bool meta(int lane, int p, int threads_per_group, int *row, int *chunk)
+    /* nibble p of lane's metadata register for operands of `bits` (16 or 8):
+     * the (row, chunk) it indexes of the warp's 16 rows; false if none */
+    static __host__ __device__ bool meta(int lane, int p, int bits, int *row, int *chunk)
     {
         int g = lane / 4, t = lane % 4;
-        if (t >= threads_per_group) return false;
+        if (bits == 8) {
+            *row = g + 8 * (t & 1);
+            *chunk = 8 * (t >> 1) + p;
+            return true;
+        }
+        if (t >= 2) return false;
         *row = g + 8 * (p >= 4);
         *chunk = 4 * t + p % 4;
         return true;
@@ -39,7 +47,7 @@ struct sp_meta_map {
 /* m16n8k32, 16-bit operands: A 16 x 16 kept (4 registers), B 32 x 8 (4 registers) */
 #define MMA_SP_K32(NAME, TYPE)                                                                            \
     struct NAME : frag16x8 {                                                                              \
-        enum { M = 16, N = 8, K = 32, KC = 16, NA = 4, NB = 4, NC = 4, AB_BITS = 16, SUB = 2, META_THREADS = 2 }; \
+        enum { M = 16, N = 8, K = 32, KC = 16, NA = 4, NB = 4, NC = 4, AB_BITS = 16, SUB = 2 }; \
         typedef uint32_t areg; typedef float creg; typedef float cout;                                   \
         static __host__ __device__ void a(int lane, int r, int h, int *row, int *col) { k16_layout::a(lane, r, h, row, col); } \
         static __host__ __device__ void b(int lane, int r, int h, int *k, int *n) { *k = 2 * (lane % 4) + h + 8 * r; *n = lane / 4; } \
@@ -52,7 +60,7 @@ struct sp_meta_map {
 /* m16n8k64, 8-bit operands: A 16 x 32 kept (4 registers), B 64 x 8 (4 registers) */
 #define MMA_SP_K64(NAME, TYPE, CT, CON, BODY)                                                             \
     struct NAME : frag16x8 {                                                                              \
-        enum { M = 16, N = 8, K = 64, KC = 32, NA = 4, NB = 4, NC = 4, AB_BITS = 8, SUB = 4, META_THREADS = 4 }; \
+        enum { M = 16, N = 8, K = 64, KC = 32, NA = 4, NB = 4, NC = 4, AB_BITS = 8, SUB = 4 }; \
         typedef uint32_t areg; typedef CT creg; typedef CT cout;                                         \
         static __host__ __device__ void a(int lane, int r, int h, int *row, int *col) { k32_layout::a(lane, r, h, row, col); } \
         static __host__ __device__ void b(int lane, int r, int h, int *k, int *n) { *k = 4 * (lane % 4) + h + 16 * r; *n = lane / 4; } \

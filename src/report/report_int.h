@@ -94,6 +94,9 @@ struct fleet {
 /* report_measured.c: a test's facts, made while reading (NULL: out of
  * memory), and found by name (NULL where the file does not have the test). */
 struct test_facts *mcf_facts_add(struct fleet *f, const char *test);
+/* Each 2:4 sparse matrix test beside its dense twin, a line each
+ * (report_sparse.c); nothing where the file has no such pair. */
+void mcf_report_sparse(struct fleet *f, struct lines *out);
 const struct test_facts *mcf_facts_of(const struct fleet *f, const char *test);
 
 /* A test's evidence columns and a test's figure by name (NULL: not in the file). */

@@ -374,6 +374,13 @@ static void print_text(struct fleet *f, const struct world *w, const char *path,
     fprintf(out, "\n%-52s %-9s %9s %11s %11s %11s %7s\n", "test metric (per-rank medians)", "unit", "ranks", "median",
             "min", "max", "CV %");
     fprintf(out, "%s", f->table.buf ? f->table.buf : "");
+    struct lines sparse = { 0 };
+    mcf_report_sparse(f, &sparse);
+    if (sparse.buf)
+        fprintf(out, "\n2:4 sparse beside dense (dense-equivalent GFLOP/s, fleet medians; 2x is the vendors' claim):\n"
+                "  %-36s %11s  %-36s %11s  %6s\n%s", "sparse test", "GFLOP/s", "dense test", "GFLOP/s", "ratio",
+                sparse.buf);
+    free(sparse.buf);
     print_sustained(f, out);
     int far = 0;
     for (size_t r = 0; f->local && r < f->nranks; r++)

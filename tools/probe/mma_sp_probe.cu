@@ -78,7 +78,7 @@ template <class T> static int probe(const char *name, enc ab)
                     if (hout[i] != 2 && hout[i] != 4) fchunk = -100;
                 }
             int row, chunk;
-            bool mapped = sp_meta_map::meta(lane, p, T::META_THREADS, &row, &chunk);
+            bool mapped = sp_meta_map::meta(lane, p, T::AB_BITS, &row, &chunk);
             bool agree = found == 0 ? !mapped : found == 1 && mapped && row == frow && chunk == fchunk;
             held += found > 0;
             if (!agree) {
