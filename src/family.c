@@ -271,8 +271,9 @@ static int streams_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf
  * of peak rests on it: the source's SM clock per repetition is the clock. */
 static int gemm_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
-    (void)k;
     int n = add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
+    if (k->sparsity != MCF_SPARSITY_DENSE)
+        n = mcf_gemm_sparse_metrics(caps, out, n, max);
     if (caps & MCF_CAP_CLOCK)
         n = add(out, n, max, "probe_clock_mhz", "MHz", m_clock, 0, DETAIL);
     return add(out, n, max, "time_s", "s", m_time, 0, DETAIL);
@@ -328,8 +329,8 @@ static void streams_label(const struct mcf_kernel *k, char *out, size_t len)
 
 static void gemm_label(const struct mcf_kernel *k, char *out, size_t len)
 {
-    snprintf(out, len, "gemm %s %llu^3 x%llu", mcf_dtype_names[k->dtype], (unsigned long long)k->size,
-             (unsigned long long)k->iterations);
+    snprintf(out, len, "gemm %s %llu^3%s x%llu", mcf_dtype_names[k->dtype], (unsigned long long)k->size,
+             k->sparsity ? " 2:4" : "", (unsigned long long)k->iterations);
 }
 
 /* ---- cross-key rules ---- */
@@ -375,6 +376,8 @@ static const char *streams_check(struct mcf_kernel *k, unsigned given, char *why
 static const char *gemm_check(struct mcf_kernel *k, unsigned given, char *why, size_t len)
 {
     (void)given;
+    if (k->sparsity != MCF_SPARSITY_DENSE && k->size % 4)
+        return snprintf(why, len, ": 'sparsity: 2:4' needs a 'size' that is a multiple of 4"), why;
     switch (k->dtype) {
     case MCF_FP64: case MCF_FP32: case MCF_TF32: case MCF_FP16: case MCF_BF16: case MCF_FP8_E4M3: case MCF_INT8:
         return NULL;
@@ -402,7 +405,7 @@ static const struct mcf_key_use streams_keys[] = {
     { "bytes", 8u << 20 }, { "iterations", 4096 }, { "shape", 0 }, { "inputs", MCF_INPUTS_RANDOM }, { NULL } };
 static const struct mcf_key_use gemm_keys[] = {
     { "dtype", MCF_KEY_REQUIRED }, { "size", 4096 }, { "iterations", 8 }, { "inputs", MCF_INPUTS_RANDOM },
-    { NULL } };
+    { "sparsity", MCF_SPARSITY_DENSE }, { NULL } };
 
 const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT] = {
     [MCF_FAMILY_MATRIX] = { .keys = matrix_keys, .check = matrix_check,

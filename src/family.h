@@ -106,6 +106,9 @@ void mcf_kernel_operands(const struct mcf_kernel *k, enum mcf_dtype *a, enum mcf
 const char *mcf_kernel_operands_differ(const struct mcf_kernel *k, enum mcf_dtype a, enum mcf_dtype b, char *why,
                                        size_t len);
 
+/* A gemm test with a 2:4 A: its metrics after gflops (family_sparse.c). */
+int mcf_gemm_sparse_metrics(unsigned backend_caps, struct mcf_metric *out, int n, int max);
+
 /* The key's value as recorded: its text, its enum name, or the number. */
 const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kernel *k, char *buf, size_t len);
 /* What test k measures, as the results file's "measured" attribute of the

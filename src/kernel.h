@@ -92,6 +92,9 @@ struct mcf_sample {
     double stream_end[MCF_MAX_STREAMS];
     double stream_alone[MCF_MAX_STREAMS];  /* the same stream's kernel run by itself */
     int cut;                  /* cut short (stop.h), the output still checkable: no figure */
+    double encode_s;          /* gemm 2:4: one prune + compress of A, device-timed; 0: none done */
+    double exec_fraction;     /* gemm 2:4: the part of the dense multiply-adds the device executed
+                                 (0.5 on sparse tensor cores, 1 for a dense BLAS on the pruned A) */
 };
 
 /* The work one unit represents, from the descriptor alone. */

@@ -222,7 +222,7 @@ static const char *gpu_level_method(enum mcf_level level)
 extern "C" const struct mcf_backend MCF_GPU_BACKEND_TABLE = {
     MCF_GPU_VENDOR,
     "GPU kernels through " MCF_GPU_VENDOR,
-    MCF_CAP_CLOCK,
+    MCF_CAP_CLOCK | MCF_CAP_SPARSE_ENCODE,
     1,
     gpu_init,
     gpu_finalize,
@@ -230,7 +230,7 @@ extern "C" const struct mcf_backend MCF_GPU_BACKEND_TABLE = {
     gpu_open_device,
     gpu_device_info,
     /* in enum mcf_family's order (C++ has no array designators) */
-    { &gpu_matrix_ops, &gpu_valu_ops, &gpu_memory_ops, &gpu_latency_ops, &gpu_streams_ops, &gpu_gemm_ops },
+    { &gpu_matrix_ops, &gpu_valu_ops, &gpu_memory_ops, &gpu_latency_ops, &gpu_streams_ops, &gpu_gemm_lib_ops },
     gpu_level_method,
 #ifdef MCF_GPU_HIP
     gpu_mfma_exec,   /* the MFMA layout self-test; CUDA's stays NULL (the default: unsupported) */

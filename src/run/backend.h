@@ -41,6 +41,7 @@ struct mcf_rank_env {
 
 /* Capabilities that add metrics. */
 #define MCF_CAP_CLOCK 0x1u   /* samples carry a measured clock */
+#define MCF_CAP_SPARSE_ENCODE 0x2u   /* gemm 2:4 samples carry the time of one encoding of A (encode_s) */
 
 /* One entry per kernel family: set up buffers for a kernel, run one timed
  * repetition, check the output against an independent reference, free. */

@@ -35,6 +35,23 @@ static inline MCF_HD double mcf_gemm_value(enum mcf_dtype t, enum mcf_inputs in,
     return t == MCF_INT8 ? mcf_counter_int(seed, s, idx, 127) : mcf_counter_normal(seed, s, idx);
 }
 
+/* A 2:4 test's A (sparsity: 2:4): in each group of four values of a row
+ * along k, two keep their generator values and two are zero. Which two is
+ * drawn from the seed (stream 2, one draw per group), the same on host and
+ * GPU, so the host knows the pruned A without reading it back. For fp32 and
+ * tf32 the two are one of each pair (cuSPARSELt's 50% for float is 1:2,
+ * which is 2:4 too). 1 where A's element (i, kk) of a k-long row is kept. */
+static inline MCF_HD int mcf_gemm_kept(enum mcf_dtype t, uint64_t seed, uint64_t k, uint64_t i, uint64_t kk)
+{
+    uint64_t r = mcf_counter_bits(seed, 2, i * (k / 4) + kk / 4, 0);
+    unsigned pos = (unsigned)(kk % 4), keep;
+    if (t == MCF_FP32 || t == MCF_TF32)
+        keep = (1u << (r & 1)) | (4u << ((r >> 1) & 1));        /* one of 0,1 and one of 2,3 */
+    else
+        keep = (unsigned)(0xca6953ull >> (4 * (r % 6))) & 0xf;   /* the six pairs: 3 5 9 6 a c */
+    return (int)(keep >> pos & 1u);
+}
+
 /* The output elements a verification checks: MCF_GEMM_PROBES (i, j) pairs
  * drawn from the seed, the corners always among them. */
 void mcf_gemm_probes(uint64_t seed, uint64_t n, uint64_t *i, uint64_t *j);
