@@ -311,8 +311,9 @@ def draw_roofline(args, points, roofs, methods, flop_ceiling, ai, fleet, lo, hi,
     if notes:
         fig.text(0.01, 0.01, "how each level was hit (the file's /meta level_method_*):\n" + "\n".join(notes),
                  fontsize=6, va="bottom", ha="left")
-    save(fig, args.output, "%d intensity points, %d roofs, %d ladder rungs, %d library gemm"
-         % (len(points), len(roofs), sum(p[2] is not None for p in placed), sum(p[2] is None for p in placed)),
+    save(fig, args.output, "%d intensity points, %d roofs" % (len(points), len(roofs)) + (
+         ", %d ladder rungs, %d library gemm" % (sum(p[2] is not None for p in placed),
+                                                 sum(p[2] is None for p in placed)) if placed else ""),
          rect=(0, 0.03 + 0.022 * (len(notes) + 1) if notes else 0, 1, 1))
 
 
