@@ -8,7 +8,13 @@
       on the bad side is marked; the verdict itself is mcfleet report's
   mcfleet_plot.py roofline FILE [-o OUT.png]
       the arithmetic-intensity sweep (memory op fma) against the measured
-      bandwidth and compute ceilings, rank 0 and the fleet spread
+      bandwidth and compute ceilings, rank 0 and the fleet spread; the
+      ladder family's rungs (naive, shared, register: C = A*B, seed 002) at
+      the intensity their loops give (the file's flop_per_unit /
+      bytes_per_unit, src/family_ladder.h) and their measured GFLOP/s, and
+      each library gemm's GFLOP/s as a line; a file with ladder tests and no
+      sweep gets the roofs and those points alone. Prints one line per point
+      placed ("placed NAME: ...")
   mcfleet_plot.py occupancy FILE [-o OUT.png] [--csv OUT.csv]
       each matrix occupancy sweep fitted to the MI250X paper's throughput model
       (../shared/seeds/000_*, Eq. 2): FLOPS(N) = a * min(N, S) * f, with N the
@@ -192,36 +198,100 @@ def read_roofline(path):
     return points, roofs, methods, flop_ceiling, per_gpu
 
 
+def read_placed(path):
+    """the kernels placed on the roofline beside the sweep: each ladder test
+    (name, rung, intensity, per-rank medians of gflops), its intensity the
+    file's flop_per_unit / bytes_per_unit (the bytes its loops move from
+    global memory, src/family_ladder.h); and each library gemm test (name,
+    "gemm", None, medians): a library's traffic is not known by construction,
+    so it is drawn as its rate alone"""
+    r = Results(path)
+    placed = []
+    for name, gname, g in r.tests():
+        kernel = r.attr_text(g, gname, "kernel")
+        if kernel not in ("ladder", "gemm"):
+            continue
+        v = r.figures(g, gname, "gflops")
+        if v is None:
+            continue
+        med = per_rank_median(v)
+        if not np.isfinite(med).any():
+            continue
+        if kernel == "gemm":
+            placed.append((name, "gemm", None, med))
+            continue
+        work = r.work(g, gname)
+        if work is None or not (work[0] > 0 and work[1] > 0):
+            r.bad(gname + " attributes flop_per_unit, bytes_per_unit", "missing, or not a positive FLOP per byte")
+        placed.append((name, r.attr_text(g, gname, "rung", required=True), work[0] / work[1], med))
+    return placed
+
+
 def roofline(args):
     points, roofs, methods, flop_ceiling, _ = reading(args.file, lambda: read_roofline(args.file))
-    if not points:
-        raise BadFile("%s: no intensity sweep (memory op fma) with figures (mcfleet report FILE --html OUT draws "
-                      "the roof of its bandwidth and compute tests alone)" % args.file)
+    placed = reading(args.file, lambda: read_placed(args.file))
+    if not points and not any(p[2] is not None for p in placed):
+        raise BadFile("%s: no intensity sweep (memory op fma) and no ladder test with figures (mcfleet report FILE "
+                      "--html OUT draws the roof of its bandwidth and compute tests alone)" % args.file)
     points.sort(key=lambda p: p[0])
     ai = np.array([p[0] for p in points])
     fleet = np.array([finite_median(p[1]) for p in points])
-    lo = np.array([np.nanmin(p[1]) for p in points])
-    hi = np.array([np.nanmax(p[1]) for p in points])
-    positive = fleet[fleet > 0]
+    lo = np.array([np.nanmin(p[1]) for p in points]) if points else ai
+    hi = np.array([np.nanmax(p[1]) for p in points]) if points else ai
+    positive = np.concatenate([fleet[fleet > 0]] + [[finite_median(p[3])] for p in placed
+                                                    if finite_median(p[3]) > 0])
     if not positive.size:
-        raise BadFile("%s: the intensity sweep has no positive figure to draw on a log scale" % args.file)
-    print("intensity points (FLOP/byte, the file's flop_per_unit / bytes_per_unit): %s"
-          % " ".join("%.4g" % a for a in ai))
+        raise BadFile("%s: the intensity sweep and the ladder have no positive figure to draw on a log scale"
+                      % args.file)
+    if points:
+        print("intensity points (FLOP/byte, the file's flop_per_unit / bytes_per_unit): %s"
+              % " ".join("%.4g" % a for a in ai))
     for lv in LEVELS:
         if lv in roofs:
             print("%s ceiling %.4g GB/s (%s): %s" % (lv, roofs[lv][1], roofs[lv][0], methods[lv]))
-    draw_roofline(args, points, roofs, methods, flop_ceiling, ai, fleet, lo, hi, positive)
+    for name, fl in flop_ceiling:
+        print("compute ceiling %.4g GFLOP/s (%s)" % (fl, name))
+    for name, kind, x, med in placed:
+        print("placed %s: %s, %s%.4g GFLOP/s (median over ranks)" % (
+            name, "library gemm" if x is None else "ladder rung " + kind,
+            "" if x is None else "intensity %.4g FLOP/byte, " % x, finite_median(med)))
+    draw_roofline(args, points, roofs, methods, flop_ceiling, ai, fleet, lo, hi, positive, placed)
 
 
-def draw_roofline(args, points, roofs, methods, flop_ceiling, ai, fleet, lo, hi, positive):
+RUNG_MARKERS = {"naive": "v", "shared": "s", "register": "D"}
+
+
+def draw_placed(ax, placed):
+    """the ladder's rungs as points (each rank's median: the spread as a bar)
+    and each library gemm as a dashed line at its rate"""
+    for i, (name, kind, x, med) in enumerate(placed):
+        y = finite_median(med)
+        if not y > 0:
+            continue
+        colour = CEILING_COLOURS[(i + 3) % len(CEILING_COLOURS)]
+        if x is None:
+            ax.axhline(y, ls="--", lw=1, color=colour, label="library %s %.4g GFLOP/s" % (short(name, 24), y))
+            continue
+        ok = med[np.isfinite(med)]
+        ax.errorbar([x], [y], yerr=[[y - ok.min()], [ok.max() - y]], fmt=RUNG_MARKERS.get(kind, "o"), ms=7,
+                    color=colour, capsize=3, label="ladder %s: %s, %.4g FLOP/B, %.4g GFLOP/s"
+                    % (kind, short(name, 20), x, y))
+
+
+def draw_roofline(args, points, roofs, methods, flop_ceiling, ai, fleet, lo, hi, positive, placed=()):
     """the hierarchical roofline (shared/seeds/001_*): per level, min(bandwidth x
     intensity, the highest compute ceiling), each labelled with how its level was
-    hit; the legend beside the axes, never over the data"""
+    hit; the ladder's rungs and the library gemm (draw_placed) on it; the legend
+    beside the axes, never over the data"""
     fig, ax = plt.subplots(figsize=(10, 5.5))
-    ax.fill_between(ai, lo, hi, color="C0", alpha=0.25, label="fleet min-max")
-    ax.plot(ai, fleet, "o-", color="C0", label="fleet median (FMA sweep)")
-    x = np.logspace(np.log10(ai.min() / 4), np.log10(ai.max() * 4), 200)
+    if len(points):
+        ax.fill_between(ai, lo, hi, color="C0", alpha=0.25, label="fleet min-max")
+        ax.plot(ai, fleet, "o-", color="C0", label="fleet median (FMA sweep)")
+    xs = np.concatenate([ai, [p[2] for p in placed if p[2] is not None]])
     top = max([c[1] for c in flop_ceiling], default=float("inf"))
+    if np.isfinite(top) and roofs:   # reach each roof's ridge point
+        xs = np.concatenate([xs, [top / bw for _, bw in roofs.values()]])
+    x = np.logspace(np.log10(xs.min() / 4), np.log10(xs.max() * 4), 200)
     notes = []
     for i, lv in enumerate(lv for lv in LEVELS if lv in roofs):
         name, bw = roofs[lv]
@@ -230,6 +300,7 @@ def draw_roofline(args, points, roofs, methods, flop_ceiling, ai, fleet, lo, hi,
         notes.append("%s: %s" % (lv.upper(), short(methods[lv], 150)))
     for i, (name, fl) in enumerate(sorted(flop_ceiling, key=lambda b: -b[1])[:3]):
         ax.axhline(fl, ls=":", lw=0.8, color="C%d" % (i + 6), label="%s %.4g GFLOP/s" % (short(name, 24), fl))
+    draw_placed(ax, placed)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylim(positive.min() / 4, max(positive.max(), max([c[1] for c in flop_ceiling], default=0)) * 2)
@@ -240,7 +311,9 @@ def draw_roofline(args, points, roofs, methods, flop_ceiling, ai, fleet, lo, hi,
     if notes:
         fig.text(0.01, 0.01, "how each level was hit (the file's /meta level_method_*):\n" + "\n".join(notes),
                  fontsize=6, va="bottom", ha="left")
-    save(fig, args.output, "%d intensity points, %d roofs" % (len(points), len(roofs)),
+    save(fig, args.output, "%d intensity points, %d roofs" % (len(points), len(roofs)) + (
+         ", %d ladder rungs, %d library gemm" % (sum(p[2] is not None for p in placed),
+                                                 sum(p[2] is None for p in placed)) if placed else ""),
          rect=(0, 0.03 + 0.022 * (len(notes) + 1) if notes else 0, 1, 1))
 
 

@@ -382,6 +382,7 @@ FAMILY_KEYS = {
     "latency": ("working_set", "stride"),
     "streams": ("streams", "imbalance", "work", "dtype", "bytes", "shape", "inputs"),
     "gemm": ("dtype", "size", "inputs"),
+    "ladder": ("dtype", "size", "rung", "inputs"),
 }
 
 # The keys that builds added after the first results files, with the value

@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "concurrency.h"
+#include "family_ladder.h"
 #include "stats.h"
 
 #define FIELD(f) .offset = offsetof(struct mcf_kernel, f), .width = sizeof(((struct mcf_kernel *)0)->f)
@@ -57,6 +58,7 @@ const struct mcf_key mcf_kernel_keys[] = {
     /* --quick: 1024^3, 2 GFLOP a multiply (milliseconds on a GPU, a fraction
      * of a second on a CPU core's BLAS; 8192^3 took the host minutes) */
     { .name = "size", .type = MCF_V_INT, FIELD(size), .sweepable = 1, RANGE(16, 65536), .quick_max = 1024 },
+    { .name = "rung", .type = MCF_V_ENUM, FIELD(rung), ENUM(mcf_rung) },
     { .name = NULL }
 };
 
@@ -406,6 +408,9 @@ static const struct mcf_key_use streams_keys[] = {
 static const struct mcf_key_use gemm_keys[] = {
     { "dtype", MCF_KEY_REQUIRED }, { "size", 4096 }, { "iterations", 8 }, { "inputs", MCF_INPUTS_RANDOM },
     { "sparsity", MCF_SPARSITY_DENSE }, { NULL } };
+static const struct mcf_key_use ladder_keys[] = {
+    { "dtype", MCF_FP64 }, { "size", 1024 }, { "rung", MCF_KEY_REQUIRED }, { "iterations", 1 },
+    { "inputs", MCF_INPUTS_RANDOM }, { NULL } };
 
 const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT] = {
     [MCF_FAMILY_MATRIX] = { .keys = matrix_keys, .check = matrix_check,
@@ -423,6 +428,9 @@ const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT] = {
                              .metrics = streams_metrics, .label = streams_label },
     [MCF_FAMILY_GEMM] = { .keys = gemm_keys, .check = gemm_check, .flops_per_unit = gemm_flops,
                           .bytes_per_unit = no_work, .metrics = gemm_metrics, .label = gemm_label },
+    [MCF_FAMILY_LADDER] = { .keys = ladder_keys, .check = mcf_ladder_check, .flops_per_unit = mcf_ladder_flops,
+                            .bytes_per_unit = mcf_ladder_bytes, .metrics = mcf_ladder_metrics,
+                            .label = mcf_ladder_label },
 };
 
 /* ---- lookups ---- */

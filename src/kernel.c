@@ -7,7 +7,7 @@
 #include "family.h"
 
 const char *const mcf_family_names[MCF_FAMILY_COUNT] = {
-    "matrix", "valu", "memory", "latency", "streams", "gemm" };
+    "matrix", "valu", "memory", "latency", "streams", "gemm", "ladder" };
 const char *const mcf_dtype_names[MCF_DTYPE_COUNT] = {
     "fp64", "fp32", "tf32", "fp16", "fp16-acc16", "bf16", "fp8-e4m3", "fp8-e5m2", "int8", "fp16x2", "fp32x2" };
 const char *const mcf_level_names[MCF_LEVEL_COUNT] = { "hbm", "l2", "l1", "lds" };
@@ -17,6 +17,7 @@ const char *const mcf_work_names[MCF_WORK_COUNT] = { "matrix", "memory" };
 const char *const mcf_inputs_names[MCF_INPUTS_COUNT] = { "random", "zero", "exact" };
 const char *const mcf_path_names[MCF_PATH_COUNT] = { "auto", "mma", "wgmma-ss", "wgmma-rs", "mfma" };
 const char *const mcf_sparsity_names[MCF_SPARSITY_COUNT] = { "dense", "2:4" };
+const char *const mcf_rung_names[MCF_RUNG_COUNT] = { "naive", "shared", "register" };
 
 int mcf_name_index(const char *const *names, int count, const char *name)
 {

@@ -21,6 +21,7 @@ enum mcf_family {
     MCF_FAMILY_LATENCY,  /* pointer chase */
     MCF_FAMILY_STREAMS,  /* multi-stream concurrency */
     MCF_FAMILY_GEMM,     /* the vendor's BLAS library (cuBLASLt, hipBLASLt; CBLAS on the host) */
+    MCF_FAMILY_LADDER,   /* mcfleet's own C = A*B at one memory level: naive, shared tiles, register tiles */
     MCF_FAMILY_COUNT
 };
 
@@ -46,6 +47,9 @@ enum mcf_path { MCF_PATH_AUTO, MCF_PATH_MMA, MCF_PATH_WGMMA_SS, MCF_PATH_WGMMA_R
  * elements along k are zero; the instruction takes the two values and their
  * positions: mma.sp, sparse wgmma, AMD's smfmac). */
 enum mcf_sparsity { MCF_SPARSITY_DENSE, MCF_SPARSITY_2_4, MCF_SPARSITY_COUNT };
+/* The ladder family's rung: where C = A*B keeps what it reuses (global
+ * memory only; tiles in shared memory; register tiles from shared tiles). */
+enum mcf_rung { MCF_RUNG_NAIVE, MCF_RUNG_SHARED, MCF_RUNG_REGISTER, MCF_RUNG_COUNT };
 
 #define MCF_MAX_STREAMS 16
 #define MCF_MAX_METRICS (8 + 2 * MCF_MAX_STREAMS)
@@ -61,6 +65,7 @@ struct mcf_kernel {
     enum mcf_mode mode;       /* matrix: throughput or dependent-chain latency */
     enum mcf_path path;       /* matrix: which instructions */
     enum mcf_sparsity sparsity; /* matrix: A dense or 2:4 structured-sparse */
+    enum mcf_rung rung;       /* ladder: which memory level holds the reused operands */
     int occupancy;            /* concurrent workers: host threads, GPU warps or waves */
     uint64_t iterations;      /* inner iterations per timed repetition */
     enum mcf_level level;
@@ -127,6 +132,7 @@ extern const char *const mcf_work_names[MCF_WORK_COUNT];
 extern const char *const mcf_inputs_names[MCF_INPUTS_COUNT];
 extern const char *const mcf_path_names[MCF_PATH_COUNT];
 extern const char *const mcf_sparsity_names[MCF_SPARSITY_COUNT];
+extern const char *const mcf_rung_names[MCF_RUNG_COUNT];
 int mcf_name_index(const char *const *names, int count, const char *name);
 
 void mcf_kernel_label(struct mcf_kernel *k);

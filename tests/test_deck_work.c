@@ -31,6 +31,8 @@
 #define CHAIN_FLOPS 3.0e9
 #define MEMORY_BYTES 5.0e9
 #define BLAS_FLOPS 5.0e9
+/* the ladder's naive rung walks B's columns: 0.15-0.45 GFLOP/s a worker beside CPU hogs */
+#define NAIVE_FLOPS 0.15e9
 #define VALU_LANES 32            /* host_valu.c's chains per worker */
 #define PER_INSTANCE_S 0.3       /* agreeing the start, set-up, the check, the journal */
 
@@ -63,7 +65,7 @@ static int host_runs(const struct mcf_kernel *k)
     case MCF_FAMILY_MATRIX:
         return fp && (k->path == MCF_PATH_AUTO || k->path == MCF_PATH_MMA) && k->shape[0] <= 64 &&
                k->shape[1] <= 64 && k->shape[2] <= 64;
-    case MCF_FAMILY_VALU: case MCF_FAMILY_GEMM:
+    case MCF_FAMILY_VALU: case MCF_FAMILY_GEMM: case MCF_FAMILY_LADDER:
         return fp;
     case MCF_FAMILY_MEMORY:
         return k->level != MCF_LEVEL_LDS;
@@ -102,6 +104,8 @@ static double repetition_s(const struct mcf_kernel *k, double *setup)
     }
     case MCF_FAMILY_GEMM:
         return (double)k->iterations * mcf_kernel_flops_per_unit(k) / BLAS_FLOPS;
+    case MCF_FAMILY_LADDER:
+        return (double)k->iterations * mcf_kernel_flops_per_unit(k) / (k->rung == MCF_RUNG_NAIVE ? NAIVE_FLOPS : TILE_FLOPS);
     default:
         return 0.0;
     }

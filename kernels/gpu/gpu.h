@@ -88,7 +88,8 @@ extern "C" int gpu_mfma_exec(void *state, const struct mcf_mfma_insn *in, const 
                              const void *b_tiles, void *dregs, struct mcf_err *e);
 #endif
 
-extern const struct mcf_kernel_ops gpu_valu_ops, gpu_memory_ops, gpu_latency_ops, gpu_streams_ops, gpu_gemm_ops;
+extern const struct mcf_kernel_ops gpu_valu_ops, gpu_memory_ops, gpu_latency_ops, gpu_streams_ops, gpu_gemm_ops,
+    gpu_ladder_ops;
 /* the backend's gemm table: dense tests to gpu_gemm_ops, 2:4 ones to cuSPARSELt (gpu_gemm_sparse.cu) */
 extern const struct mcf_kernel_ops gpu_gemm_lib_ops;
 /* the vendor's matrix-core family */
