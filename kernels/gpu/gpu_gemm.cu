@@ -7,8 +7,10 @@
  * the counter-based generator (full entropy by default), and 64 output
  * elements are checked on the host against the operands the library read.
  * After each timed repetition a probe kernel reads the SM clock, so the rate
- * is also a fraction of the matrix-core peak at the clock the GEMMs left.
- * AMD (hipBLASLt) is not wired yet: unsupported, said so. */
+ * is also a fraction of the matrix-core peak at the clock the GEMMs left
+ * (the probe, the timing and the check: gpu_gemm_common.h, shared with AMD's
+ * path, kernels/hip/gemm.hip: hipBLASLt or rocBLAS). */
+#if !defined(MCF_GPU_HIP)   /* AMD's path is kernels/hip/gemm.hip */
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,25 +18,8 @@
 #include <string.h>
 
 #include "blas.h"
-#include "gemm_check.h"
-#include "gpu.h"
-#include "gpu_mtiles.h"
+#include "gpu_gemm_common.h"
 
-/* The clock the SMs run at right after the GEMMs: every SM spins for
- * PROBE_NS of wall time; one thread stamps cycles and nanoseconds. */
-#define PROBE_NS 1000000ull
-__global__ void k_clock_probe(struct gpu_clock *clk)
-{
-    if (threadIdx.x == 0 && blockIdx.x == 0)
-        gpu_clock_start(clk);
-    unsigned long long t0 = gpu_globaltimer();
-    while (gpu_globaltimer() - t0 < PROBE_NS)
-        ;
-    if (threadIdx.x == 0 && blockIdx.x == 0)
-        gpu_clock_stop(clk);
-}
-
-#if !defined(MCF_GPU_HIP)
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -275,69 +260,15 @@ fail:
 static int gemm_run_rep(void *ks, struct mcf_sample *smp, struct mcf_err *e)
 {
     struct gemm_run *g = (struct gemm_run *)ks;
-    struct gpu_state *s = g->s;
-    struct gpu_clock clk;
-    float ms = 0.0f;
-    GPU_TRY(e, gpuEventRecord(s->ev0, s->stream));
-    for (uint64_t i = 0; i < g->k.iterations; i++)
-        MCF_TRY(gemm_call(g, e));
-    GPU_TRY(e, gpuEventRecord(s->ev1, s->stream));
-    k_clock_probe<<<s->sms, 32, 0, s->stream>>>(g->clk);
-    GPU_LAUNCHED(e, "clock probe");
-    /* the stream is non-blocking: a plain copy would not wait for the probe */
-    GPU_TRY(e, gpuStreamSynchronize(s->stream));
-    GPU_TRY(e, gpuEventElapsedTime(&ms, s->ev0, s->ev1));
-    GPU_TRY(e, gpuMemcpy(&clk, g->clk, sizeof clk, gpuMemcpyDeviceToHost));
-    smp->seconds = ms * 1e-3;
-    smp->units = (double)g->k.iterations;
-    smp->clock_mhz = gpu_clock_mhz(&clk);
-    smp->peak_gflops = gpu_matrix_peak(s, g->k.dtype) * s->sms * smp->clock_mhz * 1e-3;
-    return MCF_OK;
-fail:
-    return e->rc;
+    return gemm_time(g->s, &g->k, g->clk, [g](struct mcf_err *er) { return gemm_call(g, er); }, smp, e);
 }
 
 static int gemm_verify(void *ks, struct mcf_err *e)
 {
     struct gemm_run *g = (struct gemm_run *)ks;
-    uint64_t n = g->n, pi[MCF_GEMM_PROBES], pj[MCF_GEMM_PROBES];
-    uint8_t *raw = NULL;
-    double *a = NULL, *b = NULL;
-    unsigned char out[8];
-    MCF_ALLOC(e, raw, n * g->ty.ab_bytes);
-    MCF_ALLOC(e, a, n);
-    MCF_ALLOC(e, b, n);
-    mcf_gemm_probes(g->k.seed, n, pi, pj);
-    GPU_TRY(e, gpuStreamSynchronize(g->s->stream));
-    if (g->k.inject_fault) {        /* testing: one wrong element where the check looks */
-        uint64_t at = pj[2] * n + pi[2];
-        GPU_TRY(e, gpuMemset((uint8_t *)g->d + at * g->ty.cd_bytes, 0x5a, g->ty.cd_bytes));
-    }
-    for (int p = 0; p < MCF_GEMM_PROBES; p++) {
-        /* row i of A and column j of B are contiguous (gemm_check.h) */
-        GPU_TRY(e, gpuMemcpy(raw, (uint8_t *)g->a + pi[p] * n * g->ty.ab_bytes, n * g->ty.ab_bytes, gpuMemcpyDeviceToHost));
-        for (uint64_t x = 0; x < n; x++)
-            a[x] = decode(g->k.dtype, 0, raw, x);
-        GPU_TRY(e, gpuMemcpy(raw, (uint8_t *)g->b + pj[p] * n * g->ty.ab_bytes, n * g->ty.ab_bytes, gpuMemcpyDeviceToHost));
-        for (uint64_t x = 0; x < n; x++)
-            b[x] = decode(g->k.dtype, 0, raw, x);
-        if (p == 0 && g->k.inputs == MCF_INPUTS_RANDOM) {
-            MCF_TRY(mcf_gemm_entropy(g->k.dtype, a, n, "A", e));
-            MCF_TRY(mcf_gemm_entropy(g->k.dtype, b, n, "B", e));
-        }
-        GPU_TRY(e, gpuMemcpy(out, (uint8_t *)g->d + (pj[p] * n + pi[p]) * g->ty.cd_bytes, g->ty.cd_bytes,
-                             gpuMemcpyDeviceToHost));
-        MCF_TRY(mcf_gemm_check(g->k.dtype, g->k.inputs, a, b, n, decode(g->k.dtype, 1, out, 0), pi[p], pj[p], e));
-    }
-    free(raw);
-    free(a);
-    free(b);
-    return MCF_OK;
-fail:
-    free(raw);
-    free(a);
-    free(b);
-    return e->rc;
+    const struct gemm_view v = { g->s, &g->k, g->n, g->a, g->b, g->d, g->ty.ab_bytes, g->ty.cd_bytes };
+    enum mcf_dtype t = g->k.dtype;
+    return gemm_check_output(&v, [t](int out, const void *p, size_t i) { return decode(t, out, p, i); }, e);
 }
 
 static void gemm_teardown(void *ks)
@@ -345,18 +276,6 @@ static void gemm_teardown(void *ks)
     gemm_free((struct gemm_run *)ks);
 }
 
-#else   /* HIP */
-
-static int gemm_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
-{
-    (void)state; (void)k; (void)ks;
-    return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
-                       "the gemm family is not yet wired to hipBLASLt on AMD GPUs");
-}
-static int gemm_run_rep(void *ks, struct mcf_sample *smp, struct mcf_err *e) { (void)ks; (void)smp; (void)e; return MCF_OK; }
-static int gemm_verify(void *ks, struct mcf_err *e) { (void)ks; (void)e; return MCF_OK; }
-static void gemm_teardown(void *ks) { (void)ks; }
+GPU_HOST_OPS(gpu_gemm_ops, gemm_setup, gemm_run_rep, gemm_verify, gemm_teardown);
 
 #endif
-
-GPU_HOST_OPS(gpu_gemm_ops, gemm_setup, gemm_run_rep, gemm_verify, gemm_teardown);
