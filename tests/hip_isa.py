@@ -39,7 +39,7 @@ KERNEL = re.compile(r"^(_Z\w+):\s*(?:;.*)?$")
 MFMA_KERNEL = re.compile(r"k_mfmaI\d+(\w+?)Li(\d+)E")
 SELFTEST_KERNEL = re.compile(r"k_selftestI\d+(\w+?)E")
 LOOP_HEAD = re.compile(r"^(\.LBB\d+_\d+):.*Loop Header")
-MFMA = re.compile(r"^\s*(v_mfma_\w+)")
+MFMA = re.compile(r"^\s*(v_(?:mfma|smfmac)_\w+)")   # dense and 2:4 sparse matrix instructions
 
 
 def kernels(text):
