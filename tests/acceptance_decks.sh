@@ -13,6 +13,8 @@ mkdir "$work/dev"
 export MCFLEET_DEV_ROOT="$work/dev"
 
 contract="matrix-fp64 matrix-fp32 matrix-tf32 matrix-fp16 matrix-bf16 matrix-fp8 matrix-int8 valu-fp64 valu-fp32 hbm-triad hbm-read chase-hbm sustained-gemm-fp16"
+# 2:4 sparse A, dense-equivalent figures (one test per type)
+contract="$contract matrix-fp16-sparse matrix-bf16-sparse matrix-fp8-sparse matrix-int8-sparse"
 n=0
 for d in "$srcdir"/input/acceptance/*.yaml; do
     n=$((n + 1))
@@ -30,6 +32,11 @@ grep -q "name: matrix-bf16, kernel: matrix, dtype: bf16, shape: \[64, 256, 16\],
     "$srcdir/input/acceptance/sm_90.yaml" || fail "sm_90: bf16 is not on wgmma"
 ! grep -q "dtype: fp8\|dtype: tf32" "$srcdir/input/acceptance/gfx90a.yaml" || fail "gfx90a has no fp8 or tf32 MFMA"
 ! grep -q "dtype: tf32" "$srcdir/input/acceptance/gfx942.yaml" || fail "the HIP backend has no xf32 MFMA"
+for t in fp16 bf16 fp8 int8; do   # CDNA3's smfmac, one per type; CDNA2 has none
+    grep -q "name: matrix-$t-sparse, kernel: matrix, .*sparsity: \"2:4\", path: mfma" "$srcdir/input/acceptance/gfx942.yaml" ||
+        fail "gfx942: no 2:4 sparse $t test"
+done
+! grep -q "sparsity" "$srcdir/input/acceptance/gfx90a.yaml" || fail "gfx90a has no sparse MFMA"
 ! grep -q "dtype: fp8" "$srcdir/input/acceptance/sm_80.yaml" || fail "sm_80 has no fp8"
 
 # ---- validation of the new keys: file:line:col, exit 2

@@ -5,8 +5,9 @@ For each gfx target directory given:
   - every MFMA kernel k_mfma<T, ACC> contains the instruction T claims (the
     mnemonic of kernels/hip/mfma_list.h, per CDNA generation, which
     tests/test_mfma_layout checks against AMD's own tables), exactly 2 x ACC of them inside its one loop and 3 x ACC in all,
-    and no other v_mfma; on a generation without the instruction, the kernel
-    holds s_trap and no v_mfma (the host never launches it);
+    and no other v_mfma / v_smfmac; on a generation without the instruction, the kernel
+    holds s_trap and no v_mfma (the host never launches it). The 2:4 sparse
+    structs (MCF_SMFMAC_LIST) issue their v_smfmac_* on gfx94x and trap on gfx90a;
   - every self-test kernel k_selftest<T> (kernels/hip/selftest.hip) issues
     T's instruction exactly once, and nothing else, or holds s_trap and no
     v_mfma where the generation lacks it;
@@ -27,6 +28,7 @@ import mfma_list  # noqa: E402  (tools/mfma_list.py)
 # kernels/hip/mfma_list.h, the one list, whose mnemonics tests/test_mfma_layout checks against AMD's
 # own tables (tests/data/mfma-layouts)
 MNEMONIC = {r["name"]: r["asm"] for r in mfma_list.read()}
+SPARSE = {r["name"] for r in mfma_list.read() if r["sparse"]}   # CDNA3's smfmac (MCF_SMFMAC_LIST)
 # k_valu<T>: the FMA its chains must issue. Scalar FP32 must stay scalar: the
 # compiler would otherwise pair independent chains into v_pk_fma_f32 and the
 # fp32 test would measure the packed rate (hipcc runs with -fno-slp-vectorize).
@@ -39,7 +41,7 @@ KERNEL = re.compile(r"^(_Z\w+):\s*(?:;.*)?$")
 MFMA_KERNEL = re.compile(r"k_mfmaI\d+(\w+?)Li(\d+)E")
 SELFTEST_KERNEL = re.compile(r"k_selftestI\d+(\w+?)E")
 LOOP_HEAD = re.compile(r"^(\.LBB\d+_\d+):.*Loop Header")
-MFMA = re.compile(r"^\s*(v_mfma_\w+)")
+MFMA = re.compile(r"^\s*(v_(?:mfma|smfmac)_\w+)")   # dense and 2:4 sparse matrix instructions
 
 
 def kernels(text):
@@ -154,8 +156,10 @@ def check_target(d):
     missing += sorted("k_selftest<%s>" % t for t in set(MNEMONIC) - seen_selftest)
     if missing:
         problems.append("%s: no kernels for %s" % (arch, ", ".join(missing)))
-    print("%s: %d kernels, %d MFMA instructions checked, no scratch: %s"
-          % (arch, nkernels, len(seen), "yes" if not any("scratch" in p or "spill" in p for p in problems) else "NO"))
+    sparse = sum(1 for s in seen if s in SPARSE and MNEMONIC[s][gen])
+    print("%s: %d kernels, %d MFMA instructions checked (%d 2:4 sparse v_smfmac issued), no scratch: %s"
+          % (arch, nkernels, len(seen), sparse,
+             "yes" if not any("scratch" in p or "spill" in p for p in problems) else "NO"))
     return problems
 
 

@@ -2,8 +2,9 @@
 # The HIP backend without an AMD GPU (CI has none):
 # 1. ISA: the MFMA and shared kernels compiled to assembly for gfx90a and
 #    gfx940 (and gfx942 where hipcc knows it) by `make hip-asm`; every matrix
-#    kernel issues the v_mfma_* it claims, 2 x accumulators per loop iteration,
-#    and no kernel uses scratch (tests/hip_isa.py).
+#    kernel issues the v_mfma_* (2:4 sparse: v_smfmac_*, gfx94x only) it
+#    claims, 2 x accumulators per loop iteration, and no kernel uses scratch
+#    (tests/hip_isa.py).
 # 2. A HIP-built mcfleet (configure --without-cuda --with-hip, in a scratch
 #    build directory) links, and `--backend hip` on a machine without an AMD GPU
 #    exits 3 with a message naming the runtime's answer, leaving no file.
@@ -23,6 +24,15 @@ for need in gfx90a gfx940; do
 done
 "$PYTHON_H5" "$srcdir/tests/hip_isa.py" $dirs >"$work/isa.log" || { cat "$work/isa.log"; fail "ISA checks"; }
 grep -v "per iteration" "$work/isa.log"
+# CDNA3's 2:4 sparse instructions: all 14 issued on each gfx94x target, none on gfx90a
+n_sparse=$(grep -c '^ *X(smfmac_' "$srcdir/kernels/hip/mfma_list.h")
+[ "$n_sparse" = 14 ] || fail "mfma_list.h lists $n_sparse smfmac instructions, expected 14"
+for a in $archs; do
+    case $a in gfx90a) want=0 ;; *) want=$n_sparse ;; esac
+    grep -q "^$a: .*($want 2:4 sparse v_smfmac issued)" "$work/isa.log" || { cat "$work/isa.log"; fail "$a: not $want v_smfmac"; }
+done
+grep -q "^gfx940 k_mfma<smfmac_f16_16x16x32, 4>: 8 x v_smfmac_f32_16x16x32_f16 per iteration" "$work/isa.log" ||
+    fail "gfx940: the fp16 2:4 sparse kernel does not issue 8 x v_smfmac_f32_16x16x32_f16 per iteration"
 
 # the HIP binary (the host backend's sources are shared; GPU sources by hipcc)
 mkdir -p "$work/b" && cd "$work/b"

@@ -10,6 +10,8 @@ list="$srcdir/kernels/hip/mfma_list.h"
 
 # the list's mnemonics per generation: the quoted ASM2 / ASM3 columns ("" where absent)
 sed -n 's/^ *"\([^"]*\)", "\([^"]*\)", MCF_.*/\1|\2/p' "$list" >"$work/names"
+# the sparse rows (MCF_SMFMAC_LIST) name CDNA3's mnemonic only
+sed -n 's/^ *"\(v_smfmac_[^"]*\)", MCF_.*/|\1/p' "$list" >>"$work/names"
 n_rows=$(grep -c '^ *X(' "$list")
 [ "$(wc -l <"$work/names")" = "$n_rows" ] || fail "cannot read the mnemonics of $list ($n_rows rows)"
 cut -d'|' -f1 "$work/names" | grep . >"$work/cdna2"
@@ -29,7 +31,7 @@ for gen in cdna2 cdna3; do
         grep -qE "^$m +ok\$" "$work/$gen.out" || { cat "$work/$gen.out"; fail "$gen: no ok line for $m"; }
     done <"$work/$gen"
     want=$(wc -l <"$work/$gen")
-    got=$(grep -cE '^v_mfma_\S+ +ok$' "$work/$gen.out")
+    got=$(grep -cE '^v_(mfma|smfmac)_\S+ +ok$' "$work/$gen.out")
     [ "$got" = "$want" ] || { cat "$work/$gen.out"; fail "$gen: $got ok lines, the list has $want instructions"; }
     expect_in "$work/$gen.out" "$want ok, 0 mismatched, $((n_rows - want)) absent on this generation"
 done
@@ -40,7 +42,8 @@ rc=0
 "$MCFLEET" selftest --backend host --arch gfx90a >"$work/out" 2>"$work/err" || rc=$?
 expect_rc 0
 grep -q "gfx942 (CDNA3)" "$work/out" && fail "--arch gfx90a ran CDNA3 too"
-[ "$(grep -cE '^v_mfma_\S+ +ok$' "$work/out")" = "$(wc -l <"$work/cdna2")" ] || fail "--arch gfx90a: wrong ok count"
+[ "$(grep -cE '^v_(mfma|smfmac)_\S+ +ok$' "$work/out")" = "$(wc -l <"$work/cdna2")" ] || fail "--arch gfx90a: wrong ok count"
+[ "$(wc -l <"$work/cdna3")" -gt 30 ] && grep -q '^v_smfmac_f32_16x16x32_f16$' "$work/cdna3" || fail "the sparse rows were not read"
 
 # 2. an injected fault: that instruction, lane and register, exit 1
 rc=0

@@ -11,7 +11,14 @@
  * VGPR v*AB_BITS/32 at bit (v*AB_BITS)%32 (fp16 x4: v=3 in VGPR 1, bits
  * 16..31); a double is one element in a VGPR pair, named by its low VGPR.
  * Result item r is accumulator vector element r: VGPR r for fp32 / int32
- * items, the pair from VGPR 2r for fp64 items. */
+ * items, the pair from VGPR 2r for fp64 items.
+ *
+ * 2:4 sparse instructions (smfmac, "sparse" in the tables): AMD's A table is
+ * over the logical A, each element's cell the bits holding its chunk's kept
+ * pair; mcfleet's compressed element v (mfma_layout_sparse_a) sits at bit
+ * v*AB_BITS, so the pair of v and v^1 at (v & ~1)*AB_BITS, the first kept
+ * value low. The index register (AMD's K table, mfma_layout_sparse_index):
+ * lane's nibble q at bits 4q. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +37,7 @@
 struct op_line {
     char name[64], mnemonic[2][64];
     int m, n, k, blk, bits, dbits, on[2]; /* on[0]: CDNA2, on[1]: CDNA3 */
+    int sparse;
     int cycles[2], ops[2];                /* execution cycles, ops per CU per cycle */
 };
 
@@ -37,12 +45,13 @@ struct cell {
     int lane, reg, lo;
 };
 
-/* One instruction's tables: a[blk][m][k], b[blk][k][n], d[blk][m][n] */
+/* One instruction's tables: a[blk][m][k], b[blk][k][n], d[blk][m][n] and,
+ * sparse, the index k[blk][m][k] (k the logical k) */
 struct table {
     char name[64], calc[64];
-    int m, n, k, blk, abits, bbits, dbits;
+    int m, n, k, blk, abits, bbits, dbits, sparse;
     int cycles, ops;                      /* the stats line; -1 where missing */
-    struct cell *mat[3];
+    struct cell *mat[4];
 };
 
 struct arch {
@@ -59,6 +68,14 @@ struct state {
 
 typedef void (*operand_fn)(struct mfma_layout, int, int, int *, int *, int *);
 typedef void (*result_fn)(struct mfma_layout, int, int, int *, int *, int *);
+/* the layout under test: operand (dense A, and B), result, sparse A, sparse index */
+struct fns {
+    operand_fn op;
+    result_fn res;
+    operand_fn sa, sidx;
+};
+static const struct fns mcfleet = { mfma_layout_operand, mfma_layout_result, mfma_layout_sparse_a,
+                                    mfma_layout_sparse_index };
 
 static const char *srcdir(void)
 {
@@ -77,7 +94,7 @@ static int load_ops(struct state *s)
             return -1;
         }
         *o = (struct op_line){ .m = in->m, .n = in->n, .k = in->k, .blk = in->blk, .bits = in->ab_bits,
-                               .dbits = in->dbits, .on = { in->on[0], in->on[1] },
+                               .dbits = in->dbits, .on = { in->on[0], in->on[1] }, .sparse = in->sparse,
                                .cycles = { in->cycles[0], in->cycles[1] },
                                .ops = { in->ops_per_cu_cycle[0], in->ops_per_cu_cycle[1] } };
         snprintf(o->name, sizeof o->name, "%s", in->name);
@@ -89,14 +106,20 @@ static int load_ops(struct state *s)
 
 static size_t mat_size(const struct table *t, int x)
 {
-    return (size_t)t->blk * (x == 0 ? t->m * t->k : x == 1 ? t->k * t->n : t->m * t->n);
+    return (size_t)t->blk * (x == 0 || x == 3 ? t->m * t->k : x == 1 ? t->k * t->n : t->m * t->n);
 }
 
-/* One "A|B|D BLOCK ROW cells..." line into t */
+static int mat_count(const struct table *t) { return t->sparse ? 4 : 3; }
+
+/* One "A|B|D|K BLOCK ROW cells..." line into t */
 static int parse_row(struct table *t, char *line, const char *where)
 {
-    int x = line[0] == 'A' ? 0 : line[0] == 'B' ? 1 : 2, cols = x == 0 ? t->k : t->n;
-    int rows = x == 1 ? t->k : t->m;
+    int x = line[0] == 'A' ? 0 : line[0] == 'B' ? 1 : line[0] == 'D' ? 2 : 3;
+    int cols = x == 0 || x == 3 ? t->k : t->n, rows = x == 1 ? t->k : t->m;
+    if (x == 3 && !t->sparse) {
+        fprintf(stderr, "%s: %s: a K (index) row for a dense instruction\n", where, t->name);
+        return -1;
+    }
     char *save, *tok = strtok_r(line + 1, " \n", &save);
     int blk = tok ? atoi(tok) : -1;
     tok = strtok_r(NULL, " \n", &save);
@@ -145,7 +168,8 @@ static int load_arch(struct arch *a)
                 break;
             }
             t->cycles = t->ops = -1;
-            for (int x = 0; x < 3; x++) {
+            t->sparse = strstr(line, " sparse") != NULL;
+            for (int x = 0; x < mat_count(t); x++) {
                 t->mat[x] = malloc(mat_size(t, x) * sizeof(struct cell));
                 if (!t->mat[x]) { rc = -1; break; }
                 for (size_t e = 0; e < mat_size(t, x); e++) t->mat[x][e].lane = -1;
@@ -155,13 +179,13 @@ static int load_arch(struct arch *a)
                 fprintf(stderr, "%s: %s: bad line: %s", path, t->name, line);
                 rc = -1;
             }
-        } else if (t && (line[0] == 'A' || line[0] == 'B' || line[0] == 'D') && line[1] == ' ') {
+        } else if (t && strchr("ABDK", line[0]) && line[1] == ' ') {
             rc = parse_row(t, line, path);
         } else if (strncmp(line, "end", 3) == 0 && t) {
-            for (int x = 0; x < 3 && rc == 0; x++)
+            for (int x = 0; x < mat_count(t) && rc == 0; x++)
                 for (size_t e = 0; e < mat_size(t, x); e++)
                     if (t->mat[x][e].lane < 0) {
-                        fprintf(stderr, "%s: %s: %c element %zu missing\n", path, t->name, "ABD"[x], e);
+                        fprintf(stderr, "%s: %s: %c element %zu missing\n", path, t->name, "ABDK"[x], e);
                         rc = -1;
                         break;
                     }
@@ -195,7 +219,7 @@ static int teardown(void **state)
     struct state *s = *state;
     for (int a = 0; s && a < 2; a++)
         for (int i = 0; i < s->arch[a].count; i++)
-            for (int x = 0; x < 3; x++) free(s->arch[a].t[i].mat[x]);
+            for (int x = 0; x < 4; x++) free(s->arch[a].t[i].mat[x]);
     free(s);
     return 0;
 }
@@ -299,12 +323,61 @@ static int compare_result(const char *label, const struct table *t, result_fn fn
     return n;
 }
 
-static int compare(const char *label, const struct table *t, operand_fn op, result_fn res)
+/* A sparse instruction's compressed A (x = 0) through fn (mfma_layout_sparse_a)
+ * or its index register (x = 3, mfma_layout_sparse_index), against AMD's
+ * tables over the logical A: every column of a chunk in the cell of its kept
+ * pair (A) or of its 4 index bits (K). The number of elements that differ. */
+static int compare_sparse(const char *label, const struct table *t, int x, operand_fn fn)
 {
-    int a = compare_operand(label, t, 0, op), b = compare_operand(label, t, 1, op), d = compare_result(label, t, res);
-    if (a + b + d && !quiet)
-        fprintf(stderr, "%s %s: %d A, %d B, %d D elements differ from AMD's table\n", label, t->name, a, b, d);
-    return a + b + d;
+    const struct mfma_layout L = { t->m, t->n, t->k, t->blk, t->dbits };
+    const int klc = t->k * t->m * t->blk / 128, per_lane = x == 0 ? klc : klc / 2;
+    const int bits = x == 0 ? 2 * t->abits : 4;
+    char *seen = calloc(mat_size(t, x), 1);
+    char what[112];
+    int n = 0;
+    assert_non_null(seen);
+    for (int lane = 0; lane < 64; lane++)
+        for (int v = 0; v < per_lane; v++) {
+            int i, col, b;
+            fn(L, lane, v, &i, &col, &b);
+            const int chunk = x == 0 ? col / 2 : col;   /* compressed column, or the chunk itself */
+            const int at = x == 0 ? (v & ~1) * t->abits : 4 * v;
+            const struct cell got = { lane, at / 32, at % 32 };
+            if (b < 0 || b >= t->blk || i < 0 || i >= t->m || chunk < 0 || chunk >= t->k / 4 ||
+                (x == 0 && v % 2 != col % 2)) {
+                /* out of the matrix, or a pair's second value in its low half */
+                snprintf(what, sizeof what, "%s[%d] (element %d) of block %d", x == 0 ? "Ac" : "index", i, col, b);
+                mismatch(&n, label, t, what, NULL, &got, bits);
+                continue;
+            }
+            for (int q = 0; q < 4; q++) {
+                size_t e = ((size_t)b * t->m + i) * t->k + 4 * chunk + q;
+                const struct cell *want = &t->mat[x][e];
+                seen[e] = 1;
+                snprintf(what, sizeof what, "%c[i=%d][k=%d] of block %d (%s)", "AK"[x == 3], i, 4 * chunk + q, b,
+                         x == 0 ? "its chunk's kept pair" : "its chunk's index");
+                if (want->lane != got.lane || want->reg != got.reg || want->lo != got.lo)
+                    mismatch(&n, label, t, what, want, &got, bits);
+            }
+        }
+    for (size_t e = 0; e < mat_size(t, x); e++)
+        if (!seen[e]) {
+            snprintf(what, sizeof what, "%c element %zu (block-major, row-major)", "AK"[x == 3], e);
+            mismatch(&n, label, t, what, &t->mat[x][e], NULL, bits);
+        }
+    free(seen);
+    return n;
+}
+
+static int compare(const char *label, const struct table *t, const struct fns *f)
+{
+    int a = t->sparse ? compare_sparse(label, t, 0, f->sa) : compare_operand(label, t, 0, f->op);
+    int b = compare_operand(label, t, 1, f->op), d = compare_result(label, t, f->res);
+    int k = t->sparse ? compare_sparse(label, t, 3, f->sidx) : 0;
+    if (a + b + d + k && !quiet)
+        fprintf(stderr, "%s %s: %d A, %d B, %d D, %d index elements differ from AMD's table\n", label, t->name, a,
+                b, d, k);
+    return a + b + d + k;
 }
 
 /* Every instruction of mfma_list.h has its table on each architecture it is
@@ -338,6 +411,10 @@ static void every_instruction_has_a_table(void **state)
                 fprintf(stderr, "%s %s: mfma_list.h names it %s, AMD's table %s\n", ar->label, o->name,
                         o->mnemonic[a][0] ? o->mnemonic[a] : "\"\"", t->calc);
                 bad++;
+            } else if (t->sparse != o->sparse) {
+                fprintf(stderr, "%s %s: mfma_list.h says %s, AMD's table %s\n", ar->label, o->name,
+                        o->sparse ? "sparse" : "dense", t->sparse ? "sparse" : "dense");
+                bad++;
             } else if (t->m != o->m || t->n != o->n || t->k != o->k || t->blk != o->blk || t->abits != o->bits ||
                        t->bbits != o->bits || t->dbits != o->dbits) {
                 fprintf(stderr,
@@ -366,7 +443,7 @@ static void layouts_match(const struct arch *ar)
 {
     int bad = 0;
     for (int i = 0; i < ar->count; i++)
-        bad += compare(ar->label, &ar->t[i], mfma_layout_operand, mfma_layout_result);
+        bad += compare(ar->label, &ar->t[i], &mcfleet);
     assert_int_equal(bad, 0);
 }
 
@@ -396,6 +473,23 @@ static void result_i_j_swapped(struct mfma_layout L, int lane, int r, int *i, in
     mfma_layout_result(L, lane, r, j, i, b);
 }
 
+/* sparse: A compressed as if it were dense (the logical k), the pair's order
+ * swapped, the index nibbles reversed */
+static void sparse_a_uncompressed(struct mfma_layout L, int lane, int v, int *i, int *c, int *b)
+{
+    mfma_layout_operand(L, lane, v, i, c, b);
+}
+
+static void sparse_a_pair_swapped(struct mfma_layout L, int lane, int v, int *i, int *c, int *b)
+{
+    mfma_layout_sparse_a(L, lane, v ^ 1, i, c, b);
+}
+
+static void sparse_index_reversed(struct mfma_layout L, int lane, int q, int *i, int *chunk, int *b)
+{
+    mfma_layout_sparse_index(L, lane, L.k * L.m * L.blk / 256 - 1 - q, i, chunk, b);
+}
+
 /* Each mutation is reported, on every instruction of both architectures. */
 static void a_wrong_layout_is_caught(void **state)
 {
@@ -407,15 +501,24 @@ static void a_wrong_layout_is_caught(void **state)
             const struct table *t = &s->arch[a].t[i];
             const struct {
                 const char *what;
-                operand_fn op;
-                result_fn res;
+                struct fns f;
+                int sparse_only;
             } bad[] = {
-                { "operand i <-> kk", operand_i_kk_swapped, mfma_layout_result },
-                { "operand lane % m <-> lane / m", operand_lane_div_mod_swapped, mfma_layout_result },
-                { "result i <-> j", mfma_layout_operand, result_i_j_swapped },
+                { "operand i <-> kk", { operand_i_kk_swapped, mfma_layout_result, mfma_layout_sparse_a,
+                                        mfma_layout_sparse_index }, 0 },
+                { "operand lane % m <-> lane / m", { operand_lane_div_mod_swapped, mfma_layout_result,
+                                                     mfma_layout_sparse_a, mfma_layout_sparse_index }, 0 },
+                { "result i <-> j", { mfma_layout_operand, result_i_j_swapped, mfma_layout_sparse_a,
+                                      mfma_layout_sparse_index }, 0 },
+                { "sparse A not compressed", { mfma_layout_operand, mfma_layout_result, sparse_a_uncompressed,
+                                               mfma_layout_sparse_index }, 1 },
+                { "sparse A pair swapped", { mfma_layout_operand, mfma_layout_result, sparse_a_pair_swapped,
+                                             mfma_layout_sparse_index }, 1 },
+                { "sparse index nibbles reversed", { mfma_layout_operand, mfma_layout_result,
+                                                     mfma_layout_sparse_a, sparse_index_reversed }, 1 },
             };
             for (size_t m = 0; m < sizeof bad / sizeof bad[0]; m++)
-                if (compare(s->arch[a].label, t, bad[m].op, bad[m].res) == 0) {
+                if ((!bad[m].sparse_only || t->sparse) && compare(s->arch[a].label, t, &bad[m].f) == 0) {
                     fprintf(stderr, "%s %s: the mutation %s went unnoticed\n", s->arch[a].label, t->name, bad[m].what);
                     missed++;
                 }

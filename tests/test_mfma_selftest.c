@@ -1,6 +1,8 @@
 /* The MFMA layout self-test's comparison (src/run/mfma_selftest.c), run
  * through the host backend's emulator (kernels/host/host_mfma.c) for every
- * instruction of kernels/hip/mfma_list.h on both CDNA generations: all ok; an
+ * instruction of kernels/hip/mfma_list.h on both CDNA generations (the 2:4
+ * sparse smfmac ones on CDNA3, whose reference is checked against the logical
+ * product): all ok; an
  * injected corruption is named by instruction, lane and register; wrong
  * decodes are caught on every instruction; and the command's exit codes. */
 #define _GNU_SOURCE
@@ -75,8 +77,52 @@ static void every_instruction_is_ok_on_both_generations(void **st)
             assert_string_equal(line, "ok");
             present[gen - 2]++;
         }
-    assert_int_equal(present[0], 22);   /* docs/amd.md: CDNA2 22 instructions, CDNA3 30 */
-    assert_int_equal(present[1], 30);
+    assert_int_equal(present[0], 22);   /* docs/amd.md: CDNA2 22 instructions, CDNA3 30 + 14 sparse */
+    assert_int_equal(present[1], 44);
+}
+
+/* The sparse instructions' reference (mcf_mfma_dot on the compressed A and
+ * its kept pairs) is the dense product of the logical A they stand for: each
+ * chunk of 4 expanded from its pair, zeros elsewhere. Every pair occurs. */
+static void the_sparse_reference_is_the_logical_product(void **st)
+{
+    (void)st;
+    struct mcf_err e = { 0 };
+    int sparse = 0, pairs_seen[16] = { 0 };
+    for (int n = 0; n < MCF_MFMA_COUNT; n++) {
+        const struct mcf_mfma_insn *in = &mcf_mfma_insns[n];
+        if (!in->sparse) continue;
+        sparse++;
+        assert_int_equal(in->k % 4, 0);
+        assert_false(in->on[0]);
+        struct mcf_mfma_case c;
+        assert_int_equal(mcf_mfma_case_make(&c, in, &e), MCF_OK);
+        assert_non_null(c.meta);
+        const int m = in->m, n_ = in->n, k = in->k;
+        double *a = calloc((size_t)m * k, sizeof *a);
+        assert_non_null(a);
+        for (int i = 0; i < m; i++)
+            for (int ch = 0; ch < k / 4; ch++) {
+                const uint8_t p = c.meta[i * (k / 4) + ch];
+                const int i0 = p & 3, i1 = p >> 2 & 3;
+                assert_true(i0 < i1);
+                pairs_seen[p] = 1;
+                a[i * k + 4 * ch + i0] = mcf_mfma_operand(in->ta, c.a_tiles, (size_t)i * (k / 2) + 2 * ch);
+                a[i * k + 4 * ch + i1] = mcf_mfma_operand(in->ta, c.a_tiles, (size_t)i * (k / 2) + 2 * ch + 1);
+            }
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n_; j++) {
+                double want = 0;
+                for (int kk = 0; kk < k; kk++)
+                    want += a[i * k + kk] * mcf_mfma_operand(in->tb, c.b_tiles, (size_t)kk * n_ + j);
+                assert_true(want == c.ref[i * n_ + j]);   /* small integers: exact */
+            }
+        free(a);
+        mcf_mfma_case_free(&c);
+    }
+    assert_int_equal(sparse, 14);
+    const uint8_t all[6] = { 0 | 1 << 2, 0 | 2 << 2, 0 | 3 << 2, 1 | 2 << 2, 1 | 3 << 2, 2 | 3 << 2 };
+    for (int p = 0; p < 6; p++) assert_true(pairs_seen[all[p]]);
 }
 
 /* For every instruction, a register of its own (lane and item from its
@@ -210,14 +256,14 @@ static void the_command_exits_by_its_findings(void **st)
     char *text = NULL;
     char *host[] = { "--backend", "host" };
     assert_int_equal(command(NULL, host, 2, &text), MCF_EXIT_OK);
-    assert_non_null(strstr(text, "22 ok, 0 mismatched, 10 absent on this generation"));
-    assert_non_null(strstr(text, "30 ok, 0 mismatched, 2 absent on this generation"));
+    assert_non_null(strstr(text, "22 ok, 0 mismatched, 24 absent on this generation"));
+    assert_non_null(strstr(text, "44 ok, 0 mismatched, 2 absent on this generation"));
     free(text);
     assert_int_equal(command("v_mfma_f32_32x32x2f32:5:3", host, 2, &text), MCF_EXIT_VERIFY);
     assert_non_null(strstr(text, "injected: " MCF_INJECT_LAYOUT_ENV "=v_mfma_f32_32x32x2f32:5:3"));
     assert_non_null(strstr(text, "v_mfma_f32_32x32x2f32          MISMATCH D["));
     assert_non_null(strstr(text, "(block 0): lane 5, register a[3] holds "));
-    assert_non_null(strstr(text, "21 ok, 1 mismatched, 10 absent"));
+    assert_non_null(strstr(text, "21 ok, 1 mismatched, 24 absent"));
     free(text);
     assert_int_equal(command("v_mfma_f32_32x32x2f32:64:3", host, 2, &text), MCF_EXIT_USAGE);
     assert_non_null(strstr(text, MCF_INJECT_LAYOUT_ENV));
@@ -233,6 +279,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_instruction_is_ok_on_both_generations),
+        cmocka_unit_test(the_sparse_reference_is_the_logical_product),
         cmocka_unit_test(an_injected_register_is_named),
         cmocka_unit_test(a_wrong_decode_is_caught),
         cmocka_unit_test(injection_is_parsed_strictly),

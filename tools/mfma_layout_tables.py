@@ -10,15 +10,22 @@ Python module (Debian: python3-tabulate); put it on PYTHONPATH if missing.
     tools/mfma_layout_tables.py CALCULATOR_CHECKOUT [SRCDIR]
 
 Output format (read by tests/test_mfma_layout.c), one instruction at a time:
-    inst NAME CALC_NAME M N K BLK A_BITS B_BITS D_BITS
+    inst NAME CALC_NAME M N K BLK A_BITS B_BITS D_BITS [sparse]
     stats CYCLES OPS_PER_CU_CYCLE          its execution cycles and dense ops per CU per cycle (-d)
     A BLOCK I  cell(k=0) cell(k=1) ...     one line per row i of A
     B BLOCK K  cell(j=0) cell(j=1) ...     one line per row k of B
     D BLOCK I  cell(j=0) cell(j=1) ...     one line per row i of D
+    K BLOCK I  cell(k=0) cell(k=1) ...     sparse only: the compression index (-k), per row i of A
     end
 where a cell LANE:REG:LO says the element sits in lane LANE, VGPR REG (the
 lowest of a pair for 64-bit elements) counted from the operand's first, bits
 LO .. LO + bits - 1. Shapes and widths are what the calculator printed.
+
+The 2:4 sparse instructions (smfmac, CDNA3; marked "sparse"): K is the
+logical k, as the calculator prints A over it; A's cell for A[i][k] is the
+bits that hold the kept pair of k's chunk of 4 (2 x A_BITS wide: A_BITS is
+half what the calculator's cell spans), and K's cell the 4 index bits of that
+chunk (i0 in the low 2, i1 in the high 2) in the index VGPR (src2).
 """
 import os
 import re
@@ -114,10 +121,17 @@ def emit(out, arch, op, inst, tables, st):
             die("%s %s: mixed element widths %s" % (inst, mat, widths))
         shape[mat] = (len(blocks), len(blocks[0]), len(blocks[0][0][1]), widths.pop())
     (blk, m, k, abits), (_, _, n, bbits), (_, _, _, dbits) = shape["A"], shape["B"], shape["D"]
-    out.write("# python3 matrix_calculator.py -a %s -i %s -R -A --csv (and -B, -D; -d for stats)\n" % (arch, inst))
-    out.write("inst %s %s %d %d %d %d %d %d %d\n" % (op["name"], inst, m, n, k, blk, abits, bbits, dbits))
+    sparse = "K" in tables
+    if sparse:
+        if shape["K"][3] != 4:
+            die("%s: compression index cells of %d bits, expected 4" % (inst, shape["K"][3]))
+        abits //= 2   # a cell holds a chunk's kept pair
+    out.write("# python3 matrix_calculator.py -a %s -i %s -R -A --csv (and -B, -D%s; -d for stats)\n"
+              % (arch, inst, ", -k" if sparse else ""))
+    out.write("inst %s %s %d %d %d %d %d %d %d%s\n" % (op["name"], inst, m, n, k, blk, abits, bbits, dbits,
+                                                    " sparse" if sparse else ""))
     out.write("stats %d %d\n" % st)
-    for mat in ("A", "B", "D"):
+    for mat in ("A", "B", "D", "K") if sparse else ("A", "B", "D"):
         for b in sorted(tables[mat]):
             for row, cells in tables[mat][b]:
                 out.write("%s %d %d %s\n" % (mat, b, row, " ".join("%d:%d:%d" % c[:3] for c in cells)))
@@ -149,7 +163,8 @@ def main():
                 if not op["c3" if arch == "CDNA3" else "c2"]:
                     continue
                 inst = calc_name(op, listed, arch)
-                tables = {mat: layout(calculator, arch, inst, mat) for mat in ("A", "B", "D")}
+                mats = ("A", "B", "D", "k") if op["sparse"] else ("A", "B", "D")
+                tables = {mat.upper(): layout(calculator, arch, inst, mat) for mat in mats}
                 emit(out, arch, op, inst, tables, stats(calculator, arch, inst))
                 count += 1
         print("%s: %d instructions" % (path, count))

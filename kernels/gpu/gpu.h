@@ -85,7 +85,7 @@ void gpu_mwork_free(void *work);
 /* The MFMA layout self-test's instruction runner (backend.h's mfma_exec):
  * kernels/hip/selftest.hip. CUDA has none. */
 extern "C" int gpu_mfma_exec(void *state, const struct mcf_mfma_insn *in, const void *a_tiles,
-                             const void *b_tiles, void *dregs, struct mcf_err *e);
+                             const void *b_tiles, const uint8_t *meta, void *dregs, struct mcf_err *e);
 #endif
 
 extern const struct mcf_kernel_ops gpu_valu_ops, gpu_memory_ops, gpu_latency_ops, gpu_streams_ops, gpu_gemm_ops,

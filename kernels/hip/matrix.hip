@@ -11,16 +11,19 @@
 #include "mfma_insn.h"
 #include "mfma_ops.h"
 
+/* Sparse instructions (T::SPARSE): A is the compressed A and meta the kept
+ * pairs (gpu_mtiles.h's dA and dmeta); NULL meta for dense ones. */
 template <class T, int ACC>
-__global__ void __launch_bounds__(512) k_mfma(const uint8_t *A, const uint8_t *B, const uint8_t *NB,
-                                             typename T::cout *out, long long half, struct gpu_clock *clk,
-                                             unsigned long long *span)
+__global__ void __launch_bounds__(512) k_mfma(const uint8_t *A, const uint8_t *meta, const uint8_t *B,
+                                             const uint8_t *NB, typename T::cout *out, long long half,
+                                             struct gpu_clock *clk, unsigned long long *span)
 {
     const int lane = threadIdx.x % 64;
     const size_t wave = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 64;
-    const typename T::op a = load_operand<T>(A, lane, true, 0);
-    const typename T::op b = load_operand<T>(B, lane, false, 0);
-    const typename T::op nb = load_operand<T>(NB, lane, false, 0);
+    const typename T::opa a = load_a<T>(A, lane, 0);
+    const typename T::opb b = load_b<T>(B, lane, 0);
+    const typename T::opb nb = load_b<T>(NB, lane, 0);
+    const int idx = load_index<T>(meta, lane, 0);
     typename T::acc acc[ACC];
 #pragma unroll
     for (int j = 0; j < ACC; j++)
@@ -32,18 +35,18 @@ __global__ void __launch_bounds__(512) k_mfma(const uint8_t *A, const uint8_t *B
 #pragma nounroll
     for (long long i = 0; i < half; i++) {
 #pragma unroll
-        for (int j = 0; j < ACC; j++) acc[j] = T::mma(a, b, acc[j]);
+        for (int j = 0; j < ACC; j++) acc[j] = T::mma(a, b, acc[j], idx);
 #pragma unroll
-        for (int j = 0; j < ACC; j++) acc[j] = T::mma(a, nb, acc[j]);
+        for (int j = 0; j < ACC; j++) acc[j] = T::mma(a, nb, acc[j], idx);
     }
 #pragma unroll
-    for (int j = 0; j < ACC; j++) acc[j] = T::mma(a, b, acc[j]);
+    for (int j = 0; j < ACC; j++) acc[j] = T::mma(a, b, acc[j], idx);
     if (stamps) gpu_clock_stop(clk);
     if (span) {
         __syncthreads();
         if (threadIdx.x == 0) atomicMax(&span[1], gpu_globaltimer());
     }
-    const mfma_layout L = { T::M, T::N, T::K, T::BLK, (int)sizeof(typename T::cout) * 8 };
+    const mfma_layout L = layout_of<T>();
 #pragma unroll
     for (int j = 0; j < ACC; j++)
 #pragma unroll
@@ -59,9 +62,11 @@ template <class T> static void launch_mfma(struct mrun *r)
 {
     typedef typename T::cout C;
     if (r->acc == 1)
-        k_mfma<T, 1><<<r->blocks, r->threads, 0, r->stream>>>(r->b.dA, r->b.dB, r->b.dNB, (C *)r->b.dout, r->half, r->b.clk, r->span);
+        k_mfma<T, 1><<<r->blocks, r->threads, 0, r->stream>>>(r->b.dA, r->b.dmeta, r->b.dB, r->b.dNB, (C *)r->b.dout,
+                                                             r->half, r->b.clk, r->span);
     else
-        k_mfma<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(r->b.dA, r->b.dB, r->b.dNB, (C *)r->b.dout, r->half, r->b.clk, r->span);
+        k_mfma<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(r->b.dA, r->b.dmeta, r->b.dB, r->b.dNB, (C *)r->b.dout,
+                                                             r->half, r->b.clk, r->span);
 }
 
 /* CDNA generation of the open device from its gfx target; 0: not CDNA2/3 */
@@ -70,12 +75,16 @@ static int cdna_generation(const struct gpu_state *s) { return mcf_mfma_generati
 /* The instruction's AMD mnemonic and its own peak (mfma_list.h, checked
  * against AMD's calculator): on CDNA3 the older multi-block FP16/BF16 and
  * INT8 shapes run at half or a quarter of the type's peak, so a fraction of
- * the type's would read them as slow GPUs. */
+ * the type's would read them as slow GPUs; the sparse ones run at twice it,
+ * dense-equivalent (the logical 2*m*n*k per instruction). */
 template <class T> static int bind(struct mrun *r, enum mcf_mfma_id id, double (*decode)(const void *, size_t),
                                    struct mcf_err *e)
 {
     const struct mcf_mfma_insn *in = &mcf_mfma_insns[id];
     int gen = cdna_generation(r->s);
+    if ((r->k.sparsity == MCF_SPARSITY_2_4) != (T::SPARSE == 1))
+        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "internal: %s bound for a %s test", in->name,
+                           mcf_sparsity_names[r->k.sparsity]);
     if (!((gen == 2 && T::ON_CDNA2) || (gen == 3 && T::ON_CDNA3)))
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "%s does not exist on %s (CDNA%d)",
                            in->mnemonic[0][0] ? in->mnemonic[0] : in->mnemonic[1], r->s->prop.gcnArchName, gen);
@@ -103,6 +112,40 @@ int gpu_mrun_bind(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "MFMA kernels are built for CDNA2 and CDNA3 (gfx90a, gfx94x); this is %s",
                            r->s->prop.gcnArchName);
+    if (k->sparsity == MCF_SPARSITY_2_4) {   /* k is the logical k */
+        switch (k->dtype) {
+        case MCF_FP16:
+            if (IS(16, 16, 32)) BIND(smfmac_f16_16x16x32, mdecode_f32);
+            if (IS(32, 32, 16)) BIND(smfmac_f16_32x32x16, mdecode_f32);
+            break;
+        case MCF_BF16:
+            if (IS(16, 16, 32)) BIND(smfmac_bf16_16x16x32, mdecode_f32);
+            if (IS(32, 32, 16)) BIND(smfmac_bf16_32x32x16, mdecode_f32);
+            break;
+        case MCF_INT8:
+            if (IS(16, 16, 64)) BIND(smfmac_i8_16x16x64, mdecode_s32);
+            if (IS(32, 32, 32)) BIND(smfmac_i8_32x32x32, mdecode_s32);
+            break;
+        case MCF_FP8_E4M3:
+            if (IS(16, 16, 64) && !mixed) BIND(smfmac_fp8_fp8_16x16x64, mdecode_f32);
+            if (IS(32, 32, 32) && !mixed) BIND(smfmac_fp8_fp8_32x32x32, mdecode_f32);
+            if (IS(16, 16, 64)) BIND(smfmac_fp8_bf8_16x16x64, mdecode_f32);
+            if (IS(32, 32, 32)) BIND(smfmac_fp8_bf8_32x32x32, mdecode_f32);
+            break;
+        case MCF_FP8_E5M2:
+            if (IS(16, 16, 64) && !mixed) BIND(smfmac_bf8_bf8_16x16x64, mdecode_f32);
+            if (IS(32, 32, 32) && !mixed) BIND(smfmac_bf8_bf8_32x32x32, mdecode_f32);
+            if (IS(16, 16, 64)) BIND(smfmac_bf8_fp8_16x16x64, mdecode_f32);
+            if (IS(32, 32, 32)) BIND(smfmac_bf8_fp8_32x32x32, mdecode_f32);
+            break;
+        default:
+            break;
+        }
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "no 2:4 sparse MFMA (smfmac) for %s %dx%dx%d on %s: CDNA3 has fp16 and bf16 16x16x32 "
+                           "and 32x32x16, int8 and fp8 16x16x64 and 32x32x32 (k the logical k)",
+                           mcf_dtype_names[k->dtype], sh[0], sh[1], sh[2], r->s->prop.gcnArchName);
+    }
     switch (k->dtype) {
     case MCF_FP64:
         if (IS(16, 16, 4)) BIND(mfma_f64_16x16x4, mdecode_f64);
@@ -162,7 +205,10 @@ int gpu_mrun_bind(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e)
 
 /* Dense matrix FLOP per CU per cycle: AMD CDNA2 (MI250X: 95.7 TFLOP/s FP64 and
  * 383 FP16 at 1.7 GHz on 220 CUs) and CDNA3 (MI300A: 122.6 FP64, 980.6 FP16,
- * 1961 FP8 and INT8 at 2.1 GHz on 228 CUs) white papers and data sheets. */
+ * 1961 FP8 and INT8 at 2.1 GHz on 228 CUs) white papers and data sheets. The
+ * sparse (smfmac) instructions carry their own figure, twice the type's,
+ * dense-equivalent: MI300A's data sheet quotes 1961.2 FP16/BF16 and 3922.3
+ * FP8/INT8 "with structured sparsity" (mfma_list.h, docs/amd.md). */
 double gpu_matrix_peak(const struct gpu_state *s, enum mcf_dtype t)
 {
     int gen = cdna_generation(s);
@@ -181,9 +227,6 @@ static int matrix_setup(void *state, const struct mcf_kernel *k, void **ks, stru
     if (k->path != MCF_PATH_AUTO && k->path != MCF_PATH_MFMA)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "%s is NVIDIA's: this is an AMD GPU",
                            mcf_path_names[k->path]);
-    if (k->sparsity != MCF_SPARSITY_DENSE)
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
-                           "2:4 sparse MFMA (smfmac) is not built yet for AMD GPUs");
     return gpu_mrun_ops.setup(state, k, ks, e);
 }
 

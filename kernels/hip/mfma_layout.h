@@ -46,4 +46,29 @@ MCF_LAYOUT_FN void mfma_layout_result(struct mfma_layout L, int lane, int r, int
     *b = (t / g) * bi + q % bi;
 }
 
+/* 2:4 sparse instructions (smfmac; mfma_list.h's MCF_SMFMAC_LIST), L.k the
+ * logical k. B and D are laid out as above over the logical shape. A is held
+ * compressed: the kept values, m x k/2 in order (src/run/sparsity.h). Lane
+ * `lane`'s compressed element v (of K*M/128) is Ac[i][c] of block b: the
+ * layout of a dense M x N x K/2 instruction. AMD's calculator prints it over
+ * the logical A, every column of a chunk of 4 in the 32 or 16 bits that hold
+ * the chunk's kept pair (tests/test_mfma_layout.c). */
+MCF_LAYOUT_FN void mfma_layout_sparse_a(struct mfma_layout L, int lane, int v, int *i, int *c, int *b)
+{
+    struct mfma_layout H = L;
+    H.k = L.k / 2;
+    mfma_layout_operand(H, lane, v, i, c, b);
+}
+
+/* The index register (the instruction's src2; CBSZ = ABID = 0): bits
+ * 4q .. 4q+3 of lane `lane` hold chunk `chunk` (logical columns 4*chunk ..
+ * 4*chunk+3) of row i's kept pair, i0 | i1 << 2: the chunk of the lane's
+ * compressed elements 2q and 2q+1, which always share one. */
+MCF_LAYOUT_FN void mfma_layout_sparse_index(struct mfma_layout L, int lane, int q, int *i, int *chunk, int *b)
+{
+    int c;
+    mfma_layout_sparse_a(L, lane, 2 * q, i, &c, b);
+    *chunk = c / 2;
+}
+
 #endif

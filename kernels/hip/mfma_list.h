@@ -90,9 +90,51 @@
     X(mfma_bf8_bf8_32x32x16, 32, 32, 16, 1, 8, long, f32x16, float, 0, 1, __builtin_amdgcn_mfma_f32_32x32x16_bf8_bf8, \
       "", "v_mfma_f32_32x32x16_bf8_bf8", MCF_FP8_E5M2, MCF_FP8_E5M2, 0, 0, 32, 4096)
 
-/* The instructions' numbers, in the list's order */
+/* CDNA3's 2:4 sparse instructions (smfmac, gfx940/941/942): D += A*B with A
+ * structured-sparse, its kept half held compressed (src/run/sparsity.h: in
+ * each run of 4 along k, 2 values and their positions). K is the LOGICAL k
+ * (AMD's name: v_smfmac_f32_16x16x32_f16 multiplies 16x32 by 32x16), so a
+ * lane holds KL/2 = K*M/128 compressed A values in OPA, K*M/64 of B in OPB,
+ * and each pair's 4-bit index (i0 | i1 << 2) in a third VGPR (the
+ * instruction's src2, where the dense ones take C). One block each.
+ *
+ * X(NAME, M, N, K, AB_BITS, OPA, OPB, ACC, COUT, BUILTIN, ASM3, TA, TB, CYC3, OPS3):
+ * as above; OPS3 is AMD's calculator's -d "FLOPs/CU/cycle", which counts the
+ * logical 2*M*N*K per instruction: dense-equivalent, twice the type's dense
+ * rate, as AMD's data sheets quote sparse peaks (docs/amd.md). */
+#define MCF_SMFMAC_LIST(X) \
+    X(smfmac_f16_16x16x32, 16, 16, 32, 16, f16x4, f16x8, f32x4, float, __builtin_amdgcn_smfmac_f32_16x16x32_f16, \
+      "v_smfmac_f32_16x16x32_f16", MCF_FP16, MCF_FP16, 16, 4096) \
+    X(smfmac_f16_32x32x16, 32, 32, 16, 16, f16x4, f16x8, f32x16, float, __builtin_amdgcn_smfmac_f32_32x32x16_f16, \
+      "v_smfmac_f32_32x32x16_f16", MCF_FP16, MCF_FP16, 32, 4096) \
+    X(smfmac_bf16_16x16x32, 16, 16, 32, 16, i16x4, i16x8, f32x4, float, __builtin_amdgcn_smfmac_f32_16x16x32_bf16, \
+      "v_smfmac_f32_16x16x32_bf16", MCF_BF16, MCF_BF16, 16, 4096) \
+    X(smfmac_bf16_32x32x16, 32, 32, 16, 16, i16x4, i16x8, f32x16, float, __builtin_amdgcn_smfmac_f32_32x32x16_bf16, \
+      "v_smfmac_f32_32x32x16_bf16", MCF_BF16, MCF_BF16, 32, 4096) \
+    X(smfmac_i8_16x16x64, 16, 16, 64, 8, i32x2, i32x4, i32x4, int, __builtin_amdgcn_smfmac_i32_16x16x64_i8, \
+      "v_smfmac_i32_16x16x64_i8", MCF_INT8, MCF_INT8, 16, 8192) \
+    X(smfmac_i8_32x32x32, 32, 32, 32, 8, i32x2, i32x4, i32x16, int, __builtin_amdgcn_smfmac_i32_32x32x32_i8, \
+      "v_smfmac_i32_32x32x32_i8", MCF_INT8, MCF_INT8, 32, 8192) \
+    X(smfmac_fp8_fp8_16x16x64, 16, 16, 64, 8, i32x2, i32x4, f32x4, float, __builtin_amdgcn_smfmac_f32_16x16x64_fp8_fp8, \
+      "v_smfmac_f32_16x16x64_fp8_fp8", MCF_FP8_E4M3, MCF_FP8_E4M3, 16, 8192) \
+    X(smfmac_fp8_bf8_16x16x64, 16, 16, 64, 8, i32x2, i32x4, f32x4, float, __builtin_amdgcn_smfmac_f32_16x16x64_fp8_bf8, \
+      "v_smfmac_f32_16x16x64_fp8_bf8", MCF_FP8_E4M3, MCF_FP8_E5M2, 16, 8192) \
+    X(smfmac_bf8_fp8_16x16x64, 16, 16, 64, 8, i32x2, i32x4, f32x4, float, __builtin_amdgcn_smfmac_f32_16x16x64_bf8_fp8, \
+      "v_smfmac_f32_16x16x64_bf8_fp8", MCF_FP8_E5M2, MCF_FP8_E4M3, 16, 8192) \
+    X(smfmac_bf8_bf8_16x16x64, 16, 16, 64, 8, i32x2, i32x4, f32x4, float, __builtin_amdgcn_smfmac_f32_16x16x64_bf8_bf8, \
+      "v_smfmac_f32_16x16x64_bf8_bf8", MCF_FP8_E5M2, MCF_FP8_E5M2, 16, 8192) \
+    X(smfmac_fp8_fp8_32x32x32, 32, 32, 32, 8, i32x2, i32x4, f32x16, float, __builtin_amdgcn_smfmac_f32_32x32x32_fp8_fp8, \
+      "v_smfmac_f32_32x32x32_fp8_fp8", MCF_FP8_E4M3, MCF_FP8_E4M3, 32, 8192) \
+    X(smfmac_fp8_bf8_32x32x32, 32, 32, 32, 8, i32x2, i32x4, f32x16, float, __builtin_amdgcn_smfmac_f32_32x32x32_fp8_bf8, \
+      "v_smfmac_f32_32x32x32_fp8_bf8", MCF_FP8_E4M3, MCF_FP8_E5M2, 32, 8192) \
+    X(smfmac_bf8_fp8_32x32x32, 32, 32, 32, 8, i32x2, i32x4, f32x16, float, __builtin_amdgcn_smfmac_f32_32x32x32_bf8_fp8, \
+      "v_smfmac_f32_32x32x32_bf8_fp8", MCF_FP8_E5M2, MCF_FP8_E4M3, 32, 8192) \
+    X(smfmac_bf8_bf8_32x32x32, 32, 32, 32, 8, i32x2, i32x4, f32x16, float, __builtin_amdgcn_smfmac_f32_32x32x32_bf8_bf8, \
+      "v_smfmac_f32_32x32x32_bf8_bf8", MCF_FP8_E5M2, MCF_FP8_E5M2, 32, 8192)
+
+/* The instructions' numbers, in the lists' order: the dense ones, then the sparse */
 #define MCF_MFMA_ID(NAME, ...) MCF_MFMA_##NAME,
-enum mcf_mfma_id { MCF_MFMA_LIST(MCF_MFMA_ID) MCF_MFMA_COUNT };
+enum mcf_mfma_id { MCF_MFMA_LIST(MCF_MFMA_ID) MCF_SMFMAC_LIST(MCF_MFMA_ID) MCF_MFMA_COUNT };
 #undef MCF_MFMA_ID
 
 #endif

@@ -63,7 +63,7 @@ uint64_t host_chase_steps(const struct mcf_kernel *k);
 /* The MFMA layout self-test's matrix unit (backend.h's mfma_exec): host_mfma.c */
 struct mcf_mfma_insn;
 int host_mfma_exec(void *state, const struct mcf_mfma_insn *in, const void *a_tiles, const void *b_tiles,
-                   void *dregs, struct mcf_err *e);
+                   const uint8_t *meta, void *dregs, struct mcf_err *e);
 
 extern const struct mcf_kernel_ops host_matrix_ops, host_valu_ops, host_memory_ops,
     host_latency_ops, host_streams_ops, host_gemm_ops, host_ladder_ops;

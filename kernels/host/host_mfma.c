@@ -2,7 +2,8 @@
  * (src/run/mfma_selftest.h): it decodes the encoded operand tiles, multiplies
  * each block exactly, and places D_b[i][j] in the result register that
  * mfma_layout_result assigns it, as an MFMA instruction would if the layout
- * is right. It runs every instruction of both CDNA generations, so the
+ * is right (a sparse one multiplies the kept values at the columns meta
+ * names). It runs every instruction of both CDNA generations, so the
  * comparison, the fault injection and the command are tested on any machine;
  * what it cannot test is the GPU's own layout (that takes an AMD GPU). */
 #include "host.h"
@@ -10,7 +11,7 @@
 #include "mfma_insn.h"
 
 int host_mfma_exec(void *state, const struct mcf_mfma_insn *in, const void *a_tiles, const void *b_tiles,
-                   void *dregs, struct mcf_err *e)
+                   const uint8_t *meta, void *dregs, struct mcf_err *e)
 {
     (void)state; (void)e;
     const struct mfma_layout L = mcf_mfma_layout(in);
@@ -18,7 +19,7 @@ int host_mfma_exec(void *state, const struct mcf_mfma_insn *in, const void *a_ti
         for (int r = 0; r < mcf_mfma_items(in); r++) {
             int i, j, b;
             mfma_layout_result(L, lane, r, &i, &j, &b);
-            mcf_mfma_dreg_set(in, dregs, lane, r, mcf_mfma_dot(in, a_tiles, b_tiles, b, i, j));
+            mcf_mfma_dreg_set(in, dregs, lane, r, mcf_mfma_dot(in, a_tiles, b_tiles, meta, b, i, j));
         }
     return MCF_OK;
 }

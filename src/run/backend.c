@@ -88,9 +88,9 @@ static const char *default_level_method(enum mcf_level level)
 }
 
 static int default_mfma_exec(void *state, const struct mcf_mfma_insn *insn, const void *a_tiles,
-                             const void *b_tiles, void *dregs, struct mcf_err *e)
+                             const void *b_tiles, const uint8_t *meta, void *dregs, struct mcf_err *e)
 {
-    (void)state; (void)insn; (void)a_tiles; (void)b_tiles; (void)dregs;
+    (void)state; (void)insn; (void)a_tiles; (void)b_tiles; (void)meta; (void)dregs;
     return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "this backend has no MFMA self-test");
 }
 

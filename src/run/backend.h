@@ -73,10 +73,12 @@ struct mcf_backend {
     /* the MFMA layout self-test (mfma_selftest.h), optional: issues insn once
      * in one 64-lane wavefront from a zero accumulator, its operands loaded
      * from encoded per-block tiles (a_tiles: blk x m x k, b_tiles: blk x k x
-     * n, row-major), and writes the raw result registers, dregs[lane * items
-     * + r]. MCF_EUNSUPPORTED where the device lacks the instruction. */
+     * n, row-major; a sparse insn's a_tiles hold the compressed m x k/2 and
+     * meta its kept pairs, m x k/4 bytes (sparsity.h); meta NULL for dense),
+     * and writes the raw result registers, dregs[lane * items + r].
+     * MCF_EUNSUPPORTED where the device lacks the instruction. */
     int (*mfma_exec)(void *state, const struct mcf_mfma_insn *insn, const void *a_tiles, const void *b_tiles,
-                     void *dregs, struct mcf_err *e);
+                     const uint8_t *meta, void *dregs, struct mcf_err *e);
 };
 
 /* NULL-terminated, in order of preference for --backend auto. */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "operand.h"
+#include "sparsity.h"
 
 /* OP, ACC, COUT's HIP types and BUILTIN mean nothing to C; COUT is double,
  * float or int, which C knows, and gives the result items' width. */
@@ -12,8 +13,16 @@
                           .m = M_, .n = N_, .k = K_, .blk = B_, .ab_bits = BITS_,                      \
                           .dbits = (int)sizeof(COUT) * 8, .on = { C2, C3 }, .ta = TA, .tb = TB,        \
                           .cycles = { CYC2, CYC3 }, .ops_per_cu_cycle = { OPS2, OPS3 } },
-const struct mcf_mfma_insn mcf_mfma_insns[MCF_MFMA_COUNT] = { MCF_MFMA_LIST(MCF_MFMA_ROW) };
+/* the sparse ones: CDNA3 only, one block */
+#define MCF_SMFMAC_ROW(NAME, M_, N_, K_, BITS_, OPA, OPB, ACC, COUT, BUILTIN, ASM3, TA, TB, CYC3, OPS3)      \
+    [MCF_MFMA_##NAME] = { .id = MCF_MFMA_##NAME, .name = #NAME, .mnemonic = { "", ASM3 },             \
+                          .m = M_, .n = N_, .k = K_, .blk = 1, .sparse = 1, .ab_bits = BITS_,          \
+                          .dbits = (int)sizeof(COUT) * 8, .on = { 0, 1 }, .ta = TA, .tb = TB,          \
+                          .cycles = { 0, CYC3 }, .ops_per_cu_cycle = { 0, OPS3 } },
+const struct mcf_mfma_insn mcf_mfma_insns[MCF_MFMA_COUNT] = { MCF_MFMA_LIST(MCF_MFMA_ROW)
+                                                              MCF_SMFMAC_LIST(MCF_SMFMAC_ROW) };
 #undef MCF_MFMA_ROW
+#undef MCF_SMFMAC_ROW
 
 int mcf_mfma_generation(const char *gfx)
 {
@@ -32,12 +41,17 @@ double mcf_mfma_operand(enum mcf_dtype t, const void *tiles, size_t idx)
     return mcf_decode(t, bits, MCF_FP8_FNUZ) * (t == MCF_INT8 ? 8 : 1);
 }
 
-double mcf_mfma_dot(const struct mcf_mfma_insn *in, const void *a_tiles, const void *b_tiles, int b, int i, int j)
+double mcf_mfma_dot(const struct mcf_mfma_insn *in, const void *a_tiles, const void *b_tiles, const uint8_t *meta,
+                    int b, int i, int j)
 {
+    const int cols = mcf_mfma_a_cols(in);
     long double sum = 0;
-    for (int kk = 0; kk < in->k; kk++)
-        sum += (long double)mcf_mfma_operand(in->ta, a_tiles, ((size_t)b * in->m + i) * in->k + kk) *
+    for (int c = 0; c < cols; c++) {
+        /* block b's pairs start m x k/4 bytes after block 0's */
+        int kk = in->sparse ? mcf_sparse_col(meta + (size_t)b * in->m * (in->k / 4), in->k, i, c) : c;
+        sum += (long double)mcf_mfma_operand(in->ta, a_tiles, ((size_t)b * in->m + i) * cols + c) *
                mcf_mfma_operand(in->tb, b_tiles, ((size_t)b * in->k + kk) * in->n + j);
+    }
     return (double)sum;
 }
 

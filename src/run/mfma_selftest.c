@@ -44,12 +44,30 @@ fail:
     return e->rc;
 }
 
+/* A sparse instruction's kept pairs, one of the six per chunk (i0 | i1 << 2,
+ * sparsity.h), drawn per chunk: every pair, in every lane's every nibble */
+static int make_meta(const struct mcf_mfma_insn *in, uint8_t **out, struct mcf_err *e)
+{
+    static const uint8_t pairs[6] = { 0 | 1 << 2, 0 | 2 << 2, 0 | 3 << 2, 1 | 2 << 2, 1 | 3 << 2, 2 | 3 << 2 };
+    const size_t count = (size_t)in->blk * in->m * (in->k / 4);
+    uint8_t *buf = NULL;
+    MCF_ALLOC(e, buf, count);
+    for (size_t i = 0; i < count; i++)
+        buf[i] = pairs[mcf_counter_bits(SELFTEST_SEED, 2 * (uint64_t)MCF_MFMA_COUNT + in->id, i, 0) % 6];
+    *out = buf;
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
 int mcf_mfma_case_make(struct mcf_mfma_case *c, const struct mcf_mfma_insn *in, struct mcf_err *e)
 {
     const int m = in->m, n = in->n, k = in->k;
     *c = (struct mcf_mfma_case){ .in = in };
-    MCF_TRY(make_tiles(in->ta, 2 * (uint64_t)in->id, (size_t)in->blk * m * k, &c->a_tiles, e));
+    MCF_TRY(make_tiles(in->ta, 2 * (uint64_t)in->id, (size_t)in->blk * m * mcf_mfma_a_cols(in), &c->a_tiles, e));
     MCF_TRY(make_tiles(in->tb, 2 * (uint64_t)in->id + 1, (size_t)in->blk * k * n, &c->b_tiles, e));
+    if (in->sparse)
+        MCF_TRY(make_meta(in, &c->meta, e));
     MCF_ALLOC(e, c->ref, (size_t)in->blk * m * n);
     c->dregs = calloc(1, mcf_mfma_dreg_bytes(in));
     if (!c->dregs)
@@ -57,7 +75,7 @@ int mcf_mfma_case_make(struct mcf_mfma_case *c, const struct mcf_mfma_insn *in, 
     for (int b = 0; b < in->blk; b++)
         for (int i = 0; i < m; i++)
             for (int j = 0; j < n; j++)
-                c->ref[((size_t)b * m + i) * n + j] = mcf_mfma_dot(in, c->a_tiles, c->b_tiles, b, i, j);
+                c->ref[((size_t)b * m + i) * n + j] = mcf_mfma_dot(in, c->a_tiles, c->b_tiles, c->meta, b, i, j);
     return MCF_OK;
 fail:
     mcf_mfma_case_free(c);
@@ -68,6 +86,7 @@ void mcf_mfma_case_free(struct mcf_mfma_case *c)
 {
     free(c->a_tiles);
     free(c->b_tiles);
+    free(c->meta);
     free(c->ref);
     free(c->dregs);
     *c = (struct mcf_mfma_case){ 0 };
@@ -162,7 +181,7 @@ int mcf_mfma_selftest(const struct mcf_backend *be, void *state, const struct mc
         return MCF_EUNSUPPORTED;
     }
     MCF_TRY(mcf_mfma_case_make(&c, in, e));
-    rc = be->mfma_exec(state, in, c.a_tiles, c.b_tiles, c.dregs, e);
+    rc = be->mfma_exec(state, in, c.a_tiles, c.b_tiles, c.meta, c.dregs, e);
     if (rc == MCF_EUNSUPPORTED) {
         snprintf(line, len, "absent on this GPU (%.200s)", e->msg);
         mcf_err_clear(e);

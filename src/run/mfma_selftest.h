@@ -23,12 +23,14 @@
 typedef void (*mcf_mfma_result_fn)(struct mfma_layout L, int lane, int r, int *i, int *j, int *b);
 
 /* One instruction's inputs, encoded as the matrix unit reads them (block b's
- * A at a_tiles + b*m*k elements, row-major; B likewise, k x n), the exact
- * product per block (blk x m x n, row-major), and room for the 64 x items
- * result registers the backend returns. */
+ * A at a_tiles + b*m*k elements, row-major; B likewise, k x n; a sparse
+ * instruction's A compressed, m x k/2, and meta its kept pairs, m x k/4
+ * bytes, sparsity.h), the exact product per block (blk x m x n, row-major),
+ * and room for the 64 x items result registers the backend returns. */
 struct mcf_mfma_case {
     const struct mcf_mfma_insn *in;
     uint8_t *a_tiles, *b_tiles;
+    uint8_t *meta;            /* sparse only; NULL when dense */
     double *ref;
     void *dregs;
 };
