@@ -89,6 +89,8 @@ extern "C" int gpu_mfma_exec(void *state, const struct mcf_mfma_insn *in, const 
 #endif
 
 extern const struct mcf_kernel_ops gpu_valu_ops, gpu_memory_ops, gpu_latency_ops, gpu_streams_ops, gpu_gemm_ops;
+/* the memory family's table: gpu_memory_ops, and Hopper's tma / dsm levels (gpu_mlevel.cu) */
+extern const struct mcf_kernel_ops gpu_memory_level_ops;
 /* the vendor's matrix-core family */
 extern const struct mcf_kernel_ops gpu_matrix_ops;
 
