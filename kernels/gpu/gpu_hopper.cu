@@ -112,17 +112,27 @@ static void cluster_config(struct hop_run *r, cudaLaunchConfig_t *cfg, cudaLaunc
     cfg->numAttrs = 1;
 }
 
-/* a cluster of k.cluster CTAs of r->smem bytes: allowed (over 8 is non-portable) and schedulable */
-static int cluster_ready(struct hop_run *r, const void *fn, int threads, struct mcf_err *e)
+/* how many clusters of k.cluster CTAs of r->smem bytes fit the GPU at once
+ * (over 8 CTAs is non-portable: allowed by the kernel's attribute) */
+static int clusters_fit(struct hop_run *r, const void *fn, int threads, int *nclusters, struct mcf_err *e)
 {
-    int nclusters = 0;
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
+    *nclusters = 0;
     GPU_TRY(e, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, r->smem));
     if (r->k.cluster > 8)
         GPU_TRY(e, cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     cluster_config(r, &cfg, &attr, r->k.cluster, threads);
-    GPU_TRY(e, cudaOccupancyMaxActiveClusters(&nclusters, fn, &cfg));
+    GPU_TRY(e, cudaOccupancyMaxActiveClusters(nclusters, fn, &cfg));
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
+static int cluster_ready(struct hop_run *r, const void *fn, int threads, struct mcf_err *e)
+{
+    int nclusters = 0;
+    MCF_TRY(clusters_fit(r, fn, threads, &nclusters, e));
     if (nclusters < 1)
         MCF_FAIL(e, MCF_EUNSUPPORTED, "a cluster of %d CTAs with %d bytes of shared memory each cannot be scheduled "
                  "on this GPU", r->k.cluster, r->smem);
@@ -191,6 +201,8 @@ static int setup_tma_chase(struct hop_run *r, struct mcf_err *e)
     while (r->nslots > 1 && gcd(r->step, r->nslots) != 1)
         r->nslots--;
     r->steps = (unsigned)(r->nslots / 2 / r->step < CHAIN_STEPS ? r->nslots / 2 / r->step : CHAIN_STEPS);
+    if (r->nslots > 0xffffffffull)
+        MCF_FAIL(e, MCF_EINPUT, "memory tma latency test: at most 2^32 copies of %u bytes in 'bytes'", load);
     if (r->steps < 16)
         MCF_FAIL(e, MCF_EINPUT, "memory tma latency test of %llu bytes: too small for two chains of 16 copies of %u "
                  "bytes 4 KiB apart", (unsigned long long)r->k.bytes, load);
@@ -207,7 +219,10 @@ fail:
     return e->rc;
 }
 
-/* DSM chain: each CTA takes over half an SM's shared memory, so no two share an SM */
+/* DSM chain: each CTA takes over half an SM's shared memory, so no two share
+ * an SM; where a cluster of such CTAs cannot be scheduled (16 of them need
+ * 16 SMs of one GPC), only `bytes`, the CTAs then spread by the scheduler
+ * (the paper saw one SM each) and the kernel's %smid check keeps it honest */
 static int setup_dsm_chase(struct hop_run *r, struct mcf_err *e)
 {
     size_t want = r->s->prop.sharedMemPerMultiprocessor / 2 + 1024, most = r->s->prop.sharedMemPerBlockOptin;
@@ -222,6 +237,12 @@ static int setup_dsm_chase(struct hop_run *r, struct mcf_err *e)
     if (r->k.bytes > (uint64_t)r->smem)
         MCF_FAIL(e, MCF_EINPUT, "memory dsm latency test of %llu bytes: a CTA may have %zu", (unsigned long long)r->k.bytes,
                  most);
+    {
+        int nclusters = 0;
+        MCF_TRY(clusters_fit(r, hop_kernels.dsm_chase, 32, &nclusters, e));
+        if (nclusters < 1)
+            r->smem = (int)r->k.bytes;
+    }
     MCF_TRY(cluster_ready(r, hop_kernels.dsm_chase, 32, e));
     return MCF_OK;
 fail:
@@ -236,7 +257,10 @@ static int hop_setup(void *state, const struct mcf_kernel *k, void **ks, struct 
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "level %s needs a Hopper GPU (sm_90) and this binary's sm_90a code (this is sm_%d%d)",
                            mcf_level_names[k->level], s->prop.major, s->prop.minor);
-    MCF_ALLOC(e, r, 1);
+    /* the tensor map inside is 64-byte aligned (cuda.h): calloc's 16 is not enough */
+    if (posix_memalign((void **)&r, 64, sizeof *r) != 0)
+        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of host memory");
+    memset(r, 0, sizeof *r);
     r->s = s;
     r->k = *k;
     r->es = (size_t)mcf_dtype_size(k->dtype);
@@ -338,22 +362,32 @@ fail:
 
 /* ---- verification: the host's own walk of the same formula and chains ---- */
 
-/* the 32-bit words of formula elements first .. first + count - 1, added modulo 2^32 */
+/* the 32-bit words of formula element g */
+static unsigned element_words(int fp64, uint64_t g)
+{
+    uint32_t w[2] = { 0, 0 };
+    if (fp64) {
+        double v = mcf_init_a(g);
+        memcpy(w, &v, 8);
+    } else {
+        float v = (float)mcf_init_a(g);
+        memcpy(w, &v, 4);
+    }
+    return w[0] + w[1];
+}
+
+/* ... of elements first .. first + count - 1, added modulo 2^32: the formula
+ * repeats every MCF_A_PERIOD elements, so whole periods are one product (a
+ * GiB of fp32 is summed in microseconds, not seconds) */
+#define MCF_A_PERIOD 1021   /* reference.h's mcf_init_a: 1 + (g % 1021) / 1024 */
 static unsigned formula_words(int fp64, uint64_t first, uint64_t count)
 {
-    unsigned sum = 0;
-    for (uint64_t g = first; g < first + count; g++) {
-        uint32_t w[2] = { 0, 0 };
-        if (fp64) {
-            double v = mcf_init_a(g);
-            memcpy(w, &v, 8);
-        } else {
-            float v = (float)mcf_init_a(g);
-            memcpy(w, &v, 4);
-        }
-        sum += w[0] + w[1];
-    }
-    return sum;
+    unsigned period = 0, sum = 0;
+    for (uint64_t g = first; g < first + MCF_A_PERIOD; g++)
+        period += element_words(fp64, g);
+    for (uint64_t g = first; g < first + count % MCF_A_PERIOD; g++)
+        sum += element_words(fp64, g);
+    return sum + period * (unsigned)(count / MCF_A_PERIOD);
 }
 
 static unsigned host_peer(unsigned r, unsigned cs, enum mcf_pattern p)

@@ -148,7 +148,7 @@ __global__ void k_fill(T *a, size_t n)
 }
 
 /* tiles t = blockIdx.x + j * gridDim.x of `total` (tiles x passes), tile t % tiles */
-__global__ void __launch_bounds__(TBLOCK) k_tma_read(const unsigned char *src, const __grid_constant__ CUtensorMap map,
+__global__ void __launch_bounds__(TBLOCK, 4) k_tma_read(const unsigned char *src, const __grid_constant__ CUtensorMap map,
                                                      int tensor, unsigned load, unsigned long long tiles,
                                                      unsigned long long total, int box_x, int box_rows,
                                                      unsigned *partial, sm_clock *clk)
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(TBLOCK) k_tma_read(const unsigned char *src, c
 
 /* each CTA's shared memory holds elements rank * n .. rank * n + n - 1 of the formula */
 template <typename T>
-__global__ void __launch_bounds__(DBLOCK) k_dsm_read(unsigned n, int passes, int pattern, unsigned *partial,
+__global__ void __launch_bounds__(DBLOCK, 4) k_dsm_read(unsigned n, int passes, int pattern, unsigned *partial,
                                                      sm_clock *clk)
 {
     extern __shared__ __align__(16) unsigned char dsm_buf[];
