@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "concurrency.h"
 #include "family_ladder.h"
+#include "family_hopper.h"
 #include "stats.h"
 
 #define FIELD(f) .offset = offsetof(struct mcf_kernel, f), .width = sizeof(((struct mcf_kernel *)0)->f)
@@ -49,6 +50,12 @@ const struct mcf_key mcf_kernel_keys[] = {
       .quick_max = QUICK_BYTES, .allow_auto = 1 },
     { .name = "intensity", .type = MCF_V_INT, FIELD(intensity), .sweepable = 1, RANGE(1, 1024) },
     { .name = "sweeps", .type = MCF_V_INT, FIELD(sweeps), .sweepable = 1, RANGE(1, 1e6), .quick_max = 4, .amount = 1 },
+    /* memory tma / dsm (family_hopper.c): quiet, so older memory tests' "measured" is unchanged */
+    { .name = "cluster", .type = MCF_V_INT, FIELD(cluster), .sweepable = 1, RANGE(2, 16), .quiet_default = 1 },
+    { .name = "pattern", .type = MCF_V_ENUM, FIELD(pattern), ENUM(mcf_pattern), .quiet_default = 1 },
+    { .name = "tma", .type = MCF_V_ENUM, FIELD(tma), ENUM(mcf_tma), .quiet_default = 1 },
+    { .name = "load", .type = MCF_V_SIZE, FIELD(load), .sweepable = 1, RANGE(16, 65536), .quiet_default = 1 },
+    { .name = "ctas", .type = MCF_V_INT, FIELD(ctas), .sweepable = 1, RANGE(1, 32), .quiet_default = 1 },
     { .name = "working_set", .type = MCF_V_SIZE, FIELD(working_set), .sweepable = 1, RANGE(256, 1099511627776.0),
       .quick_max = QUICK_BYTES },
     { .name = "stride", .type = MCF_V_SIZE, FIELD(stride), RANGE(8, 65536) },
@@ -232,6 +239,8 @@ static int valu_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_me
 
 static int memory_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
+    if (k->mode == MCF_MODE_LATENCY)
+        return mcf_memory_hopper_metrics(k, caps, out, max);
     int n = add(out, 0, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0, SUMMARY);
     if (k->op == MCF_OP_FMA)
         n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
@@ -311,6 +320,10 @@ static void valu_label(const struct mcf_kernel *k, char *out, size_t len)
 static void memory_label(const struct mcf_kernel *k, char *out, size_t len)
 {
     char intensity[32] = "", sweeps[32] = "";
+    if (mcf_level_hopper(k->level)) {
+        mcf_memory_hopper_label(k, out, len);
+        return;
+    }
     if (k->op == MCF_OP_FMA)
         snprintf(intensity, sizeof intensity, " intensity %d", k->intensity);
     if (k->sweeps > 1)
@@ -361,7 +374,7 @@ static const char *memory_check(struct mcf_kernel *k, unsigned given, char *why,
         return snprintf(why, len, " (memory) 'dtype' must be fp64 or fp32"), why;
     if ((given >> mcf_family_key_index(MCF_FAMILY_MEMORY, "intensity") & 1u) && k->op != MCF_OP_FMA)
         return snprintf(why, len, ": 'intensity' needs 'op: fma'"), why;
-    return NULL;
+    return mcf_memory_hopper_check(k, given, why, len);
 }
 
 static const char *streams_check(struct mcf_kernel *k, unsigned given, char *why, size_t len)
@@ -399,7 +412,10 @@ static const struct mcf_key_use valu_keys[] = {
     { NULL } };
 static const struct mcf_key_use memory_keys[] = {
     { "dtype", MCF_FP64 }, { "level", MCF_LEVEL_HBM }, { "op", MCF_OP_TRIAD }, { "bytes", 0 }, { "intensity", 1 },
-    { "sweeps", 1 }, { "occupancy", 0 }, { "inputs", MCF_INPUTS_RANDOM }, { NULL } };
+    { "sweeps", 1 }, { "occupancy", 0 }, { "inputs", MCF_INPUTS_RANDOM },
+    { "mode", MCF_MODE_THROUGHPUT }, { "cluster", 2 }, { "pattern", MCF_PATTERN_RING }, { "tma", MCF_TMA_BULK },
+    { "load", 4096 }, { "ctas", 0 }, { NULL } };
+static const char *const memory_quiet[] = { "mode", NULL };
 static const struct mcf_key_use latency_keys[] = {
     { "working_set", MCF_KEY_REQUIRED }, { "stride", 64 }, { "iterations", 0 }, { NULL } };
 static const struct mcf_key_use streams_keys[] = {
@@ -420,7 +436,7 @@ const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT] = {
                           .bytes_per_unit = no_work, .metrics = valu_metrics, .label = valu_label },
     [MCF_FAMILY_MEMORY] = { .keys = memory_keys, .check = memory_check,
                             .flops_per_unit = memory_flops, .bytes_per_unit = memory_bytes,
-                            .metrics = memory_metrics, .label = memory_label },
+                            .metrics = memory_metrics, .label = memory_label, .quiet = memory_quiet },
     [MCF_FAMILY_LATENCY] = { .keys = latency_keys, .flops_per_unit = no_work,
                              .bytes_per_unit = no_work, .metrics = latency_metrics, .label = latency_label },
     [MCF_FAMILY_STREAMS] = { .keys = streams_keys, .check = streams_check,

@@ -73,6 +73,10 @@ struct mcf_family_row {
     double (*bytes_per_unit)(const struct mcf_kernel *k);
     int (*metrics)(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max);
     void (*label)(const struct mcf_kernel *k, char *buf, size_t len);
+    /* keys left out of "measured" at the family's default in this family
+     * only, as if quiet_default (memory's mode: matrix tests always recorded
+     * theirs, memory tests never had one); NULL or ended by NULL */
+    const char *const *quiet;
 };
 
 extern const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT];

@@ -45,6 +45,14 @@ const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kerne
     return buf;
 }
 
+static int quiet_here(enum mcf_family f, const char *name)
+{
+    for (const char *const *q = mcf_families[f].quiet; q && *q; q++)
+        if (!strcmp(*q, name))
+            return 1;
+    return 0;
+}
+
 const char *mcf_kernel_measured(const struct mcf_kernel *k, char *buf, size_t len)
 {
     size_t at = 0;
@@ -53,7 +61,7 @@ const char *mcf_kernel_measured(const struct mcf_kernel *k, char *buf, size_t le
     for (const struct mcf_key_use *u = mcf_families[k->family].keys; u->key && at < len; u++) {
         const struct mcf_key *kd = mcf_kernel_key(u->key);
         char val[64];
-        if (kd->amount || (kd->quiet_default && u->def != MCF_KEY_REQUIRED && mcf_key_get(kd, k) == u->def))
+        if (kd->amount || ((kd->quiet_default || quiet_here(k->family, kd->name)) && u->def != MCF_KEY_REQUIRED && mcf_key_get(kd, k) == u->def))
             continue;
         n = snprintf(buf + at, len - at, " %s=%s", kd->name, mcf_key_value_text(kd, k, val, sizeof val));
         at += n < 0 ? 0 : (size_t)n;

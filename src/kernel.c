@@ -10,7 +10,7 @@ const char *const mcf_family_names[MCF_FAMILY_COUNT] = {
     "matrix", "valu", "memory", "latency", "streams", "gemm", "ladder" };
 const char *const mcf_dtype_names[MCF_DTYPE_COUNT] = {
     "fp64", "fp32", "tf32", "fp16", "fp16-acc16", "bf16", "fp8-e4m3", "fp8-e5m2", "int8", "fp16x2", "fp32x2" };
-const char *const mcf_level_names[MCF_LEVEL_COUNT] = { "hbm", "l2", "l1", "lds" };
+const char *const mcf_level_names[MCF_LEVEL_COUNT] = { "hbm", "l2", "l1", "lds", "tma", "dsm" };
 const char *const mcf_memop_names[MCF_OP_COUNT] = { "read", "copy", "triad", "fma", "write" };
 const char *const mcf_mode_names[MCF_MODE_COUNT] = { "throughput", "latency" };
 const char *const mcf_work_names[MCF_WORK_COUNT] = { "matrix", "memory" };
@@ -18,6 +18,8 @@ const char *const mcf_inputs_names[MCF_INPUTS_COUNT] = { "random", "zero", "exac
 const char *const mcf_path_names[MCF_PATH_COUNT] = { "auto", "mma", "wgmma-ss", "wgmma-rs", "mfma" };
 const char *const mcf_sparsity_names[MCF_SPARSITY_COUNT] = { "dense", "2:4" };
 const char *const mcf_rung_names[MCF_RUNG_COUNT] = { "naive", "shared", "register" };
+const char *const mcf_pattern_names[MCF_PATTERN_COUNT] = { "ring", "pair", "broadcast" };
+const char *const mcf_tma_names[MCF_TMA_COUNT] = { "bulk", "tensor-2d" };
 
 int mcf_name_index(const char *const *names, int count, const char *name)
 {

@@ -30,7 +30,14 @@ enum mcf_dtype {
     MCF_FP8_E4M3, MCF_FP8_E5M2, MCF_INT8, MCF_FP16X2, MCF_FP32X2, MCF_DTYPE_COUNT
 };
 
-enum mcf_level { MCF_LEVEL_HBM, MCF_LEVEL_L2, MCF_LEVEL_L1, MCF_LEVEL_LDS, MCF_LEVEL_COUNT };
+/* tma and dsm (Hopper's Tensor Memory Accelerator, distributed shared memory)
+ * come last, so the older levels keep their numbers */
+enum mcf_level { MCF_LEVEL_HBM, MCF_LEVEL_L2, MCF_LEVEL_L1, MCF_LEVEL_LDS, MCF_LEVEL_TMA, MCF_LEVEL_DSM, MCF_LEVEL_COUNT };
+/* DSM: whose shared memory cluster rank r reads: r+1 mod size (ring), r^1
+ * (pair), rank 0 (broadcast) */
+enum mcf_pattern { MCF_PATTERN_RING, MCF_PATTERN_PAIR, MCF_PATTERN_BROADCAST, MCF_PATTERN_COUNT };
+/* TMA: one-dimensional cp.async.bulk, or cp.async.bulk.tensor through a 2D tensor map */
+enum mcf_tma { MCF_TMA_BULK, MCF_TMA_TENSOR_2D, MCF_TMA_COUNT };
 /* write (c = mcf_init_w's values, computed: stores only) comes last, so the older ops keep their numbers */
 enum mcf_memop { MCF_OP_READ, MCF_OP_COPY, MCF_OP_TRIAD, MCF_OP_FMA, MCF_OP_WRITE, MCF_OP_COUNT };
 enum mcf_mode { MCF_MODE_THROUGHPUT, MCF_MODE_LATENCY, MCF_MODE_COUNT };
@@ -62,7 +69,7 @@ struct mcf_kernel {
                                  fp8 x bf8 pairings); MCF_DTYPE_COUNT: B is dtype too */
     int shape[3];             /* matrix: m, n, k of one tile / instruction */
     uint64_t size;            /* gemm: m = n = k of the library call */
-    enum mcf_mode mode;       /* matrix: throughput or dependent-chain latency */
+    enum mcf_mode mode;       /* matrix, memory tma/dsm: throughput or dependent-chain latency */
     enum mcf_path path;       /* matrix: which instructions */
     enum mcf_sparsity sparsity; /* matrix: A dense or 2:4 structured-sparse */
     enum mcf_rung rung;       /* ladder: which memory level holds the reused operands */
@@ -74,6 +81,11 @@ struct mcf_kernel {
     int intensity;            /* memory op fma: FMAs per loaded element */
     uint64_t sweeps;          /* memory: passes over the arrays in one timed repetition (1: one),
                                  so that a repetition lasts long enough for a power window */
+    int cluster;              /* memory dsm: CTAs per cluster */
+    enum mcf_pattern pattern; /* memory dsm: whose shared memory each CTA reads */
+    enum mcf_tma tma;         /* memory tma: bulk or tensor-2d copies */
+    uint32_t load;            /* memory tma: bytes per TMA copy */
+    int ctas;                 /* memory tma/dsm: CTAs per SM (0: the backend's choice) */
     uint64_t working_set;     /* latency: bytes chased */
     uint32_t stride;          /* latency: bytes between chased elements */
     int streams;              /* streams: concurrent streams */
@@ -90,7 +102,9 @@ struct mcf_sample {
     double seconds;           /* device-timed (events, in-kernel clocks, or a monotonic host clock) */
     double units;             /* work units executed (tile MMAs, elements, loads, FMAs) */
     double clock_mhz;         /* clock measured during the kernel; 0 when the backend cannot */
-    double cycles;            /* matrix latency: SM cycles per dependent instruction */
+    double cycles;            /* matrix latency: SM cycles per dependent instruction; memory
+                                 tma/dsm latency: per dependent TMA copy / DSM load */
+    double base_cycles;       /* memory tma/dsm latency: per plain load of the same chain, the same way */
     double peak_gflops;       /* matrix: dense peak at the measured clock; 0 when unknown */
     int nstreams;             /* streams family */
     double stream_start[MCF_MAX_STREAMS];  /* concurrent run, seconds from a common origin */
@@ -133,6 +147,8 @@ extern const char *const mcf_inputs_names[MCF_INPUTS_COUNT];
 extern const char *const mcf_path_names[MCF_PATH_COUNT];
 extern const char *const mcf_sparsity_names[MCF_SPARSITY_COUNT];
 extern const char *const mcf_rung_names[MCF_RUNG_COUNT];
+extern const char *const mcf_pattern_names[MCF_PATTERN_COUNT];
+extern const char *const mcf_tma_names[MCF_TMA_COUNT];
 int mcf_name_index(const char *const *names, int count, const char *name);
 
 void mcf_kernel_label(struct mcf_kernel *k);

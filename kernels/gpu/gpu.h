@@ -92,6 +92,8 @@ extern const struct mcf_kernel_ops gpu_valu_ops, gpu_memory_ops, gpu_latency_ops
     gpu_ladder_ops;
 /* the backend's gemm table: dense tests to gpu_gemm_ops, 2:4 ones to cuSPARSELt (gpu_gemm_sparse.cu) */
 extern const struct mcf_kernel_ops gpu_gemm_lib_ops;
+/* the memory family's table: gpu_memory_ops, and Hopper's tma / dsm levels (gpu_mlevel.cu) */
+extern const struct mcf_kernel_ops gpu_memory_level_ops;
 /* the vendor's matrix-core family */
 extern const struct mcf_kernel_ops gpu_matrix_ops;
 

@@ -207,6 +207,8 @@ static const char *gpu_level_method(enum mcf_level level)
         /* l2 */ "nontemporal loads and stores, the op's arrays in a quarter of the L2; rocprof TCP_TCC_READ_REQ and TCC_HIT show the level (docs/amd.md; not measured by mcfleet)",
         /* l1 */ "plain loads, each block sweeping one window inside the vL1D; rocprof TCP_TOTAL_CACHE_ACCESSES shows the level (docs/amd.md; not measured by mcfleet)",
         /* lds */ "ds_read_b128 from each block's LDS; rocprof SQ_LDS_IDX_ACTIVE and SQ_LDS_BANK_CONFLICT (docs/amd.md; not measured by mcfleet)",
+        /* tma */ "none: NVIDIA Hopper's Tensor Memory Accelerator (tests of it are unsupported here)",
+        /* dsm */ "none: NVIDIA Hopper's distributed shared memory (tests of it are unsupported here)",
     };
 #else
     static const char *const m[MCF_LEVEL_COUNT] = {   /* in enum mcf_level's order */
@@ -214,6 +216,8 @@ static const char *gpu_level_method(enum mcf_level level)
         /* l2 */ "ld.global.cg / st.global.cg around the L1, the op's arrays in a quarter of the L2; ncu on an H100: 0% L1 hits, 99.9% L2 hits (docs/performance.md)",
         /* l1 */ "ld.global.ca, each block sweeping one window inside the L1; ncu on an H100: 99.97% L1 hits (docs/performance.md)",
         /* lds */ "ld.shared from each block's own shared memory; ncu on an H100: shared wavefronts only, no bank conflicts (docs/performance.md)",
+        /* tma */ "cp.async.bulk / cp.async.bulk.tensor.2d into shared memory, mbarrier completion (sm_90a); ncu's TMA and DRAM counters in docs/bench/2026-11-27-issue28/tmadsm.sh",
+        /* dsm */ "ld.shared::cluster of a peer CTA's shared memory (mapa), clusters of 2-16 (sm_90a); ncu's distributed shared memory counters in docs/bench/2026-11-27-issue28/tmadsm.sh",
     };
 #endif
     return (int)level >= 0 && level < MCF_LEVEL_COUNT ? m[level] : "";
@@ -230,7 +234,7 @@ extern "C" const struct mcf_backend MCF_GPU_BACKEND_TABLE = {
     gpu_open_device,
     gpu_device_info,
     /* in enum mcf_family's order (C++ has no array designators) */
-    { &gpu_matrix_ops, &gpu_valu_ops, &gpu_memory_ops, &gpu_latency_ops, &gpu_streams_ops, &gpu_gemm_lib_ops,
+    { &gpu_matrix_ops, &gpu_valu_ops, &gpu_memory_level_ops, &gpu_latency_ops, &gpu_streams_ops, &gpu_gemm_lib_ops,
       &gpu_ladder_ops },
     gpu_level_method,
 #ifdef MCF_GPU_HIP

@@ -334,6 +334,11 @@ static int memory_setup(void *state, const struct mcf_kernel *k, void **ks, stru
     if (k->level == MCF_LEVEL_LDS)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "a CPU has no shared memory / LDS level");
+    if (k->level == MCF_LEVEL_TMA || k->level == MCF_LEVEL_DSM)
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "level %s is NVIDIA Hopper's %s: a CPU has none", mcf_level_names[k->level],
+                           k->level == MCF_LEVEL_TMA ? "Tensor Memory Accelerator"
+                                                     : "distributed shared memory (CTA clusters)");
     uint64_t n = k->bytes / (uint64_t)mcf_dtype_size(k->dtype);
     int workers = host_workers(state, k);
     if (n < (uint64_t)workers)
