@@ -1,7 +1,8 @@
 #!/bin/bash
 # Issue 28 on one H100 (or H200): Hopper's TMA and distributed shared memory.
 # Needs devbin/mcfleet (built with this branch) and devbin/hopper-ref/ (the
-# 004 seed paper's artifact built by hopper_ref_build.sh). Under 3 minutes:
+# 004 seed paper's artifact built by hopper_ref_build.sh, carried as
+# devbin/hopper-ref.tar.xz). Under 3 minutes:
 #   1. sass: the sm_90a instructions in the binary (UTMALDG, UBLKCP, the
 #      cluster loads) and that the tma/dsm kernels are only in sm_90a code
 #   2. deck: input/hopper.yaml (TMA load size x CTAs, 1D and 2D; TMA latency
@@ -18,6 +19,8 @@
 set -u
 O=${OUT:-/tmp/out}; R=/tmp/issue28; rm -rf "$R"; mkdir -p "$R" /tmp/miss "$O"
 bash .devdeps/install-mpi-debs.sh .devdeps >"$R/install.log" 2>&1
+# the reference binaries travel compressed (the device call's 64 MiB)
+[ -d devbin/hopper-ref ] || tar xJf devbin/hopper-ref.tar.xz -C devbin
 for l in $(ldd devbin/mcfleet | awk '/not found/ {print $1}'); do ln -sf "$PWD/devbin/lib/$l" /tmp/miss/; done
 export LD_LIBRARY_PATH=/tmp/miss:/usr/local/cuda/lib64 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export PATH=$PATH:/usr/local/cuda/bin
