@@ -31,6 +31,18 @@ CLAIMS = [
     (r"k_wgmmaILi6E", "wgmma fp8 e4m3", r"\bQGMMA\b"),
     (r"k_wgmmaILi7E", "wgmma fp8 e5m2", r"\bQGMMA\b"),
     (r"k_wgmmaILi8E", "wgmma int8", r"\bIGMMA\b"),
+    # 2:4 sparse (matrix_sp.cu, wgmma.cu); sm_90 widens FP8 mma.sp to fp16 HMMA.SP and
+    # runs it with one accumulator (the 4-accumulator FP8 kernel is a trap there)
+    (r"k_mma_spI10mma_sp_f16", "mma.sp fp16", r"\bHMMA\.SP\b"),
+    (r"k_mma_spI11mma_sp_bf16", "mma.sp bf16", r"\bHMMA\.SP\b"),
+    (r"k_mma_spI9mma_sp_s8", "mma.sp int8", r"\bIMMA\.SP\b"),
+    (r"k_mma_spI11mma_sp_e4m3Li1E", "mma.sp fp8 e4m3", r"\b(QMMA|HMMA)\.SP\b"),
+    (r"k_mma_spI11mma_sp_e5m2Li1E", "mma.sp fp8 e5m2", r"\b(QMMA|HMMA)\.SP\b"),
+    (r"k_wgmma_spILi3E", "sparse wgmma fp16", r"\bHGMMA\.SP\b"),
+    (r"k_wgmma_spILi5E", "sparse wgmma bf16", r"\bHGMMA\.SP\b"),
+    (r"k_wgmma_spILi6E", "sparse wgmma fp8 e4m3", r"\bQGMMA\.SP\b"),
+    (r"k_wgmma_spILi7E", "sparse wgmma fp8 e5m2", r"\bQGMMA\.SP\b"),
+    (r"k_wgmma_spILi8E", "sparse wgmma int8", r"\bIGMMA\.SP\b"),
 ]
 
 

@@ -43,12 +43,24 @@ template <class T> __device__ inline uint32_t sp_meta(const uint8_t *idx, int la
     return e;
 }
 
+/* FP8 on sm_90: widened to fp16 HMMA.SP by ptxas; the host runs it with one
+ * accumulator (bind below), and 4 would spill, so that kernel is not built */
+template <class T> struct sp_widened { enum { ON_SM90 = 0 }; };
+template <> struct sp_widened<mma_sp_e4m3> { enum { ON_SM90 = 1 }; };
+template <> struct sp_widened<mma_sp_e5m2> { enum { ON_SM90 = 1 }; };
+
 template <class T, int ACC>
 __global__ void __launch_bounds__(256) k_mma_sp(const uint8_t *A, const uint8_t *meta, const uint8_t *B,
                                                const uint8_t *NB, typename T::cout *out, long long half,
                                                struct gpu_clock *clk, unsigned long long *span)
 {
     typedef typename T::creg creg;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (ACC > 1 && sp_widened<T>::ON_SM90) {
+        __trap();
+        return;
+    }
+#endif
     const int lane = threadIdx.x % 32;
     const size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
     uint32_t a[T::NA], b[T::NB], nb[T::NB];
@@ -135,6 +147,14 @@ int cuda_mrun_bind_sparse(struct mrun *r, const struct mcf_kernel *k, struct mcf
         if (IS(16, 8, 64)) {
             if (k->dtype == MCF_FP8_E4M3) bind_sp<mma_sp_e4m3>(r, r->s, k->dtype, mdecode_f32);
             else bind_sp<mma_sp_e5m2>(r, r->s, k->dtype, mdecode_f32);
+            /* sm_90's SASS has no FP8 mma.sp: ptxas widens the operands to
+             * fp16 (F2FP.F16.E4M3.UNPACK) for HMMA.SP, and 4 chains spill
+             * registers (LDL/STL, tests/cuda_sass.sh); 1 chain in twice the
+             * warps does not */
+            if (cc >= 90) {
+                r->one_acc = 1;
+                r->default_warps = 32;
+            }
             return MCF_OK;
         }
         break;

@@ -33,7 +33,7 @@ static int mrun_setup(void *state, const struct mcf_kernel *k, void **ks, struct
     if (k->mode == MCF_MODE_LATENCY) {
         r->acc = 1; r->blocks = 1; r->threads = GPU_WARP;
     } else {
-        r->acc = 4;
+        r->acc = r->one_acc ? 1 : 4;
         gpu_fill(s, k->occupancy, r->default_warps, &r->blocks, &r->threads);
     }
     r->half = (long long)(k->iterations / 2);

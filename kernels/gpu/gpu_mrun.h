@@ -17,6 +17,8 @@ struct mrun {
      * multi-block MFMAs; 1 elsewhere), operand types, result element size and decoder, the
      * FP8 encoding, the default warps per SM, the instruction's name */
     int m, n, kk, blk, out_bytes, default_warps;
+    int one_acc;                      /* throughput with 1 accumulator per warp, not 4 (an instruction
+                                         whose 4 chains would spill registers) */
     enum mcf_dtype ta, tb;            /* the types the instruction multiplies, A's and B's */
     enum mcf_fp8_kind fp8;
     double (*decode)(const void *out, size_t i);
