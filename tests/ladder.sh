@@ -15,10 +15,10 @@ need_h5py
 mpi 1 --backend host --quick --deck "$srcdir/input/ladder.yaml" -o "$work/a.h5"
 if grep -q "no CBLAS library" "$work/out" "$work/err"; then
     expect_rc 0
-    expect_in "$work/out" "8 tests: 7 verified on every rank, 1 unsupported"
+    expect_in "$work/out" "9 tests: 8 verified on every rank, 1 unsupported"
 else
     expect_rc 0
-    expect_in "$work/out" "8 tests: 8 verified on every rank"
+    expect_in "$work/out" "9 tests: 9 verified on every rank"
 fi
 schema "$work/a.h5" 1
 "$PYTHON_H5" - "$work/a.h5" <<'PY' || fail "the ladder's figures and intensities in the file"

@@ -182,9 +182,16 @@ static int setup_dsm(struct hop_run *r, struct mcf_err *e)
     const int ctas = k->ctas > 0 ? k->ctas : 4, cs = k->cluster;
     r->smem = (int)k->bytes;
     r->n = k->bytes / r->es;
+    int nclusters = 0;
     r->blocks = (r->s->sms * ctas + cs - 1) / cs * cs;
-    r->passes = (int)(LAUNCH_BYTES / ((double)k->bytes * r->blocks)) + 1;
     MCF_TRY(cluster_ready(r, hop_kernels.dsm_read[r->fp], DBLOCK, e));
+    /* one wave: no more clusters than are resident at once (a GPC holds
+     * whole clusters, so from 4 CTAs on fewer than sms * ctas fit; a second
+     * wave would halve the rate of an unchanged per-SM traffic) */
+    MCF_TRY(clusters_fit(r, hop_kernels.dsm_read[r->fp], DBLOCK, &nclusters, e));
+    if (nclusters * cs < r->blocks)
+        r->blocks = nclusters * cs;
+    r->passes = (int)(LAUNCH_BYTES / ((double)k->bytes * r->blocks)) + 1;
     MCF_TRY(fits(r, hop_kernels.dsm_read[r->fp], DBLOCK, ctas, e));
     return MCF_OK;
 fail:
@@ -351,7 +358,10 @@ static int hop_run_rep(void *ks, struct mcf_sample *smp, struct mcf_err *e)
         MCF_TRY(gpu_time(r->s, [&] { rc = (int)cudaLaunchKernelExC(&cfg, hop_kernels.dsm_read[r->fp], args); },
                          &smp->seconds, e));
         GPU_TRY(e, (cudaError_t)rc);
-        smp->units = (double)r->n * r->passes * r->blocks;
+        /* the bytes that crossed: broadcast's source CTA (rank 0 of each cluster) reads nothing */
+        double readers = r->k.pattern == MCF_PATTERN_BROADCAST ? (double)r->blocks / r->k.cluster * (r->k.cluster - 1)
+                                                               : (double)r->blocks;
+        smp->units = (double)r->n * r->passes * readers;
     }
     GPU_TRY(e, cudaMemcpy(r->host_clk, r->clk, sizeof *r->clk, cudaMemcpyDeviceToHost));
     smp->clock_mhz = sm_clock_mhz(r->host_clk);
@@ -417,6 +427,12 @@ static int verify_throughput(struct hop_run *r, struct mcf_err *e)
             want_rank[q] = formula_words(fp64, (uint64_t)q * r->n, r->n) * (unsigned)r->passes;
         for (int b = 0; b < r->blocks; b++) {
             unsigned rank = (unsigned)b % cs, peer = host_peer(rank, cs, r->k.pattern);
+            if (r->k.pattern == MCF_PATTERN_BROADCAST && rank == 0) {   /* the source reads nothing */
+                if (partial[b] != 0)
+                    MCF_FAIL(e, MCF_EVERIFY, "memory dsm broadcast cluster %u: CTA %d (rank 0, the source) summed %u, "
+                             "expected 0", cs, b, partial[b]);
+                continue;
+            }
             if (partial[b] != want_rank[peer])
                 MCF_FAIL(e, MCF_EVERIFY, "memory dsm %s cluster %u: CTA %d (rank %u) summed %u from rank %u's shared "
                          "memory, expected %u (exact, modulo 2^32)", mcf_pattern_names[r->k.pattern], cs, b, rank,

@@ -214,7 +214,11 @@ __global__ void __launch_bounds__(DBLOCK, 4) k_dsm_read(unsigned n, int passes, 
     const unsigned remote = mapa(saddr(dsm_buf), peer_of(rank, size, pattern));
     const unsigned nv = n * (unsigned)sizeof(T) / 16;
     unsigned s0 = 0, s1 = 0;
-    for (int p = 0; p < passes; p++) {
+    /* broadcast: rank 0 is the source and reads nothing (as the Hopper paper's
+     * benchmark): its own shared memory, read through the cluster window,
+     * never crosses to another SM and would count local bytes as DSM's */
+    const int reads = pattern == MCF_PATTERN_BROADCAST && rank == 0 ? 0 : passes;
+    for (int p = 0; p < reads; p++) {
 #pragma unroll 4
         for (unsigned i = threadIdx.x; i < nv; i += blockDim.x) {
             uint4 w = ld_cluster_v4(remote + 16 * i);

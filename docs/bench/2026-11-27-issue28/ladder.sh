@@ -3,7 +3,7 @@
 # GPU, devbin/mcfleet built on the lead's machine (devbin/commit.txt). About a
 # minute of device time. Every run's log, file and report go to
 # $OUT/ladder.tgz; $OUT/summary.txt holds what to check:
-#   1. deck:  input/ladder.yaml as shipped (size 576): exit 0, 8 tests
+#   1. deck:  input/ladder.yaml as shipped (size 576): exit 0, 9 tests
 #             verified (the three rungs, the library gemm, the fp64 vector and
 #             matrix-core peaks, HBM and L2 bandwidth)
 #   2. big:   the same at size 3840 (the rungs fill the GPU: 3600 register
