@@ -84,7 +84,7 @@ import matplotlib.ticker  # noqa: E402
 
 from mcfleet_results import BadFile, Results, finite_median, per_rank_median, reading, show  # noqa: E402
 import mcfleet_outpath as outpath  # noqa: E402
-from mcfleet_plotlib import Unwritable, check_format, csv_text, save, short  # noqa: E402
+from mcfleet_plotlib import Unwritable, check_format, csv_text, log_axes, save, short  # noqa: E402
 from mcfleet_plot_gpus import heatmap, power, sustained  # noqa: E402 (the subcommands)
 # the per-GPU plots by their names here too, for the page (mcfleet_html.py) and the tests
 from mcfleet_plot_gpus import (FEW_GPUS, VERDICT_COLOURS, draw_distributions, draw_heatmap,  # noqa: E402,F401
@@ -301,8 +301,7 @@ def draw_roofline(args, points, roofs, methods, flop_ceiling, ai, fleet, lo, hi,
     for i, (name, fl) in enumerate(sorted(flop_ceiling, key=lambda b: -b[1])[:3]):
         ax.axhline(fl, ls=":", lw=0.8, color="C%d" % (i + 6), label="%s %.4g GFLOP/s" % (short(name, 24), fl))
     draw_placed(ax, placed)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_axes(ax)
     ax.set_ylim(positive.min() / 4, max(positive.max(), max([c[1] for c in flop_ceiling], default=0)) * 2)
     ax.set_xlabel("arithmetic intensity [FLOP/byte]")
     ax.set_ylabel("GFLOP/s")
@@ -370,8 +369,7 @@ def draw_roof(path, levels, compute, methods):
                                                    ", ridge %.3g FLOP/byte" % start if bw0 else ""))
         if bw0:
             ax.plot([start], [fl], "o", ms=4, color=colour)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_axes(ax)
     lows = [bw * x[0] for _, bw, _ in levels.values()] + [c[1] for c in compute]
     ax.set_ylim(min(lows) / 2, max(c[1] for c in compute) * 2 if compute else max(lows) * 1e4)
     ax.set_xlabel("arithmetic intensity [FLOP/byte]")
@@ -501,7 +499,7 @@ def draw_occupancy(path, fits, rows):
         lab = short("%s %s" % (key[0], key[2]))
         ax.plot([row[4] for row in pts], [row[5] for row in pts], "o", label=lab + " measured")
         ax.plot([row[4] for row in pts], [row[7] for row in pts], "--", label=lab + " model")
-    ax.set_xscale("log", base=2)
+    log_axes(ax, base=2, axes="x")
     ax.set_xlabel("wavefronts (warps) in all")
     ax.set_ylabel("GFLOP/s")
     ax.legend(fontsize=7)

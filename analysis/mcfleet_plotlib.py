@@ -25,6 +25,28 @@ class Unwritable(Exception):
     """an output that cannot be written"""
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def log_axes(ax, base=10, axes="xy"):
+    """log scales whose tick labels are plain text (10\u2075, 2\u2078):
+    matplotlib's own ($\\mathdefault{10^{5}}$) are maths, shown raw with
+    text.parse_math off"""
+    import math
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    def label(v, pos):
+        if v <= 0:
+            return ""
+        e = math.log(v, base)
+        return "%d%s" % (base, str(int(round(e))).translate(_SUPERSCRIPT)) if abs(e - round(e)) < 1e-9 else ""
+    for a in axes:
+        axis = ax.xaxis if a == "x" else ax.yaxis
+        (ax.set_xscale if a == "x" else ax.set_yscale)("log", base=base)
+        axis.set_major_formatter(FuncFormatter(label))
+        axis.set_minor_formatter(NullFormatter())
+
+
 def short(text, n=60):
     """a label that matplotlib can draw: a huge one overflows its rasterizer;
     with no text.parse_math to turn off (matplotlib < 3.5), "$" escaped"""

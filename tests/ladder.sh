@@ -98,4 +98,22 @@ bad '{name: x, kernel: ladder, rung: naive, size: 8}' "'size' in test 'x' must b
 bad '{name: x, kernel: ladder, rung: shared, size: 70000}' "'size' in test 'x' must be between 16 and 65536"
 bad '{name: x, kernel: ladder, size: 256}' "test 'x' (ladder) needs 'rung'"
 bad '{name: x, kernel: ladder, rung: [naive, shared]}' "'rung' in test 'x' cannot be a list"
+# log axes label their ticks in plain text: with maths parsing off (names
+# from a file are never maths), matplotlib's own labels showed raw
+# "$\mathdefault{10^{5}}$" on every roofline
+"$PYTHON_H5" - "$srcdir/analysis" <<'PY' || fail "log-axis tick labels"
+import sys
+sys.path.insert(0, sys.argv[1])
+import matplotlib
+matplotlib.use("Agg")
+import mcfleet_plotlib  # noqa: E402  (turns maths parsing off)
+import matplotlib.pyplot as plt  # noqa: E402
+fig, ax = plt.subplots()
+ax.plot([0.1, 10, 1000], [1e3, 1e4, 1e5])
+mcfleet_plotlib.log_axes(ax)
+fig.canvas.draw()
+labels = [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels() if t.get_text()]
+assert labels and not any("$" in t or "mathdefault" in t for t in labels), labels
+assert "10\u2074" in labels, labels
+PY
 echo "ladder ok"
