@@ -188,12 +188,10 @@ static double m_stream_speedup(const struct mcf_kernel *k, const struct mcf_samp
  * figures are the summary; raw times and per-stream figures are DETAIL (kept
  * in the file, not printed); an OPTIONAL figure may be NaN (a device the
  * table of peaks does not know). */
-enum { SUMMARY = 0, DETAIL = 1, OPTIONAL = 2 };
+enum { SUMMARY = MCF_METRIC_SUMMARY, DETAIL = MCF_METRIC_DETAIL, OPTIONAL = MCF_METRIC_OPTIONAL };
 
-typedef double (*metric_fn)(const struct mcf_kernel *, const struct mcf_sample *, int);
-
-static int add(struct mcf_metric *out, int n, int max, const char *name, const char *unit, metric_fn fn,
-               int index, int flags)
+int mcf_metric_add(struct mcf_metric *out, int n, int max, const char *name, const char *unit,
+                   double (*fn)(const struct mcf_kernel *, const struct mcf_sample *, int), int index, int flags)
 {
     if (n >= max)
         return n;
@@ -205,6 +203,7 @@ static int add(struct mcf_metric *out, int n, int max, const char *name, const c
     out[n].index = index;
     return n + 1;
 }
+#define add mcf_metric_add
 
 /* The in-kernel clock where the backend stamps one, and the raw time. */
 static int clock_and_time(unsigned caps, struct mcf_metric *out, int n, int max)

@@ -79,6 +79,13 @@ struct mcf_family_row {
     const char *const *quiet;
 };
 
+/* Appends a metric to out (n of max used) and returns the new count (n
+ * where out is full): every family's metrics function is made of these.
+ * index: which stream (per-stream metrics), else 0. */
+enum { MCF_METRIC_SUMMARY = 0, MCF_METRIC_DETAIL = 1, MCF_METRIC_OPTIONAL = 2 };
+int mcf_metric_add(struct mcf_metric *out, int n, int max, const char *name, const char *unit,
+                   double (*fn)(const struct mcf_kernel *, const struct mcf_sample *, int), int index, int flags);
+
 extern const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT];
 extern const struct mcf_key mcf_kernel_keys[];   /* ended by { NULL } */
 /* Keys every family takes (the random inputs' seed). */

@@ -101,19 +101,6 @@ static double m_clock(const struct mcf_kernel *k, const struct mcf_sample *s, in
 static double m_time(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
 { (void)k; (void)i; return s->seconds; }
 
-static int add(struct mcf_metric *out, int n, int max, const char *name, const char *unit,
-               double (*fn)(const struct mcf_kernel *, const struct mcf_sample *, int), int detail)
-{
-    if (n >= max)
-        return n;
-    memset(&out[n], 0, sizeof out[n]);
-    snprintf(out[n].name, sizeof out[n].name, "%s", name);
-    out[n].unit = unit;
-    out[n].value = fn;
-    out[n].detail = detail;
-    return n + 1;
-}
-
 /* latency_cycles: one dependent TMA copy (issue, mbarrier expect-tx, arrive
  * and wait) or DSM load; base_latency_cycles: a plain load (ld.global.cg /
  * ld.shared) of the same kind of chain in the same kernel; above_base_cycles
@@ -124,12 +111,12 @@ int mcf_memory_hopper_metrics(const struct mcf_kernel *k, unsigned caps, struct 
     int n = 0;
     if (!mcf_level_hopper(k->level) || k->mode != MCF_MODE_LATENCY)
         return 0;
-    n = add(out, n, max, "latency_ns", "ns", m_ns, 0);
+    n = mcf_metric_add(out, n, max, "latency_ns", "ns", m_ns, 0, MCF_METRIC_SUMMARY);
     if (caps & MCF_CAP_CLOCK) {
-        n = add(out, n, max, "latency_cycles", "cycles", m_cycles, 0);
-        n = add(out, n, max, "base_latency_cycles", "cycles", m_base, 0);
-        n = add(out, n, max, "above_base_cycles", "cycles", m_above, 0);
-        n = add(out, n, max, "clock_mhz", "MHz", m_clock, 0);
+        n = mcf_metric_add(out, n, max, "latency_cycles", "cycles", m_cycles, 0, MCF_METRIC_SUMMARY);
+        n = mcf_metric_add(out, n, max, "base_latency_cycles", "cycles", m_base, 0, MCF_METRIC_SUMMARY);
+        n = mcf_metric_add(out, n, max, "above_base_cycles", "cycles", m_above, 0, MCF_METRIC_SUMMARY);
+        n = mcf_metric_add(out, n, max, "clock_mhz", "MHz", m_clock, 0, MCF_METRIC_SUMMARY);
     }
-    return add(out, n, max, "time_s", "s", m_time, 1);
+    return mcf_metric_add(out, n, max, "time_s", "s", m_time, 0, MCF_METRIC_DETAIL);
 }

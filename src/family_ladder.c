@@ -48,33 +48,18 @@ static double m_clock(const struct mcf_kernel *k, const struct mcf_sample *s, in
 static double m_time(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
 { (void)k; (void)i; return s->seconds; }
 
-typedef double (*metric_fn)(const struct mcf_kernel *, const struct mcf_sample *, int);
-
-static int add(struct mcf_metric *out, int n, int max, const char *name, const char *unit, metric_fn fn, int detail)
-{
-    if (n >= max)
-        return n;
-    snprintf(out[n].name, sizeof out[n].name, "%s", name);
-    out[n].unit = unit;
-    out[n].value = fn;
-    out[n].index = 0;
-    out[n].detail = detail;
-    out[n].optional = 0;
-    return n + 1;
-}
-
 /* gflops is the judged figure; the intensity (a constant of the test) and
  * the bandwidth it implies (gflops / intensity) are details: judging them
  * beside gflops would count one figure three times. */
 int mcf_ladder_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
     (void)k;
-    int n = add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0);
-    n = add(out, n, max, "intensity", "FLOP/byte", m_intensity, 1);
-    n = add(out, n, max, "bandwidth_gbs", "GB/s", m_bandwidth, 1);
+    int n = mcf_metric_add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, MCF_METRIC_SUMMARY);
+    n = mcf_metric_add(out, n, max, "intensity", "FLOP/byte", m_intensity, 0, MCF_METRIC_DETAIL);
+    n = mcf_metric_add(out, n, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0, MCF_METRIC_DETAIL);
     if (caps & MCF_CAP_CLOCK)
-        n = add(out, n, max, "clock_mhz", "MHz", m_clock, 0);
-    return add(out, n, max, "time_s", "s", m_time, 1);
+        n = mcf_metric_add(out, n, max, "clock_mhz", "MHz", m_clock, 0, MCF_METRIC_SUMMARY);
+    return mcf_metric_add(out, n, max, "time_s", "s", m_time, 0, MCF_METRIC_DETAIL);
 }
 
 void mcf_ladder_label(const struct mcf_kernel *k, char *buf, size_t len)

@@ -26,26 +26,12 @@ static double m_encode(const struct mcf_kernel *k, const struct mcf_sample *s, i
     return s->encode_s > 0 ? s->encode_s : NAN;
 }
 
-static int put(struct mcf_metric *out, int n, int max, const char *name, const char *unit,
-               double (*fn)(const struct mcf_kernel *, const struct mcf_sample *, int))
-{
-    if (n >= max)
-        return n;
-    snprintf(out[n].name, sizeof out[n].name, "%s", name);
-    out[n].unit = unit;
-    out[n].value = fn;
-    out[n].index = 0;
-    out[n].detail = 0;
-    out[n].optional = 0;   /* a backend that leaves either unset is an error, not a blank */
-    return n + 1;
-}
-
 /* encode_s only where the backend encodes (MCF_CAP_SPARSE_ENCODE): the host
  * masks A once at setup and has no per-call encoding to time */
 int mcf_gemm_sparse_metrics(unsigned caps, struct mcf_metric *out, int n, int max)
 {
-    n = put(out, n, max, "gflops_executed", "GFLOP/s", m_gflops_executed);
+    n = mcf_metric_add(out, n, max, "gflops_executed", "GFLOP/s", m_gflops_executed, 0, MCF_METRIC_DETAIL);
     if (caps & MCF_CAP_SPARSE_ENCODE)
-        n = put(out, n, max, "encode_s", "s", m_encode);
+        n = mcf_metric_add(out, n, max, "encode_s", "s", m_encode, 0, MCF_METRIC_SUMMARY);
     return n;
 }

@@ -13,6 +13,7 @@
 #include "family.h"   /* mcf_kernel_operands */
 #include "gpu_mrun.h"
 #include "matrix.h"
+#include "mma_chain.cuh"
 #include "mma_traits.cuh"
 
 /* Dense FLOP per SM per cycle of the tensor cores (NVIDIA architecture
@@ -81,42 +82,9 @@ __global__ void __launch_bounds__(256) k_mma(const uint8_t *A, const uint8_t *B,
         nb[r] = gather<T, areg>(NB, lane, r, false);
     }
     creg acc[ACC][T::NC];
-#pragma unroll
-    for (int j = 0; j < ACC; j++)
-#pragma unroll
-        for (int r = 0; r < T::NC; r++) acc[j][r] = 0;
-    const bool stamps = warp == 0 && lane == 0;
-    if (stamps) gpu_clock_start(clk);
-    if (span && threadIdx.x == 0) atomicMin(&span[0], gpu_globaltimer());   /* the streams family */
-    for (long long i = 0; i < half; i++) {
-#pragma unroll
-        for (int j = 0; j < ACC; j++) T::mma(acc[j], a, b);
-#pragma unroll
-        for (int j = 0; j < ACC; j++) T::mma(acc[j], a, nb);
-    }
-#pragma unroll
-    for (int j = 0; j < ACC; j++) T::mma(acc[j], a, b);
-    if (stamps) gpu_clock_stop(clk);
-    if (span) {
-        __syncthreads();
-        if (threadIdx.x == 0) atomicMax(&span[1], gpu_globaltimer());
-    }
-    const int csub = (int)(sizeof(creg) / sizeof(typename T::cout));
-#pragma unroll
-    for (int j = 0; j < ACC; j++) {
-        typename T::cout *tile = out + (warp * ACC + j) * (size_t)(T::M * T::N);
-#pragma unroll
-        for (int r = 0; r < T::NC; r++)
-#pragma unroll
-            for (int h = 0; h < csub; h++) {
-                int row, col;
-                T::c(lane, r, h, &row, &col);
-                typename T::cout v;
-                if (csub == 1) v = (typename T::cout)acc[j][r];
-                else { uint32_t bits = (uint32_t)acc[j][r] >> (16 * h); v = (typename T::cout)(bits & 0xffffu); }
-                tile[row * T::N + col] = v;
-            }
-    }
+    mma_chain<T, ACC>(acc, half, warp == 0 && lane == 0, clk, span,
+                      [&](creg *c, bool negated) { T::mma(c, a, negated ? nb : b); });
+    mma_store<T, ACC>(acc, out, warp, lane);
 }
 
 template <class T> static void launch_mma(struct mrun *r)

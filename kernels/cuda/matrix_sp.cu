@@ -8,6 +8,7 @@
 
 #include "gpu_mrun.h"
 #include "matrix.h"
+#include "mma_chain.cuh"
 #include "mma_sp_traits.cuh"
 
 template <int BITS> __device__ inline uint32_t sp_bits(const uint8_t *p, size_t i)
@@ -73,36 +74,9 @@ __global__ void __launch_bounds__(256) k_mma_sp(const uint8_t *A, const uint8_t 
     }
     const uint32_t e = sp_meta<T>(meta, lane);
     creg acc[ACC][T::NC];
-#pragma unroll
-    for (int j = 0; j < ACC; j++)
-#pragma unroll
-        for (int r = 0; r < T::NC; r++) acc[j][r] = 0;
-    const bool stamps = warp == 0 && lane == 0;
-    if (stamps) gpu_clock_start(clk);
-    if (span && threadIdx.x == 0) atomicMin(&span[0], gpu_globaltimer());
-    for (long long i = 0; i < half; i++) {
-#pragma unroll
-        for (int j = 0; j < ACC; j++) T::mma(acc[j], a, b, e);
-#pragma unroll
-        for (int j = 0; j < ACC; j++) T::mma(acc[j], a, nb, e);
-    }
-#pragma unroll
-    for (int j = 0; j < ACC; j++) T::mma(acc[j], a, b, e);
-    if (stamps) gpu_clock_stop(clk);
-    if (span) {
-        __syncthreads();
-        if (threadIdx.x == 0) atomicMax(&span[1], gpu_globaltimer());
-    }
-#pragma unroll
-    for (int j = 0; j < ACC; j++) {
-        typename T::cout *tile = out + (warp * ACC + j) * (size_t)(T::M * T::N);
-#pragma unroll
-        for (int r = 0; r < T::NC; r++) {
-            int row, col;
-            T::c(lane, r, 0, &row, &col);
-            tile[row * T::N + col] = (typename T::cout)acc[j][r];
-        }
-    }
+    mma_chain<T, ACC>(acc, half, warp == 0 && lane == 0, clk, span,
+                      [&](creg *c, bool negated) { T::mma(c, a, negated ? nb : b, e); });
+    mma_store<T, ACC>(acc, out, warp, lane);
 }
 
 template <class T> static void launch_sp(struct mrun *r)

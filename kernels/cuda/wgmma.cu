@@ -101,6 +101,43 @@ static __device__ __forceinline__ void wg_sp_op(void *dv, uint64_t da, uint64_t 
 }
 #endif
 
+#if WGMMA_COMPILED
+/* The timed chain every warpgroup runs: `half` pairs (B, then -B) two per
+ * commit group with one group left in flight, and one more B; thread 0 of
+ * block 0 stamps the clocks. op(negated) issues one wgmma. */
+template <class Op> static __device__ inline void wg_chain(long long half, struct gpu_clock *clk, Op op)
+{
+    const bool stamps = blockIdx.x == 0 && threadIdx.x == 0;
+    if (stamps) gpu_clock_start(clk);
+    for (long long i = 0; i < half; i++) {
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+        op(false);
+        op(true);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+    }
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    op(false);
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    if (stamps) gpu_clock_stop(clk);
+}
+
+/* The block's 64 x N result from the accumulators: warp w holds rows 16w..16w+15 */
+template <typename acc_t, int N> static __device__ inline void wg_store(const acc_t *d, void *out)
+{
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    acc_t *tile = (acc_t *)out + (size_t)blockIdx.x * 64 * N;
+#pragma unroll
+    for (int j = 0; j < N / 8; j++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            int row = 16 * warp + lane / 4 + 8 * (r >> 1), col = 8 * j + 2 * (lane % 4) + (r & 1);
+            tile[row * N + col] = d[4 * j + r];
+        }
+}
+#endif
+
 template <int TYPE, int N, bool RS>
 __global__ void __launch_bounds__(WG_THREADS) k_wgmma(const uint8_t *A, const uint8_t *B, const uint8_t *NB, int es,
                                                      void *out, long long half, struct gpu_clock *clk)
@@ -135,28 +172,8 @@ __global__ void __launch_bounds__(WG_THREADS) k_wgmma(const uint8_t *A, const ui
     acc_t d[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; i++) d[i] = 0;
-    if (blockIdx.x == 0 && tid == 0) gpu_clock_start(clk);
-    for (long long i = 0; i < half; i++) {
-        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-        wg_op<TYPE, N>(d, a, da, db, RS);
-        wg_op<TYPE, N>(d, a, da, dnb, RS);
-        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-    }
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    wg_op<TYPE, N>(d, a, da, db, RS);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    if (blockIdx.x == 0 && tid == 0) gpu_clock_stop(clk);
-    /* the accumulator layout: warp w holds rows 16w..16w+15 */
-    acc_t *tile = (acc_t *)out + (size_t)blockIdx.x * 64 * N;
-#pragma unroll
-    for (int j = 0; j < N / 8; j++)
-#pragma unroll
-        for (int r = 0; r < 4; r++) {
-            int row = 16 * warp + lane / 4 + 8 * (r >> 1), col = 8 * j + 2 * (lane % 4) + (r & 1);
-            tile[row * N + col] = d[4 * j + r];
-        }
+    wg_chain(half, clk, [&](bool negated) { wg_op<TYPE, N>(d, a, da, negated ? dnb : db, RS); });
+    wg_store<acc_t, N>(d, out);
 #else
     (void)A; (void)B; (void)NB; (void)es; (void)out; (void)half; (void)clk;
 #endif
@@ -193,27 +210,8 @@ __global__ void __launch_bounds__(WG_THREADS) k_wgmma_sp(const uint8_t *A, const
     acc_t d[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; i++) d[i] = 0;
-    if (blockIdx.x == 0 && tid == 0) gpu_clock_start(clk);
-    for (long long i = 0; i < half; i++) {
-        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-        wg_sp_op<TYPE, N>(d, da, db, e);
-        wg_sp_op<TYPE, N>(d, da, dnb, e);
-        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-    }
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    wg_sp_op<TYPE, N>(d, da, db, e);
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    if (blockIdx.x == 0 && tid == 0) gpu_clock_stop(clk);
-    acc_t *tile = (acc_t *)out + (size_t)blockIdx.x * 64 * N;
-#pragma unroll
-    for (int j = 0; j < N / 8; j++)
-#pragma unroll
-        for (int r = 0; r < 4; r++) {
-            int row = 16 * warp + lane / 4 + 8 * (r >> 1), col = 8 * j + 2 * (lane % 4) + (r & 1);
-            tile[row * N + col] = d[4 * j + r];
-        }
+    wg_chain(half, clk, [&](bool negated) { wg_sp_op<TYPE, N>(d, da, negated ? dnb : db, e); });
+    wg_store<acc_t, N>(d, out);
 #else
     (void)A; (void)meta; (void)B; (void)NB; (void)es; (void)out; (void)half; (void)clk;
 #endif
