@@ -43,6 +43,11 @@ CLAIMS = [
     (r"k_wgmma_spILi6E", "sparse wgmma fp8 e4m3", r"\bQGMMA\.SP\b"),
     (r"k_wgmma_spILi7E", "sparse wgmma fp8 e5m2", r"\bQGMMA\.SP\b"),
     (r"k_wgmma_spILi8E", "sparse wgmma int8", r"\bIGMMA\.SP\b"),
+    # FP8 pairs, A's format x B's (wgmma.cu's WG_E4M3_E5M2, WG_E5M2_E4M3: MCF_DTYPE_COUNT + 1, + 2)
+    (r"k_wgmmaILi12E", "wgmma fp8 e4m3 x e5m2", r"\bQGMMA\b"),
+    (r"k_wgmmaILi13E", "wgmma fp8 e5m2 x e4m3", r"\bQGMMA\b"),
+    (r"k_wgmma_spILi12E", "sparse wgmma fp8 e4m3 x e5m2", r"\bQGMMA\.SP\b"),
+    (r"k_wgmma_spILi13E", "sparse wgmma fp8 e5m2 x e4m3", r"\bQGMMA\.SP\b"),
 ]
 
 

@@ -16,6 +16,8 @@ TYPES = [  # name, PTX types, k, accumulator C type, constraint, RS supported
     ("tf32", "f32.tf32.tf32", 8, "float", "f", False),
     ("e4m3", "f32.e4m3.e4m3", 32, "float", "f", False),
     ("e5m2", "f32.e5m2.e5m2", 32, "float", "f", False),
+    ("e4m3e5m2", "f32.e4m3.e5m2", 32, "float", "f", False),   # A e4m3, B e5m2
+    ("e5m2e4m3", "f32.e5m2.e4m3", 32, "float", "f", False),
     ("s8", "s32.s8.s8", 32, "int", "r", False),
 ]
 NS = [8, 16, 32, 64, 128, 256]
@@ -58,6 +60,8 @@ SPARSE_TYPES = [  # name, PTX types, logical k, accumulator C type, constraint
     ("bf16", "f32.bf16.bf16", 32, "float", "f"),
     ("e4m3", "f32.e4m3.e4m3", 64, "float", "f"),
     ("e5m2", "f32.e5m2.e5m2", 64, "float", "f"),
+    ("e4m3e5m2", "f32.e4m3.e5m2", 64, "float", "f"),
+    ("e5m2e4m3", "f32.e5m2.e4m3", 64, "float", "f"),
     ("s8", "s32.s8.s8", 64, "int", "r"),
 ]
 SPARSE_NS = [64, 128, 256]

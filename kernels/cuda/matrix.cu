@@ -166,10 +166,10 @@ static int matrix_setup(void *state, const struct mcf_kernel *k, void **ks, stru
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "MFMA is AMD's: this is an NVIDIA GPU");
     enum mcf_dtype ta, tb;
     mcf_kernel_operands(k, &ta, &tb);
-    if (ta != tb)
+    if (ta != tb && path == MCF_PATH_MMA)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
-                           "mixed FP8 operands (%s x %s) are not built for NVIDIA GPUs", mcf_dtype_names[ta],
-                           mcf_dtype_names[tb]);
+                           "mixed FP8 operands (%s x %s) are built for wgmma (path wgmma-ss), not mma.sync",
+                           mcf_dtype_names[ta], mcf_dtype_names[tb]);
     if (k->sparsity == MCF_SPARSITY_2_4 && path == MCF_PATH_WGMMA_RS)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "2:4 sparse wgmma takes A from shared memory (path wgmma-ss or mma)");

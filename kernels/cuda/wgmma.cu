@@ -22,6 +22,7 @@
 
 #include <type_traits>
 
+#include "family.h"   /* mcf_kernel_operands */
 #include "matrix.h"
 
 #define WG_THREADS 128
@@ -35,6 +36,9 @@
 #else
 #define WGMMA_COMPILED 0
 #endif
+
+/* The kernels' TYPE: a dtype, or one of these FP8 pairs (A's format x B's) */
+enum { WG_E4M3_E5M2 = MCF_DTYPE_COUNT + 1, WG_E5M2_E4M3 };
 
 /* Byte offset of (row, kbyte) of an operand in the canonical layout. */
 static __host__ __device__ inline int core_offset(int row, int kbyte)
@@ -67,6 +71,8 @@ static __device__ inline uint64_t smem_desc(const void *p, int sbo = 256)
 #define E4M3(N) WG_CASE_SS(e4m3, N)
 #define E5M2(N) WG_CASE_SS(e5m2, N)
 #define S8(N) WG_CASE_SS(s8, N)
+#define E4M3E5M2(N) WG_CASE_SS(e4m3e5m2, N)
+#define E5M2E4M3(N) WG_CASE_SS(e5m2e4m3, N)
 template <int TYPE, int NN>
 static __device__ __forceinline__ void wg_op(void *dv, const uint32_t *a, uint64_t da, uint64_t db, bool rs)
 {
@@ -79,6 +85,8 @@ static __device__ __forceinline__ void wg_op(void *dv, const uint32_t *a, uint64
         if (TYPE == MCF_TF32) { WG_ALL(TF32) }
         if (TYPE == MCF_FP8_E4M3) { WG_ALL(E4M3) }
         if (TYPE == MCF_FP8_E5M2) { WG_ALL(E5M2) }
+        if (TYPE == WG_E4M3_E5M2) { WG_ALL(E4M3E5M2) }
+        if (TYPE == WG_E5M2_E4M3) { WG_ALL(E5M2E4M3) }
     }
 }
 
@@ -97,6 +105,8 @@ static __device__ __forceinline__ void wg_sp_op(void *dv, uint64_t da, uint64_t 
         if (TYPE == MCF_BF16) { WGS_ALL(bf16) }
         if (TYPE == MCF_FP8_E4M3) { WGS_ALL(e4m3) }
         if (TYPE == MCF_FP8_E5M2) { WGS_ALL(e5m2) }
+        if (TYPE == WG_E4M3_E5M2) { WGS_ALL(e4m3e5m2) }
+        if (TYPE == WG_E5M2_E4M3) { WGS_ALL(e5m2e4m3) }
     }
 }
 #endif
@@ -230,9 +240,20 @@ template <int TYPE> static wg_sp_kernel_t pick_sp_n(int n)
     }
 }
 
-static wg_sp_kernel_t pick_sp(enum mcf_dtype t, int n)
+/* the kernels' TYPE for operand types a x b; -1: no such instruction */
+static int wg_type(enum mcf_dtype a, enum mcf_dtype b)
+{
+    if (a == b) return (int)a;
+    if (a == MCF_FP8_E4M3 && b == MCF_FP8_E5M2) return WG_E4M3_E5M2;
+    if (a == MCF_FP8_E5M2 && b == MCF_FP8_E4M3) return WG_E5M2_E4M3;
+    return -1;
+}
+
+static wg_sp_kernel_t pick_sp(int t, int n)
 {
     switch (t) {
+    case WG_E4M3_E5M2: return pick_sp_n<WG_E4M3_E5M2>(n);
+    case WG_E5M2_E4M3: return pick_sp_n<WG_E5M2_E4M3>(n);
     case MCF_FP16: return pick_sp_n<MCF_FP16>(n);
     case MCF_BF16: return pick_sp_n<MCF_BF16>(n);
     case MCF_FP8_E4M3: return pick_sp_n<MCF_FP8_E4M3>(n);
@@ -258,9 +279,11 @@ template <int TYPE, bool RS> static wg_kernel_t pick_n(int n)
 }
 
 /* The kernel for a type, width and operand source; NULL when mcfleet has none. */
-static wg_kernel_t pick(enum mcf_dtype t, int n, bool rs)
+static wg_kernel_t pick(int t, int n, bool rs)
 {
     switch (t) {
+    case WG_E4M3_E5M2: return rs ? NULL : pick_n<WG_E4M3_E5M2, false>(n);
+    case WG_E5M2_E4M3: return rs ? NULL : pick_n<WG_E5M2_E4M3, false>(n);
     case MCF_FP16: return rs ? pick_n<MCF_FP16, true>(n) : pick_n<MCF_FP16, false>(n);
     case MCF_BF16: return rs ? pick_n<MCF_BF16, true>(n) : pick_n<MCF_BF16, false>(n);
     case MCF_TF32: return rs ? NULL : pick_n<MCF_TF32, false>(n);
@@ -308,20 +331,23 @@ static int wg_setup(void *state, const struct mcf_kernel *k, void **ks, struct m
     struct gpu_state *s = (struct gpu_state *)state;
     struct wg_run *r = NULL;
     bool rs = k->path == MCF_PATH_WGMMA_RS;
-    int kk = wgmma_k(k->dtype);
+    int kk = wgmma_k(k->dtype), type;
+    enum mcf_dtype ta, tb;
+    mcf_kernel_operands(k, &ta, &tb);   /* B in its own FP8 format where a test pairs two */
+    type = wg_type(ta, tb);
     MCF_ALLOC(e, r, 1);
     r->s = s;
     r->k = *k;
     r->n = k->shape[1];
     if (k->sparsity == MCF_SPARSITY_2_4) {
         kk *= 2;   /* the logical k: A keeps half */
-        r->sp_kernel = rs ? NULL : pick_sp(k->dtype, r->n);
+        r->sp_kernel = rs ? NULL : pick_sp(type, r->n);
         if (k->shape[0] != 64 || k->shape[2] != kk || !r->sp_kernel)
             MCF_FAIL(e, MCF_EUNSUPPORTED, "no 2:4 sparse wgmma %s for %s %dx%dx%d (m64nNk%d, N = 64, 128, 256; A "
                      "from shared memory; fp16, bf16, fp8, int8)", mcf_path_names[k->path], mcf_dtype_names[k->dtype],
                      k->shape[0], k->shape[1], k->shape[2], kk);
     } else {
-        r->kernel = pick(k->dtype, r->n, rs);
+        r->kernel = pick(type, r->n, rs);
         if (k->shape[0] != 64 || k->shape[2] != kk || !r->kernel)
             MCF_FAIL(e, MCF_EUNSUPPORTED, "no wgmma %s for %s %dx%dx%d (m64nNk%d, N = 8..256%s)",
                      mcf_path_names[k->path], mcf_dtype_names[k->dtype], k->shape[0], k->shape[1], k->shape[2], kk,
