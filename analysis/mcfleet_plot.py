@@ -149,6 +149,15 @@ def draw_variation(args, nranks, nodes, backend, rules, tests):
 
 
 LEVELS = ("hbm", "l2", "l1", "lds")
+# Hopper's copy engine and SM-to-SM shared memory: measured, not roofs (a TMA
+# copy reads HBM or L2, whose roofs are there; DSM traffic never reaches them)
+NOT_ROOFS = ("tma", "dsm")
+
+
+def dense(r, g, gname):
+    """a test that is not 2:4 sparse: a sparse rate is dense-equivalent, the
+    work of the kept half counted twice, no roof for a dense kernel"""
+    return r.attr_text(g, gname, "sparsity", default="dense") == "dense"
 
 
 def read_roofline(path):
@@ -178,6 +187,10 @@ def read_roofline(path):
             if np.isfinite(med).any():
                 points.append((work[0] / work[1], med))
         elif kernel in ("memory", "valu", "matrix"):
+            if kernel == "memory" and r.attr_text(g, gname, "level", default="hbm") in NOT_ROOFS:
+                continue
+            if kernel == "matrix" and not dense(r, g, gname):
+                continue
             v = r.figures(g, gname, "bandwidth_gbs" if kernel == "memory" else "gflops")
             med = per_rank_median(v) if v is not None else np.array([np.nan])
             ceiling = finite_median(med)
@@ -209,7 +222,7 @@ def read_placed(path):
     placed = []
     for name, gname, g in r.tests():
         kernel = r.attr_text(g, gname, "kernel")
-        if kernel not in ("ladder", "gemm"):
+        if kernel not in ("ladder", "gemm") or not dense(r, g, gname):
             continue
         v = r.figures(g, gname, "gflops")
         if v is None:

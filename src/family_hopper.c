@@ -48,6 +48,9 @@ const char *mcf_memory_hopper_check(struct mcf_kernel *k, unsigned given, char *
                         mcf_level_names[k->level]), why;
     if (given_key(given, "sweeps"))
         return snprintf(why, len, ": level %s takes no 'sweeps'", mcf_level_names[k->level]), why;
+    if (given_key(given, "ctas") && k->mode == MCF_MODE_LATENCY)
+        return snprintf(why, len, ": 'ctas' sets a throughput test's grid; a latency chain is one CTA (one "
+                        "cluster at level dsm)"), why;
     if (k->level == MCF_LEVEL_DSM) {
         if (k->pattern == MCF_PATTERN_PAIR && k->cluster % 2)
             return snprintf(why, len, ": 'pattern: pair' needs an even 'cluster' (not %d)", k->cluster), why;

@@ -43,6 +43,20 @@ for t in ("s32", "s64", "s32-exact"):
 assert s(r["s16"]["message"][0]).startswith("CBLAS multiplies fp64 and fp32 only"), s(r["s16"]["message"][0])
 PY
 
+# the report puts the 2:4 gemm beside the dense one of the same type and size
+"$MCFLEET" report "$work/a.h5" >"$work/report"
+grep -E "^  s32 +[0-9.e+]+ +d32 +[0-9.e+]+ +[0-9.]+x$" "$work/report" >/dev/null || { cat "$work/report"; fail "no s32 / d32 line"; }
+# a roofline is drawn from the dense tests: a 2:4 rate is no library line
+if "$PYTHON_H5" -c 'import matplotlib' 2>/dev/null; then
+    printf 'tests:\n  - {name: rung, kernel: ladder, rung: naive, dtype: fp32, size: 64}\n  - {name: d32, kernel: gemm, dtype: fp32, size: 256, iterations: 2}\n  - {name: s32, kernel: gemm, dtype: fp32, size: 256, iterations: 2, sparsity: "2:4"}\n' >"$work/roof.yaml"
+    mpi 1 --backend host --deck "$work/roof.yaml" -o "$work/roof.h5"
+    expect_rc 0
+    "$PYTHON_H5" "$srcdir/analysis/mcfleet_plot.py" roofline "$work/roof.h5" -o "$work/roof.png" >"$work/roof" 2>&1 ||
+        { cat "$work/roof"; fail "the roofline of a file with a 2:4 gemm"; }
+    expect_in "$work/roof" "placed d32: library gemm"
+    ! grep -q "placed s32" "$work/roof" || { cat "$work/roof"; fail "a 2:4 gemm placed on the roofline"; }
+fi
+
 # 2. a wrong element is a failed verification naming it, in a 2:4 test too
 MCFLEET_INJECT_FAULT='s32-exact' mpi 1 --backend host --deck "$work/deck.yaml" -o "$work/b.h5"
 expect_rc 1

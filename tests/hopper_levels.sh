@@ -60,4 +60,36 @@ m = text(f["/results/hbm-read"].attrs["measured"])
 assert m == "kernel=memory dtype=fp64 level=hbm op=read bytes=1048576 intensity=1 occupancy=0 inputs=random", m
 assert list(f["/results/hbm-read/status"][()]) == [1]
 PY
+# every point of a sweep passes the family's rules, not only the first (a
+# pair at cluster 3 would read a CTA that does not exist; a 2D box of 272
+# bytes would copy 256 and count 272)
+printf 'tests:\n  - { name: x, kernel: memory, level: dsm, pattern: pair, cluster: [2, 3, 4] }\n' >"$work/sw1.yaml"
+mpi 1 --backend host --deck "$work/sw1.yaml" -o "$work/sw1.h5"
+expect_rc 2
+expect_in "$work/err" "test 'x': 'pattern: pair' needs an even 'cluster' (not 3) (the sweep's point cluster=3)"
+printf 'tests:\n  - { name: z, kernel: memory, level: tma, tma: tensor-2d, load: [256, 272] }\n' >"$work/sw2.yaml"
+mpi 1 --backend host --deck "$work/sw2.yaml" -o "$work/sw2.h5"
+expect_rc 2
+expect_in "$work/err" "(the sweep's point load=272)"
+# 'auto' as a sweep point at level dsm is one CTA's 16 KiB, as the single value
+printf 'tests:\n  - { name: y, kernel: memory, level: dsm, bytes: [8192, auto] }\n' >"$work/sw3.yaml"
+"$MCFLEET" --deck "$work/sw3.yaml" --list -v >"$work/sw3" 2>&1 || true
+[ "$(grep -c 'bytes=16384' "$work/sw3")" = 1 ] || { cat "$work/sw3"; fail "bytes: auto at level dsm in a sweep"; }
+# a GPU's tma / dsm figures are no roofs: the roofline of a file with them is
+# the other levels' (a host file whose HBM triad is relabelled tma stands in)
+if "${PYTHON_H5:-/usr/bin/python3}" -c 'import matplotlib' 2>/dev/null; then
+    printf 'tests:\n  - {name: fma, kernel: memory, level: l2, op: fma, intensity: [1, 4]}\n  - {name: triad, kernel: memory, level: hbm, op: triad, bytes: 8MiB}\n  - {name: tcopy, kernel: memory, level: hbm, op: read, bytes: 8MiB}\n' >"$work/r.yaml"
+    mpi 1 --backend host --deck "$work/r.yaml" -o "$work/r.h5"
+    expect_rc 0
+    "${PYTHON_H5:-/usr/bin/python3}" - "$work/r.h5" <<'PY' || fail "relabelling a test"
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    g = f["results"]["tcopy"]
+    g.attrs["level"] = "tma"
+PY
+    "${PYTHON_H5:-/usr/bin/python3}" "$srcdir/analysis/mcfleet_plot.py" roofline "$work/r.h5" -o "$work/r.png" \
+        >"$work/roof" 2>&1 || { cat "$work/roof"; fail "the roofline of a file with a tma test"; }
+    expect_in "$work/roof" "(triad)"
+    ! grep -q "tcopy" "$work/roof" || { cat "$work/roof"; fail "a tma test drawn as a roof"; }
+fi
 echo "hopper levels ok"

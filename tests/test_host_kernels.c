@@ -9,6 +9,7 @@
 
 #include "backend.h"
 #include "family.h"
+#include "power_run.h"   /* mcf_power_model_member */
 #include "reference.h"
 #include "sparsity.h"
 
@@ -165,6 +166,19 @@ static void matrix_sparse(void **state)
     assert_true(gf >= 0 && ex >= 0);
     assert_true(m[gf].value(&k, &s, 0) == 2.0 * 16 * 8 * 32 * 1e6 * 1e-9);   /* dense-equivalent */
     assert_true(m[ex].value(&k, &s, 0) == 0.5 * m[gf].value(&k, &s, 0));
+    /* the power model P = a TFLOP/s + b is fitted over dense tests only: a
+     * 2:4 rate counts work the power never paid for */
+    struct mcf_power_model pm = { .family = MCF_FAMILY_MATRIX, .dtype = MCF_FP16, .inputs = MCF_INPUTS_RANDOM };
+    assert_false(mcf_power_model_member(&pm, &k));
+    k.sparsity = MCF_SPARSITY_DENSE;
+    assert_true(mcf_power_model_member(&pm, &k));
+    struct mcf_kernel g;
+    mcf_kernel_defaults(MCF_FAMILY_GEMM, &g);
+    g.dtype = MCF_FP16;
+    pm.family = MCF_FAMILY_GEMM;
+    assert_true(mcf_power_model_member(&pm, &g));
+    g.sparsity = MCF_SPARSITY_2_4;
+    assert_false(mcf_power_model_member(&pm, &g));
 }
 
 /* The units are the chain's steps: 2 * (iterations / 2) + 1 per worker. */

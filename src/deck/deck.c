@@ -265,6 +265,7 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const str
         if (wrong)
             return mcf_yaml_at(c, node, "%s%s", owner, wrong);
     }
+    t->given = given;   /* each sweep point is checked again (deck_expand.c) */
     return MCF_OK;
 fail:
     return c->e->rc;

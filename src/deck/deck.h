@@ -25,6 +25,7 @@ struct mcf_deck_test {
     int nsweep;
     uint64_t sweep[MCF_MAX_SWEEP];
     int line;                        /* where the test starts in the deck */
+    unsigned given;                  /* bit i: the family's key i came from the deck (family.h's check) */
 };
 
 struct mcf_deck {

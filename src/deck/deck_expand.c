@@ -107,6 +107,14 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
                 in->sweep_value = t->sweep[p];
                 len = snprintf(in->name, sizeof in->name, "%s:%s=%llu", t->name, t->sweep_key,
                                (unsigned long long)t->sweep[p]);
+                /* the cross-key rules hold for every point, not only the first
+                 * (a dsm pair at cluster 3 would read a CTA that does not exist) */
+                const struct mcf_family_row *f = &mcf_families[tmp.kernel.family];
+                char why[256];
+                const char *wrong = f->check ? f->check(&tmp.kernel, t->given, why, sizeof why) : NULL;
+                if (wrong)
+                    MCF_FAIL(e, MCF_EINPUT, "%s:%d: test '%s'%s (the sweep's point %s=%llu)", deck->path, t->line,
+                             t->name, wrong, t->sweep_key, (unsigned long long)t->sweep[p]);
             } else {
                 len = snprintf(in->name, sizeof in->name, "%s", t->name);
             }

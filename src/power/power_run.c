@@ -302,9 +302,10 @@ fail:
  * every rank: the deck decides. */
 int mcf_power_model_member(const struct mcf_power_model *m, const struct mcf_kernel *k)
 {
-    /* a 2:4 GEMM's dense-equivalent rate is not the work its power pays for */
+    /* a 2:4 test's dense-equivalent rate (matrix or gemm) is not the work its
+     * power pays for: dense tests only */
     return k->family == m->family && (k->family != MCF_FAMILY_MATRIX || k->mode == MCF_MODE_THROUGHPUT) &&
-           (k->family != MCF_FAMILY_GEMM || k->sparsity == MCF_SPARSITY_DENSE) &&
+           k->sparsity == MCF_SPARSITY_DENSE &&
            k->dtype == m->dtype && k->inputs == m->inputs;
 }
 

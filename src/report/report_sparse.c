@@ -2,7 +2,8 @@
  * same instruction in the same file (the Hopper paper's Table 7 and Table 15
  * comparison): its "measured" text without " sparsity=2:4" and with the
  * shape's k halved (mma.sp m16n8k32 beside mma m16n8k16, sparse wgmma
- * m64nNk32 beside m64nNk16). Both rates are dense-equivalent GFLOP/s, so the
+ * m64nNk32 beside m64nNk16); each 2:4 gemm test with the dense gemm of the
+ * same type and size (the MI300A paper's library comparison). Both rates are dense-equivalent GFLOP/s, so the
  * ratio is the speedup a user of the sparse form gets; 2 is the vendors'
  * claim. Fleet medians of the per-rank medians. */
 #include <math.h>
@@ -13,18 +14,27 @@
 #include "report_int.h"
 #include "stats.h"
 
-/* The dense twin's measured text; 0 where `sparse` is no sparse matrix test. */
+/* The dense twin's measured text; 0 where `sparse` is no 2:4 test. A matrix
+ * test's twin has the shape's k halved (the instruction's dense form); a
+ * gemm test's is the same product without the sparsity (cuBLASLt beside
+ * cuSPARSELt). */
 static int dense_twin(const char *sparse, char *out, size_t len)
 {
     const char *sp = strstr(sparse, " sparsity=2:4"), *shape;
-    int m, n, k, at;
-    if (!sp || strncmp(sparse, "kernel=matrix ", 14) || (sp[13] != '\0' && sp[13] != ' '))
+    int m, n, k, at, w;
+    if (!sp || (sp[13] != '\0' && sp[13] != ' '))
+        return 0;
+    if (!strncmp(sparse, "kernel=gemm ", 12)) {
+        w = snprintf(out, len, "%.*s%s", (int)(sp - sparse), sparse, sp + 13);
+        return w > 0 && (size_t)w < len;
+    }
+    if (strncmp(sparse, "kernel=matrix ", 14))
         return 0;
     if (!(shape = strstr(sparse, " shape=")) || sscanf(shape, " shape=%dx%dx%d%n", &m, &n, &k, &at) != 3 || k % 2)
         return 0;
     /* text before the shape, the shape with k / 2, then the rest without the sparsity */
-    int w = snprintf(out, len, "%.*s shape=%dx%dx%d%.*s%s", (int)(shape - sparse), sparse, m, n, k / 2,
-                     (int)(sp - (shape + at)), shape + at, sp + 13);
+    w = snprintf(out, len, "%.*s shape=%dx%dx%d%.*s%s", (int)(shape - sparse), sparse, m, n, k / 2,
+                 (int)(sp - (shape + at)), shape + at, sp + 13);
     return w > 0 && (size_t)w < len && sp > shape;
 }
 
