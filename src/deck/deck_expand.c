@@ -107,8 +107,9 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
                 in->sweep_value = t->sweep[p];
                 len = snprintf(in->name, sizeof in->name, "%s:%s=%llu", t->name, t->sweep_key,
                                (unsigned long long)t->sweep[p]);
-                /* the cross-key rules hold for every point, not only the first
-                 * (a dsm pair at cluster 3 would read a CTA that does not exist) */
+                /* the cross-key rules again, for what they normalize at this
+                 * point ('auto' bytes at level dsm); the parse refused a point
+                 * that breaks them */
                 const struct mcf_family_row *f = &mcf_families[tmp.kernel.family];
                 char why[256];
                 const char *wrong = f->check ? f->check(&tmp.kernel, t->given, why, sizeof why) : NULL;
