@@ -264,18 +264,15 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const str
         const char *wrong = f->check(k, given, why, sizeof why);
         if (wrong)
             return mcf_yaml_at(c, node, "%s%s", owner, wrong);
-        /* every point of a sweep, not only the first (a dsm pair at cluster 3
-         * would read a CTA that does not exist); the expansion applies the
-         * same rules to each point again for what they normalize */
-        for (int p = 1; p < t->nsweep; p++) {
-            struct mcf_deck_test pt = *t;
-            mcf_deck_set_key(&pt, t->sweep_key, t->sweep[p]);
-            if ((wrong = f->check(&pt.kernel, given, why, sizeof why)) != NULL)
-                return mcf_yaml_at(c, node, "%s%s (the sweep's point %s=%llu)", owner, wrong, t->sweep_key,
-                                   (unsigned long long)t->sweep[p]);
-        }
     }
     t->given = given;
+    for (int p = 1; p < t->nsweep; p++) {   /* every point (a dsm pair at cluster 3 reads no CTA) */
+        struct mcf_deck_test pt;
+        char why[256];
+        if (mcf_deck_sweep_point(t, p, &pt, why, sizeof why))
+            return mcf_yaml_at(c, node, "%s%s (the sweep's point %s=%llu)", owner, why, t->sweep_key,
+                               (unsigned long long)t->sweep[p]);
+    }
     return MCF_OK;
 fail:
     return c->e->rc;

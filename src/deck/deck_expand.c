@@ -51,6 +51,15 @@ static uint64_t whole_sweeps(uint64_t b)
 
 /* "auto" sizes, from the device: main memory well beyond the last-level cache,
  * cache levels well inside theirs. */
+const char *mcf_deck_sweep_point(const struct mcf_deck_test *t, int p, struct mcf_deck_test *out, char *why,
+                                 size_t len)
+{
+    const struct mcf_family_row *f = &mcf_families[t->kernel.family];
+    *out = *t;
+    mcf_deck_set_key(out, t->sweep_key, t->sweep[p]);
+    return f->check ? f->check(&out->kernel, t->given, why, len) : NULL;
+}
+
 static uint64_t auto_bytes(const struct mcf_kernel *k, const struct mcf_device_info *d)
 {
     uint64_t llc = d->cache_bytes ? d->cache_bytes : (32ull << 20);
@@ -103,19 +112,14 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
             in->duration = t->duration;
             int len;
             if (t->nsweep) {
-                mcf_deck_set_key(&tmp, t->sweep_key, t->sweep[p]);
-                in->sweep_value = t->sweep[p];
-                len = snprintf(in->name, sizeof in->name, "%s:%s=%llu", t->name, t->sweep_key,
-                               (unsigned long long)t->sweep[p]);
-                /* the cross-key rules again, for what they normalize at this
-                 * point ('auto' bytes at level dsm); the parse refused a point
-                 * that breaks them */
-                const struct mcf_family_row *f = &mcf_families[tmp.kernel.family];
                 char why[256];
-                const char *wrong = f->check ? f->check(&tmp.kernel, t->given, why, sizeof why) : NULL;
+                const char *wrong = mcf_deck_sweep_point(t, p, &tmp, why, sizeof why);   /* refused at reading */
                 if (wrong)
                     MCF_FAIL(e, MCF_EINPUT, "%s:%d: test '%s'%s (the sweep's point %s=%llu)", deck->path, t->line,
                              t->name, wrong, t->sweep_key, (unsigned long long)t->sweep[p]);
+                in->sweep_value = t->sweep[p];
+                len = snprintf(in->name, sizeof in->name, "%s:%s=%llu", t->name, t->sweep_key,
+                               (unsigned long long)t->sweep[p]);
             } else {
                 len = snprintf(in->name, sizeof in->name, "%s", t->name);
             }

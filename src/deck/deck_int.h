@@ -32,5 +32,11 @@ const struct mcf_strref *mcf_first_repeat(struct mcf_strref *v, size_t n, const 
 int mcf_unique_keys(struct mcf_yaml_ctx *c, const yaml_node_t *map, const char *owner);
 /* Sets a key of the test or its kernel by name (a sweep point). */
 void mcf_deck_set_key(struct mcf_deck_test *t, const char *key, uint64_t v);
+/* t at sweep point p: its swept key set and the family's cross-key rules
+ * applied (which may normalize it, 'auto' bytes at level dsm); NULL, or what
+ * is wrong, in why. The reader checks every point with it, the expansion
+ * builds each instance with it. */
+const char *mcf_deck_sweep_point(const struct mcf_deck_test *t, int p, struct mcf_deck_test *out, char *why,
+                                 size_t len);
 
 #endif
