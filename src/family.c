@@ -9,6 +9,7 @@
 #include "concurrency.h"
 #include "family_ladder.h"
 #include "family_hopper.h"
+#include "family_transfer.h"
 #include "stats.h"
 
 #define FIELD(f) .offset = offsetof(struct mcf_kernel, f), .width = sizeof(((struct mcf_kernel *)0)->f)
@@ -66,6 +67,14 @@ const struct mcf_key mcf_kernel_keys[] = {
      * of a second on a CPU core's BLAS; 8192^3 took the host minutes) */
     { .name = "size", .type = MCF_V_INT, FIELD(size), .sweepable = 1, RANGE(16, 65536), .quick_max = 1024 },
     { .name = "rung", .type = MCF_V_ENUM, FIELD(rung), ENUM(mcf_rung) },
+    /* transfer (family_transfer.h) */
+    { .name = "link", .type = MCF_V_ENUM, FIELD(link), ENUM(mcf_link) },
+    { .name = "direction", .type = MCF_V_ENUM, FIELD(direction), ENUM(mcf_direction) },
+    { .name = "engine", .type = MCF_V_ENUM, FIELD(engine), ENUM(mcf_engine) },
+    { .name = "host_memory", .type = MCF_V_ENUM, FIELD(host_memory), ENUM(mcf_numa) },
+    { .name = "collective", .type = MCF_V_ENUM, FIELD(collective), ENUM(mcf_collective) },
+    { .name = "scope", .type = MCF_V_ENUM, FIELD(scope), ENUM(mcf_scope) },
+    { .name = "rounds", .type = MCF_V_INT, FIELD(rounds), RANGE(1, MCF_MAX_PEERS) },
     { .name = NULL }
 };
 
@@ -426,6 +435,10 @@ static const struct mcf_key_use gemm_keys[] = {
 static const struct mcf_key_use ladder_keys[] = {
     { "dtype", MCF_FP64 }, { "size", 1024 }, { "rung", MCF_KEY_REQUIRED }, { "iterations", 1 },
     { "inputs", MCF_INPUTS_RANDOM }, { NULL } };
+static const struct mcf_key_use transfer_keys[] = {
+    { "link", MCF_KEY_REQUIRED }, { "direction", MCF_DIR_IN }, { "engine", MCF_ENGINE_COPY },
+    { "host_memory", MCF_NUMA_LOCAL }, { "mode", MCF_MODE_THROUGHPUT }, { "bytes", 64u << 20 }, { "iterations", 8 },
+    { "collective", MCF_COLL_ALLREDUCE }, { "scope", MCF_SCOPE_NODE }, { "rounds", 4 }, { NULL } };
 
 const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT] = {
     [MCF_FAMILY_MATRIX] = { .keys = matrix_keys, .check = matrix_check,
@@ -446,6 +459,9 @@ const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT] = {
     [MCF_FAMILY_LADDER] = { .keys = ladder_keys, .check = mcf_ladder_check, .flops_per_unit = mcf_ladder_flops,
                             .bytes_per_unit = mcf_ladder_bytes, .metrics = mcf_ladder_metrics,
                             .label = mcf_ladder_label },
+    [MCF_FAMILY_TRANSFER] = { .keys = transfer_keys, .check = mcf_transfer_check, .flops_per_unit = no_work,
+                              .bytes_per_unit = mcf_transfer_bytes, .metrics = mcf_transfer_metrics,
+                              .label = mcf_transfer_label },
 };
 
 /* ---- lookups ---- */

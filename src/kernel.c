@@ -7,7 +7,7 @@
 #include "family.h"
 
 const char *const mcf_family_names[MCF_FAMILY_COUNT] = {
-    "matrix", "valu", "memory", "latency", "streams", "gemm", "ladder" };
+    "matrix", "valu", "memory", "latency", "streams", "gemm", "ladder", "transfer" };
 const char *const mcf_dtype_names[MCF_DTYPE_COUNT] = {
     "fp64", "fp32", "tf32", "fp16", "fp16-acc16", "bf16", "fp8-e4m3", "fp8-e5m2", "int8", "fp16x2", "fp32x2" };
 const char *const mcf_level_names[MCF_LEVEL_COUNT] = { "hbm", "l2", "l1", "lds", "tma", "dsm" };
@@ -20,6 +20,12 @@ const char *const mcf_sparsity_names[MCF_SPARSITY_COUNT] = { "dense", "2:4" };
 const char *const mcf_rung_names[MCF_RUNG_COUNT] = { "naive", "shared", "register" };
 const char *const mcf_pattern_names[MCF_PATTERN_COUNT] = { "ring", "pair", "broadcast" };
 const char *const mcf_tma_names[MCF_TMA_COUNT] = { "bulk", "tensor-2d" };
+const char *const mcf_link_names[MCF_LINK_COUNT] = { "host", "peer", "collective", "network" };
+const char *const mcf_direction_names[MCF_DIR_COUNT] = { "in", "out", "both" };
+const char *const mcf_engine_names[MCF_ENGINE_COUNT] = { "copy", "sm" };
+const char *const mcf_numa_names[MCF_NUMA_COUNT] = { "local", "remote" };
+const char *const mcf_collective_names[MCF_COLL_COUNT] = { "allreduce", "allgather", "reducescatter" };
+const char *const mcf_scope_names[MCF_SCOPE_COUNT] = { "node", "job" };
 
 int mcf_name_index(const char *const *names, int count, const char *name)
 {

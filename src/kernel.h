@@ -22,6 +22,7 @@ enum mcf_family {
     MCF_FAMILY_STREAMS,  /* multi-stream concurrency */
     MCF_FAMILY_GEMM,     /* the vendor's BLAS library (cuBLASLt, hipBLASLt; CBLAS on the host) */
     MCF_FAMILY_LADDER,   /* mcfleet's own C = A*B at one memory level: naive, shared tiles, register tiles */
+    MCF_FAMILY_TRANSFER, /* the links: host<->GPU, GPU<->GPU, collectives, the network (family_transfer.h) */
     MCF_FAMILY_COUNT
 };
 
@@ -58,8 +59,29 @@ enum mcf_sparsity { MCF_SPARSITY_DENSE, MCF_SPARSITY_2_4, MCF_SPARSITY_COUNT };
  * memory only; tiles in shared memory; register tiles from shared tiles). */
 enum mcf_rung { MCF_RUNG_NAIVE, MCF_RUNG_SHARED, MCF_RUNG_REGISTER, MCF_RUNG_COUNT };
 
+/* The transfer family's link: the GPU's host link (PCIe), the node's GPU to
+ * GPU links (NVLink, xGMI, PCIe peer), a collective (NCCL, RCCL; MPI on the
+ * host backend), the network between nodes (MPI). */
+enum mcf_link { MCF_LINK_HOST, MCF_LINK_PEER, MCF_LINK_COLLECTIVE, MCF_LINK_NETWORK, MCF_LINK_COUNT };
+/* Seen from this rank's GPU: into it (host to device; a peer's data to it),
+ * out of it (device to host; its data to a peer), both at once. */
+enum mcf_direction { MCF_DIR_IN, MCF_DIR_OUT, MCF_DIR_BOTH, MCF_DIR_COUNT };
+/* Who moves the bytes: the copy engines (DMA: cudaMemcpyAsync) or the SMs
+ * (a kernel's loads and stores across the link). */
+enum mcf_engine { MCF_ENGINE_COPY, MCF_ENGINE_SM, MCF_ENGINE_COUNT };
+/* Host link: pinned host memory on the GPU's NUMA node, or on another one. */
+enum mcf_numa { MCF_NUMA_LOCAL, MCF_NUMA_REMOTE, MCF_NUMA_COUNT };
+enum mcf_collective { MCF_COLL_ALLREDUCE, MCF_COLL_ALLGATHER, MCF_COLL_REDUCESCATTER, MCF_COLL_COUNT };
+/* A collective among the ranks of one node, or of the whole job. */
+enum mcf_scope { MCF_SCOPE_NODE, MCF_SCOPE_JOB, MCF_SCOPE_COUNT };
+
 #define MCF_MAX_STREAMS 16
+/* peer links: one figure per other rank of the node (local rank); network:
+ * one per round */
+#define MCF_MAX_PEERS 16
 #define MCF_MAX_METRICS (8 + 2 * MCF_MAX_STREAMS)
+
+struct mcf_comm;   /* src/link/comm.h */
 
 struct mcf_kernel {
     char label[128];
@@ -91,10 +113,20 @@ struct mcf_kernel {
     int streams;              /* streams: concurrent streams */
     int imbalance;            /* streams: stream 0 does this many times the work */
     enum mcf_work work;       /* streams: what each stream runs */
+    enum mcf_link link;       /* transfer: which link */
+    enum mcf_direction direction; /* transfer host / peer: into the GPU, out of it, both */
+    enum mcf_engine engine;   /* transfer host / peer: copy engines or SMs */
+    enum mcf_numa host_memory; /* transfer host: pinned memory on the GPU's NUMA node or another */
+    enum mcf_collective collective; /* transfer collective: which one */
+    enum mcf_scope scope;     /* transfer collective: the node's ranks or the job's */
+    int rounds;               /* transfer network: partners each rank meets (the schedule's rounds) */
     enum mcf_inputs inputs;
     uint64_t seed;            /* random inputs are drawn from this seed */
     int inject_fault;         /* testing: corrupt one output element before verify */
+    int inject_slow;          /* testing: a collective-run test's slow factor on this rank (inject.h;
+                                 the runner repeats every other test's run itself); 0 or 1: none */
     const struct mcf_cut *cut; /* polled by long host kernels between chunks (stop.h); NULL: never */
+    const struct mcf_comm *comm; /* the other ranks, for the transfer family (link/comm.h); NULL: none */
 };
 
 /* What a backend returns for one timed repetition. */
@@ -114,6 +146,14 @@ struct mcf_sample {
     double encode_s;          /* gemm 2:4: one prune + compress of A, device-timed; 0: none done */
     double exec_fraction;     /* gemm 2:4: the part of the dense multiply-adds the device executed
                                  (0.5 on sparse tensor cores, 1 for a dense BLAS on the pruned A) */
+    /* transfer peer: seconds of one transfer of `bytes` (each way) with local
+     * rank j of the node, NaN for itself and where not measured (latency
+     * mode: seconds per dependent access); network: per round, with the
+     * partner's world rank in link_partner[] (-1: no partner that round) */
+    double link_seconds[MCF_MAX_PEERS];
+    int link_partner[MCF_MAX_PEERS];
+    int nlinks;               /* entries of link_seconds in use */
+    int coll_ranks;           /* transfer collective: the ranks in it (the bus bandwidth's n) */
 };
 
 /* The work one unit represents, from the descriptor alone. */
@@ -149,6 +189,12 @@ extern const char *const mcf_sparsity_names[MCF_SPARSITY_COUNT];
 extern const char *const mcf_rung_names[MCF_RUNG_COUNT];
 extern const char *const mcf_pattern_names[MCF_PATTERN_COUNT];
 extern const char *const mcf_tma_names[MCF_TMA_COUNT];
+extern const char *const mcf_link_names[MCF_LINK_COUNT];
+extern const char *const mcf_direction_names[MCF_DIR_COUNT];
+extern const char *const mcf_engine_names[MCF_ENGINE_COUNT];
+extern const char *const mcf_numa_names[MCF_NUMA_COUNT];
+extern const char *const mcf_collective_names[MCF_COLL_COUNT];
+extern const char *const mcf_scope_names[MCF_SCOPE_COUNT];
 int mcf_name_index(const char *const *names, int count, const char *name);
 
 void mcf_kernel_label(struct mcf_kernel *k);
