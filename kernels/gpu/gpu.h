@@ -96,5 +96,8 @@ extern const struct mcf_kernel_ops gpu_gemm_lib_ops;
 extern const struct mcf_kernel_ops gpu_memory_level_ops;
 /* the vendor's matrix-core family */
 extern const struct mcf_kernel_ops gpu_matrix_ops;
+/* the transfer family (gpu_transfer.cu): host and peer links here, collectives
+ * through NCCL / RCCL (gpu_collective.cu), the network through MPI (link/network.h) */
+extern const struct mcf_kernel_ops gpu_transfer_ops, gpu_collective_ops;
 
 #endif

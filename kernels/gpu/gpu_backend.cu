@@ -235,7 +235,7 @@ extern "C" const struct mcf_backend MCF_GPU_BACKEND_TABLE = {
     gpu_device_info,
     /* in enum mcf_family's order (C++ has no array designators) */
     { &gpu_matrix_ops, &gpu_valu_ops, &gpu_memory_level_ops, &gpu_latency_ops, &gpu_streams_ops, &gpu_gemm_lib_ops,
-      &gpu_ladder_ops },
+      &gpu_ladder_ops, &gpu_transfer_ops },
     gpu_level_method,
 #ifdef MCF_GPU_HIP
     gpu_mfma_exec,   /* the MFMA layout self-test; CUDA's stays NULL (the default: unsupported) */
