@@ -53,7 +53,7 @@ struct test_facts {
     double power_readings;       /* the fewest new power readings a rank's test had in all (NaN: unknown) */
 };
 
-#define MCF_NHEALTH 16
+#define MCF_NHEALTH 24
 struct fleet {
     struct mcf_rd rd;
     const struct mcf_report_opts *opts;
