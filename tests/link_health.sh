@@ -44,6 +44,7 @@ assert list(h["nvlink_links"][:, 0]) == [18, 18] and list(h["nvlink_active"][:, 
     (h["nvlink_links"][:], h["nvlink_active"][:])
 assert list(h["nvlink_replay_errors"][0]) == [54, 54], h["nvlink_replay_errors"][:]   # 18 links x 3, unchanged
 assert (h["xgmi_error_status"][:] == -1).all()
+assert all(x.decode().startswith("nvml (testing: MCFLEET_INJECT_HEALTH_BUS=0000:00:06.0)") for x in h["source"][:]), h["source"][:]
 s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
 assert s(h.attrs["counters"]).split(",")[-7:] == ["nvlink_links", "nvlink_active", "nvlink_replay_errors",
     "nvlink_recovery_errors", "nvlink_crc_flit_errors", "nvlink_crc_data_errors", "xgmi_error_status"]

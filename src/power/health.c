@@ -136,6 +136,8 @@ void mcf_health_begin(struct mcf_health *h, const char *pci_bus_id, const char *
         return;
     }
     snprintf(h->source, sizeof h->source, "%s", h->src->name);
+    if (pci_bus_id == inject)   /* a file made so says so */
+        snprintf(h->source, sizeof h->source, "%s (testing: MCFLEET_INJECT_HEALTH_BUS=%.64s)", h->src->name, inject);
     {
         char serial[sizeof h->serial];
         if (h->src->serial(h->state, serial, sizeof serial) == 0 && serial[0])
