@@ -158,7 +158,8 @@ int mcf_transfer_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_m
         int peer = k->link == MCF_LINK_PEER;
         /* every rank records every slot (the same metrics on every rank); a
          * slot without a link (itself, a smaller node, a round sat out) is NaN */
-        n = mcf_metric_add(out, n, max, judged, unit, m_links_judged, 0, SUMMARY);
+        /* a network rank that no round pairs (nodes of unequal sizes) has none */
+        n = mcf_metric_add(out, n, max, judged, unit, m_links_judged, 0, peer ? SUMMARY : SUMMARY | OPTIONAL);
         if (!peer) {
             snprintf(name, sizeof name, "worst_%s", lat ? "ns" : "gbs");
             n = mcf_metric_add(out, n, max, name, unit, m_links_worst, 0, DETAIL | OPTIONAL);

@@ -66,6 +66,6 @@ int host_mfma_exec(void *state, const struct mcf_mfma_insn *in, const void *a_ti
                    const uint8_t *meta, void *dregs, struct mcf_err *e);
 
 extern const struct mcf_kernel_ops host_matrix_ops, host_valu_ops, host_memory_ops,
-    host_latency_ops, host_streams_ops, host_gemm_ops, host_ladder_ops;
+    host_latency_ops, host_streams_ops, host_gemm_ops, host_ladder_ops, host_transfer_ops;
 
 #endif

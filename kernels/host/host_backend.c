@@ -136,6 +136,7 @@ const struct mcf_backend mcf_backend_host = {
         [MCF_FAMILY_STREAMS] = &host_streams_ops,
         [MCF_FAMILY_GEMM] = &host_gemm_ops,
         [MCF_FAMILY_LADDER] = &host_ladder_ops,
+        [MCF_FAMILY_TRANSFER] = &host_transfer_ops,
     },
     .mfma_exec = host_mfma_exec,
 };

@@ -15,5 +15,7 @@ struct mcf_comm_mpi;
  * which every call waits no longer than. */
 int mcf_comm_mpi_init(struct mcf_comm *c, const struct mcf_topo *t, const struct mcf_cut *cut, struct mcf_err *e);
 void mcf_comm_mpi_free(struct mcf_comm *c);
+/* Every later call fails at once, naming why (hung ranks dropped). */
+void mcf_comm_mpi_break(struct mcf_comm *c, const char *why);
 
 #endif

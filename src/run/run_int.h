@@ -11,6 +11,7 @@
 #include "agree.h"
 #include "backend.h"
 #include "clocksync.h"
+#include "comm_mpi.h"
 #include "deck.h"
 #include "h5out.h"
 #include "health.h"
@@ -65,6 +66,8 @@ struct run {
     char acceptance_deck[MCF_PATH_MAX];  /* --acceptance: the deck chosen by rank 0's device */
     char no_gpu_why[512];        /* why no GPU backend was used (rank 0's probe, shared) */
     int backend_open;
+    struct mcf_comm comm;        /* the other ranks, for the transfer family (link/comm.h) */
+    int have_comm;
 };
 
 /* The test in hand: set up before the boundary that starts it, so that a

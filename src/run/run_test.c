@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "run_int.h"
 
+#include "family_transfer.h"
+
 #include <fnmatch.h>
 #include <sys/resource.h>
 #include <signal.h>
@@ -59,6 +61,12 @@ int prepare_instance(struct run *r, int index, struct in_hand *h, struct mcf_err
     h->k.cut = &r->cut;
     h->k.inject_fault = inject_here(r, in->name);
     h->slow = mcf_inject_slow_here(r->topo.rank, r->topo.size, in->name);
+    if (r->have_comm)
+        h->k.comm = &r->comm;
+    if (mcf_kernel_schedule(&h->k) == MCF_SCHED_TOGETHER) {   /* run() is collective: the kernel slows itself */
+        h->k.inject_slow = h->slow;
+        h->slow = 1;
+    }
     r->cut.deadline = INFINITY;   /* no limit while setting up: the watchdog covers it */
     if (ops->setup(r->state, &h->k, &h->ks, &h->e) == MCF_OK)
         h->have_ks = 1;
@@ -135,6 +143,101 @@ static const char *stopper(void)
     return sig == MCF_STOP_LIMIT ? "the run's time limit" : sig ? "a stop signal" : "the time limit";
 }
 
+/* The warm-ups and timed repetitions of a test (not a sustained one). */
+static void time_repetitions(struct run *r, struct in_hand *h, int *cut_rep)
+{
+    struct mcf_result *res = &r->res[h->index];
+    const struct mcf_instance *in = &r->inst[h->index];
+    const struct mcf_kernel_ops *ops = r->be.family[in->kernel.family];
+    struct mcf_err *e = &h->e;
+    int reps = in->repetitions;
+    struct mcf_sample s;
+    double v[MCF_MAX_METRICS];
+    for (int w = 0; w < in->warmup && e->rc == MCF_OK && !mcf_stop_signal() && mcf_now() < r->cut.deadline;
+         w++) {
+        memset(&s, 0, sizeof s);
+        if (ops->run(h->ks, &s, e) == MCF_OK)
+            res->warmup_runs++;
+    }
+    for (int rep = 0; rep < reps && e->rc == MCF_OK && !mcf_stop_signal() && mcf_now() < r->cut.deadline;
+         rep++) {
+        memset(&s, 0, sizeof s);
+        res->rep_start[rep] = mcf_now() - r->cs.offset;
+        if (ops->run(h->ks, &s, e) != MCF_OK || s.cut) {
+            *cut_rep = rep;   /* s.cut: the output is still checked, the repetition is no figure */
+            res->rep_start[rep] = NAN;
+            break;
+        }
+        int again_ok = 1;
+        for (int again = 1; again < h->slow && again_ok; again++) {   /* testing (inject.h): the kernel
+                                                                       again, the work of one counted */
+            struct mcf_sample more;
+            memset(&more, 0, sizeof more);
+            again_ok = ops->run(h->ks, &more, e) == MCF_OK && !more.cut;
+            s.seconds += more.seconds;
+            for (int j = 0; j < s.nlinks && j < MCF_MAX_PEERS; j++)   /* a transfer's links, each slower */
+                s.link_seconds[j] += more.link_seconds[j];
+        }
+        if (!again_ok) {
+            *cut_rep = rep;
+            res->rep_start[rep] = NAN;
+            break;
+        }
+        res->rep_end[rep] = mcf_now() - r->cs.offset;
+        res->reps_done = rep + 1;
+        if (sample_values(r, res, &h->k, &s, v, e) != MCF_OK)
+            break;
+        for (int m = 0; m < res->nmetrics; m++)
+            res->values[m * reps + rep] = v[m];
+    }
+}
+
+/* Host and peer links (family_transfer.h): the ranks of a node take turns,
+ * so that each link is measured alone; every rank joins every turn's
+ * barrier, whether its setup succeeded or not, and its own test's time
+ * limit starts with its turn. */
+static void time_in_turns(struct run *r, struct in_hand *h, int *cut_rep, int limit)
+{
+    const struct mcf_comm *c = &r->comm;
+    struct mcf_err be = { 0 };
+    for (int t = 0; t <= c->local_size; t++) {
+        r->cut.deadline = INFINITY;   /* the others' turns: the link calls' own limit */
+        if (c->barrier(c->ctx, MCF_SCOPE_NODE, &be) != MCF_OK) {
+            mcf_err_set(&h->e, be.rc, __FILE__, __LINE__, "waiting for turn %d of %d on the node: %s", t + 1,
+                        c->local_size, be.msg);
+            break;
+        }
+        if (t != c->local_rank || !h->have_ks)
+            continue;
+        r->cut.deadline = limit > 0 ? mcf_now() + limit : INFINITY;
+        time_repetitions(r, h, cut_rep);
+    }
+}
+
+/* A test whose run() is collective runs only where every rank of its
+ * scope set it up: else each rank calls it as often as the others could not. */
+static void agree_to_run(struct run *r, struct in_hand *h)
+{
+    const struct mcf_comm *c = &r->comm;
+    enum mcf_scope scope = h->k.link == MCF_LINK_COLLECTIVE ? h->k.scope : MCF_SCOPE_JOB;
+    int n = scope == MCF_SCOPE_NODE ? c->local_size : c->size, mine[2] = { h->have_ks, h->e.rc }, *all;
+    struct mcf_err be = { 0 };
+    if (!(all = malloc(sizeof(int) * 2 * (size_t)n))) {
+        mcf_err_set(&h->e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory");
+    } else if (c->allgather(c->ctx, scope, mine, all, sizeof mine, &be) != MCF_OK) {
+        mcf_err_set(&h->e, be.rc, __FILE__, __LINE__, "asking the other ranks whether they set the test up: %s",
+                    be.msg);
+    } else {
+        for (int i = 0; i < n && h->e.rc == MCF_OK; i++)
+            if (!all[2 * i])
+                mcf_err_set(&h->e, all[2 * i + 1] == MCF_EUNSUPPORTED ? MCF_EUNSUPPORTED : MCF_ERUNTIME, __FILE__,
+                            __LINE__, "not run: %s rank %d could not set it up (its row says why); the test "
+                            "needs every rank of its %s", scope == MCF_SCOPE_NODE ? "local" : "world", i,
+                            mcf_scope_names[scope]);
+    }
+    free(all);   /* the test's state stays to its end: its teardown may be collective too */
+}
+
 /* The one path every kernel of every backend goes through. */
 int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
 {
@@ -156,46 +259,14 @@ int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
     r->cut.deadline = limit > 0 ? r->test_start + limit : INFINITY;
     if (res->sustained)   /* its windows' origin, on every rank that came, whatever its setup did */
         mcf_sustained_start(res->sustained, r->next_start);
-    if (h->have_ks && in->duration > 0) {
+    if (mcf_kernel_schedule(&h->k) == MCF_SCHED_TOGETHER && r->have_comm)
+        agree_to_run(r, h);
+    if (mcf_kernel_schedule(&h->k) == MCF_SCHED_TURNS && r->have_comm) {
+        time_in_turns(r, h, &cut_rep, limit);
+    } else if (h->have_ks && in->duration > 0) {
         time_sustained(r, h, &cut_rep);
     } else if (h->have_ks) {
-        struct mcf_sample s;
-        double v[MCF_MAX_METRICS];
-        for (int w = 0; w < in->warmup && e->rc == MCF_OK && !mcf_stop_signal() && mcf_now() < r->cut.deadline;
-             w++) {
-            memset(&s, 0, sizeof s);
-            if (ops->run(h->ks, &s, e) == MCF_OK)
-                res->warmup_runs++;
-        }
-        for (int rep = 0; rep < reps && e->rc == MCF_OK && !mcf_stop_signal() && mcf_now() < r->cut.deadline;
-             rep++) {
-            memset(&s, 0, sizeof s);
-            res->rep_start[rep] = mcf_now() - r->cs.offset;
-            if (ops->run(h->ks, &s, e) != MCF_OK || s.cut) {
-                cut_rep = rep;   /* s.cut: the output is still checked, the repetition is no figure */
-                res->rep_start[rep] = NAN;
-                break;
-            }
-            int again_ok = 1;
-            for (int again = 1; again < h->slow && again_ok; again++) {   /* testing (inject.h): the kernel
-                                                                           again, the work of one counted */
-                struct mcf_sample more;
-                memset(&more, 0, sizeof more);
-                again_ok = ops->run(h->ks, &more, e) == MCF_OK && !more.cut;
-                s.seconds += more.seconds;
-            }
-            if (!again_ok) {
-                cut_rep = rep;
-                res->rep_start[rep] = NAN;
-                break;
-            }
-            res->rep_end[rep] = mcf_now() - r->cs.offset;
-            res->reps_done = rep + 1;
-            if (sample_values(r, res, &h->k, &s, v, e) != MCF_OK)
-                break;
-            for (int m = 0; m < res->nmetrics; m++)
-                res->values[m * reps + rep] = v[m];
-        }
+        time_repetitions(r, h, &cut_rep);
     }
     if (h->have_ks) {
         if (e->rc == MCF_OK && reps > 0 && res->reps_done == 0 && !mcf_stop_signal())

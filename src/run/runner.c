@@ -312,6 +312,8 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
     r.have_power = 1;
     r.power.keep_series = r.deck.power_series;
     MCF_TRY(set_time_limit(&r, &e));
+    MCF_TRY(mcf_comm_mpi_init(&r.comm, &r.topo, &r.cut, &e));
+    r.have_comm = 1;
     r.rec = (struct mcf_record_ctx){ .topo = &r.topo, .deck = &r.deck, .be = &r.be, .dev = &r.dev,
                                      .device = r.device, .cs = &r.cs, .o = o, .start_time = r.start_time,
                                      .loc = &r.loc, .world_rank = r.wd.rank, .serial = r.health.serial,
@@ -374,6 +376,8 @@ int mcf_run(const struct mcf_options *o, MPI_Comm comm)
         if (o->verbose)
             verbose_result(&r, i);
     }
+    if (r.wd.nhung && r.have_comm)
+        mcf_comm_mpi_break(&r.comm, "hung ranks dropped by the watchdog");
     if (r.wd.nhung) {
         /* the ranks that answered carry on without the hung ones */
         MCF_TRY(mcf_watchdog_shrink(&r.wd, &r.topo, &e));
@@ -442,6 +446,8 @@ done:
         mcf_health_free(&r.health);
     if (r.have_state)
         r.be.finalize(r.state);
+    if (r.have_comm)
+        mcf_comm_mpi_free(&r.comm);
     mcf_results_free(r.res, r.ninst);
     free(r.inst);
     mcf_deck_free(&r.deck);
