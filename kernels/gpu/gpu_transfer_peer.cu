@@ -123,7 +123,7 @@ static int px_alloc(struct px *x, int dev, unsigned sid, void **p, struct mcf_er
     GPU_TRY(e, gpuSetDevice(dev));
     GPU_TRY(e, gpuMalloc(p, x->k.bytes));
     MCF_TRY(gx_fill(*p, x->k.bytes, x->k.seed, sid, (gpuStream_t)0, e));
-    px_home(x);
+    GPU_TRY(e, gpuSetDevice(x->s->device));
     return MCF_OK;
 fail:
     px_home(x);
@@ -143,7 +143,7 @@ static int px_enable(struct px *x, int a, int b, int *access, struct mcf_err *e)
         else
             GPU_TRY(e, rc);
     }
-    px_home(x);
+    GPU_TRY(e, gpuSetDevice(x->s->device));
     return MCF_OK;
 fail:
     px_home(x);
@@ -187,7 +187,7 @@ static int px_chain(struct px *x, int dev, struct px_link *l, uint64_t *image, s
         image[x->order[i] * words] = (uint64_t)(uintptr_t)(l->chain + x->order[(i + 1) % x->nodes] * PX_STRIDE);
     GPU_TRY(e, gpuMemcpy(l->chain, image, x->k.bytes, gpuMemcpyDefault));
     l->pos = l->chain + x->order[0] * PX_STRIDE;
-    px_home(x);
+    GPU_TRY(e, gpuSetDevice(x->s->device));
     return MCF_OK;
 fail:
     px_home(x);
@@ -357,7 +357,7 @@ static int px_pair(struct px *x, int j, double *span, struct mcf_err *e)
     if (l->dst) {
         GPU_TRY(e, gpuSetDevice(l->dev));
         MCF_TRY(gx_fill(l->dst, k->bytes, 0, 0, (gpuStream_t)0, e));
-        px_home(x);
+        GPU_TRY(e, gpuSetDevice(x->s->device));
     }
     {
         auto enqueue = [&](int i, gpuStream_t st, uint64_t first, uint64_t n) -> int {
@@ -458,7 +458,7 @@ static int px_verify(void *ks, struct mcf_err *e)
                          mcf_engine_names[k->engine]);
                 GPU_TRY(e, gpuSetDevice(l->dev));
                 MCF_TRY(gx_check(l->dst, k->bytes, k->seed, GX_SID_PEER(x->me), inject, what, e));
-                px_home(x);
+                GPU_TRY(e, gpuSetDevice(x->s->device));
                 inject = 0;
             }
         }
