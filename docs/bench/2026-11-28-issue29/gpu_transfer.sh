@@ -16,6 +16,19 @@
 #   5. hidden.*                      each rank seeing its own GPU alone
 #                                    (CUDA_VISIBLE_DEVICES per rank): the peer
 #                                    tests unsupported, naming CUDA_VISIBLE_DEVICES
+# Which nvbandwidth test each mcfleet test meets (compare.py's docstring says
+# how each pair is compared; row i of a matrix is GPU i, which runs the copy):
+#   host-in-copy   host_to_device_memcpy_ce        host-in-sm   host_to_device_memcpy_sm
+#   host-out-copy  device_to_host_memcpy_ce        host-out-sm  device_to_host_memcpy_sm
+#   host-both-copy {host_to,device_to}_{device,host}_bidirectional_memcpy_ce (the lower)
+#   host-both-sm   host_to_device_bidirectional_memcpy_sm (split warps: half the total)
+#   peer-in-copy   device_to_device_memcpy_read_ce   (GPU i's engines pull j's memory)
+#   peer-out-copy  device_to_device_memcpy_write_ce  (GPU i's engines push into j's)
+#   peer-in-sm / peer-out-sm   device_to_device_memcpy_read_sm / _write_sm
+#   peer-both-*    device_to_device_bidirectional_memcpy_{read,write}_{ce,sm}, total / 2
+#                  (nvbandwidth runs one direction from each GPU; mcfleet both from GPU i)
+#   peer-latency   device_to_device_latency_sm (ns; 64 MiB chains, beyond the L2)
+#   (device_local_copy: this GPU's own memory, for scale)
 # What to check: every test of 1 verified on every rank (host-*-remote
 # unsupported only on a one-NUMA-node machine); compare.txt's lowest ratios
 # >= 0.95; 4 and 5 as said.
