@@ -9,9 +9,14 @@
  * events on the rank's stream and waits for them, polling with a deadline
  * (a peer that never comes costs the test, not the run: the communicator is
  * aborted). The runner calls run() on every rank of the scope as often, so
- * every call is matched. Inputs are small integers (mcf_coll_value), so every
- * sum is exact in fp32 whatever order the library adds in, and verify checks
- * every element against the formula summed on the host. */
+ * every call is matched. A scope of one rank is unsupported (nothing moves).
+ * Inputs are small integers (mcf_coll_value), so every sum is exact in fp32
+ * whatever order the library adds in, and verify checks every element
+ * against the formula summed on the host.
+ *
+ * Not bounded: ncclCommInitRank (blocking mode) waits for every rank of the
+ * scope; the ranks agree beforehand that each is ready (co_agree), so only a
+ * rank dying inside it leaves the others there, for the run's watchdog. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -215,6 +220,9 @@ static int co_setup(void *state, const struct mcf_kernel *k, void **ks, struct m
     const struct mcf_comm *c = k->comm;
     if (!c)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "a collective needs the other ranks: none given");
+    if ((k->scope == MCF_SCOPE_NODE ? c->local_size : c->size) < 2)   /* the same answer on each rank of it */
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "a collective of one rank moves nothing (the %s "
+                           "has one rank)", mcf_scope_names[k->scope]);
     MCF_ALLOC(e, g, 1);
     g->s = (struct gpu_state *)state;
     g->k = *k;
@@ -296,8 +304,18 @@ static int co_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
     /* all ones (a NaN in fp32): an element the collective did not write fails verify */
     GPU_TRY(e, gpuMemsetAsync(g->recv, 0xff, g->out_elems * sizeof(float), g->s->stream));
     GPU_TRY(e, gpuEventRecord(g->s->ev0, g->s->stream));
-    for (uint64_t i = 0; i < g->k.iterations; i++)
+    for (uint64_t i = 0; i < g->k.iterations; i++) {
+        double t = co_clock();
         MCF_TRY(co_enqueue(g, e));
+        /* testing (inject.h): this rank pauses after each call for (inject_slow
+         * - 1) times its time, the stream idle between its events, so its own
+         * figure and every peer's (whose next call waits for it) are slower,
+         * as the host backend's are; without it the calls go back to back */
+        if (g->k.inject_slow > 1) {
+            MCF_TRY(co_wait(g, e));
+            co_sleep((g->k.inject_slow - 1) * (co_clock() - t));
+        }
+    }
     GPU_TRY(e, gpuEventRecord(g->s->ev1, g->s->stream));
     MCF_TRY(co_wait(g, e));
     GPU_TRY(e, gpuEventElapsedTime(&ms, g->s->ev0, g->s->ev1));
@@ -308,11 +326,6 @@ static int co_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
                        sizeof(float);
         s->units = (double)g->k.iterations * moved / (double)g->k.bytes;
     }
-    /* testing (inject.h): this rank comes (inject_slow - 1) times the measured
-     * time late to the next repetition, so every rank's next collective waits
-     * for it: the whole scope measures slow, the injected rank among them */
-    if (g->k.inject_slow > 1)
-        co_sleep((g->k.inject_slow - 1) * s->seconds);
     return MCF_OK;
 fail:   /* the others may wait on calls this rank will not make: end the communicator */
     co_abort(g);

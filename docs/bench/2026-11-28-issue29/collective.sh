@@ -10,11 +10,11 @@
 #      rank; the NCCL version line in the log (NCCL_DEBUG=VERSION) names 2.28.3;
 #   2. MCFLEET_INJECT_FAULT on one test at rank 2: exit 1, its verification
 #      fails naming the element, the value and the one expected;
-#   3. MCFLEET_INJECT_SLOW on rank 1 (factor 2), for the record: rank 1 comes
-#      late to every repetition, so the other ranks' collectives wait for it
-#      (their busbw falls) while rank 1's own, started when the rest are
-#      already there, does not: a slow rank in a collective shows in its
-#      peers' figures (family_transfer.h; the node's verdict, not rank 1's);
+#   3. MCFLEET_INJECT_SLOW on rank 1 (factor 2), for the record: rank 1
+#      pauses after each allreduce for its time, so its figure and every
+#      peer's (whose next call waits for it) come out near half the deck's
+#      allreduce-node-64MiB busbw: in a collective a slow rank slows the
+#      whole scope (the node's verdict, not rank 1's alone);
 #   4. the table: mcfleet's busbw (median over ranks of each rank's median
 #      repetition) beside nccl-tests' out-of-place busbw at 8, 64, 256 MiB.
 #      Like for like: nccl-tests times `-n 20` collectives back to back on a
