@@ -15,6 +15,9 @@ export MCFLEET_DEV_ROOT="$work/dev"
 contract="matrix-fp64 matrix-fp32 matrix-tf32 matrix-fp16 matrix-bf16 matrix-fp8 matrix-int8 valu-fp64 valu-fp32 hbm-triad hbm-read chase-hbm sustained-gemm-fp16"
 # 2:4 sparse A, dense-equivalent figures (one test per type)
 contract="$contract matrix-fp16-sparse matrix-bf16-sparse matrix-fp8-sparse matrix-int8-sparse"
+# the links (issue 29)
+contract="$contract link-host-in link-host-out link-host-both link-peer-out link-peer-in link-peer-both link-peer-latency"
+contract="$contract link-allreduce-node link-allreduce-job link-network"
 n=0
 for d in "$srcdir"/input/acceptance/*.yaml; do
     n=$((n + 1))
@@ -92,7 +95,7 @@ acc_rc=$rc
 rep_rc=0; "$MCFLEET" report "$work/acc.h5" >"$work/acc.txt" 2>&1 || rep_rc=$?
 case $acc_rc in 0|1) [ "$acc_rc" = "$rep_rc" ] || fail "acceptance run exit $acc_rc, its report's $rep_rc" ;;
                 *) cat "$work/out" "$work/err"; fail "acceptance run exit $acc_rc" ;; esac
-expect_in "$work/out" "deck $srcdir/input/acceptance/host.yaml: 7 tests"
+expect_in "$work/out" "deck $srcdir/input/acceptance/host.yaml: 10 tests"
 ! grep -q "WARNING" "$work/err" || { cat "$work/err"; fail "a warning on the deck's own architecture"; }
 schema "$work/acc.h5" 2
 "${PYTHON_H5:-/usr/bin/python3}" - "$work/acc.h5" "$srcdir/input/acceptance/host.yaml" <<'PY' || fail "the acceptance file"

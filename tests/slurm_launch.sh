@@ -9,6 +9,11 @@
 #    s) while the srun step runs beside it.
 # 3. srun -N 16 -n 16: one job across all sixteen nodes, one rank each (the
 #    launch, the node split and Slurm's ids at the most nodes this VM holds).
+# 4. the links across nodes (issue 29): srun -N 4 -n 8 with tests/decks/
+#    network.yaml: every rank meets its namesake on the partners the schedule
+#    names (recomputed here), each exchange checked; with one rank's side of
+#    the network made 8 times slower (MCFLEET_INJECT_SLOW), its figure (the
+#    median partner) falls and its partners' do not.
 # Skips (77) where Slurm or munge is not installed; stops its daemons by pid.
 . "$srcdir/tests/lib.sh"
 need_h5py
@@ -138,4 +143,36 @@ assert int(m["complete"]) == 1 and int(m["nnodes"]) == n, (m["complete"], m["nno
 assert sorted(x.decode() for x in r["slurm_nodename"][:]) == sorted(f"n{i}" for i in range(1, n + 1))
 assert sorted(r["node"][:]) == list(range(n)) and sorted(r["slurm_nodeid"][:]) == list(range(n))
 PY
-echo "slurm launch ok (job $job; $slurm_nodes nodes in one job)"
+# ---- 4. the network between nodes
+srun_step net 240 -N 4 -n 8 -w 'n[1-4]' --mpi=pmix env MCFLEET_INJECT_SLOW=network-bandwidth@2 \
+    MCFLEET_INJECT_SLOW_FACTOR=8 "$MCFLEET" --backend host --power off --deck "$srcdir/tests/decks/network.yaml"
+# exit 0 or 1: rank 2's slow figure may FAIL it; a wrong result or an error would be worse
+[ $rc = 0 ] || [ $rc = 1 ] || { cat net.out; fail "srun (network): exit $rc"; }
+"$PYTHON_H5" - net.h5 <<'PY' || { cat net.out; fail "srun (network): the links in the file"; }
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+res, r = f["results"], f["ranks"]
+node, local = r["node"][:], r["local_rank"][:]
+nn = len(set(node))
+assert nn == 4, nn
+for t in ("network-bandwidth", "network-latency", "allreduce-job", "peer-out"):
+    assert list(res[t]["status"][:]) == [1] * 8, (t, list(res[t]["status"][:]), res[t]["message"][:])
+at = {(int(n), int(l)): i for i, (n, l) in enumerate(zip(node, local))}
+for t, unit in (("network-bandwidth", "gbs"), ("network-latency", "ns")):
+    g = res[t]
+    for rank in range(8):
+        for rd in range(4):   # the schedule: node i meets node (rd + 1 - i) mod n, namesake to namesake
+            p = (rd + 1 - int(node[rank])) % nn
+            want = -1 if p == node[rank] else at[(p, int(local[rank]))]
+            got = g["round%d_partner" % rd][rank]
+            got = -1 if np.all(np.isnan(got)) else int(np.nanmedian(got))
+            assert got == want, (t, rank, rd, got, want)
+            v = g["round%d_%s" % (rd, unit)][rank]
+            assert np.all(np.isnan(v)) if want < 0 else np.all(np.isfinite(v) & (v > 0)), (t, rank, rd, v)
+# the slow side: rank 2's median partner well below every other rank's
+bw = np.nanmedian(res["network-bandwidth"]["bandwidth_gbs"][:], axis=1)
+others = np.delete(bw, 2)
+assert bw[2] < 0.5 * others.min(), ("the slow rank does not stand out", list(bw))
+assert str(f["meta"].attrs["injected_slow"]).find("network-bandwidth@2") >= 0
+PY
+echo "slurm launch ok (job $job; $slurm_nodes nodes in one job; the network across 4)"

@@ -34,6 +34,8 @@
 /* the ladder's naive rung walks B's columns: 0.15-0.45 GFLOP/s a worker beside CPU hogs */
 #define NAIVE_FLOPS 0.15e9
 #define VALU_LANES 32            /* host_valu.c's chains per worker */
+#define MPI_BYTES 0.3e9           /* a host collective's algbw on 4 ranks here: 0.3-2 GB/s */
+#define NODE_RANKS 4              /* transfer: the suite's ranks on one node, one at a time for host and peer links */
 #define PER_INSTANCE_S 0.3       /* agreeing the start, set-up, the check, the journal */
 
 static double chase_load_s(uint64_t working_set)
@@ -106,6 +108,20 @@ static double repetition_s(const struct mcf_kernel *k, double *setup)
         return (double)k->iterations * mcf_kernel_flops_per_unit(k) / BLAS_FLOPS;
     case MCF_FAMILY_LADDER:
         return (double)k->iterations * mcf_kernel_flops_per_unit(k) / (k->rung == MCF_RUNG_NAIVE ? NAIVE_FLOPS : TILE_FLOPS);
+    case MCF_FAMILY_TRANSFER: {
+        double bytes = (double)k->bytes * (double)k->iterations * (k->direction == MCF_DIR_BOTH ? 2 : 1);
+        *setup = (double)k->bytes * 2 / MEMORY_BYTES;   /* the patterns written */
+        switch (k->link) {
+        case MCF_LINK_HOST: return NODE_RANKS * bytes / MEMORY_BYTES;   /* the node's turns */
+        case MCF_LINK_PEER:
+            if (k->mode == MCF_MODE_LATENCY)
+                return NODE_RANKS * (NODE_RANKS - 1) * (double)k->iterations * (double)k->bytes / 64 *
+                       chase_load_s(k->bytes);
+            return NODE_RANKS * (NODE_RANKS - 1) * bytes / MEMORY_BYTES;
+        case MCF_LINK_COLLECTIVE: return bytes / MPI_BYTES;
+        default: return 0.0;   /* the network: one node here, unsupported */
+        }
+    }
     default:
         return 0.0;
     }

@@ -313,6 +313,9 @@ static int coll_setup(struct xfer *x, struct mcf_err *e)
     size_t all = (size_t)(x->k.bytes / 8), in, out;
     x->coll_n = node ? c->local_size : c->size;
     x->coll_me = node ? c->local_rank : c->rank;
+    if (x->coll_n < 2)
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "a collective of one rank moves nothing (the %s "
+                           "has one rank)", mcf_scope_names[x->k.scope]);
     if (x->k.collective == MCF_COLL_ALLREDUCE) {
         x->coll_count = all;
         in = out = all;

@@ -258,6 +258,28 @@ static void report_under_sampled(struct fleet *f, hid_t g, const char *gname, co
                test, n, f->nranks * (size_t)cols);
 }
 
+/* A transfer test whose link this job lacks (link/comm.h): peer links on a
+ * node where the rank is alone, the network in a job of one node, a
+ * collective of one rank. Its "unsupported" is the job's shape, neither the
+ * device's fault nor the deck's. NULL, or what it lacks. */
+static const char *absent_link(const struct fleet *f, const char *test, size_t r)
+{
+    const struct test_facts *t = mcf_facts_of(f, test);
+    if (!t || strncmp(t->measured, "kernel=transfer ", 16) || !f->node)
+        return NULL;
+    size_t on_node = 0;
+    for (size_t i = 0; i < f->nranks; i++)
+        on_node += f->node[i] == f->node[r];
+    int node_scope = !strstr(t->measured, "scope=job");
+    if (strstr(t->measured, "link=network") && f->nnodes < 2)
+        return "the job has one node";
+    if ((strstr(t->measured, "link=peer") || (strstr(t->measured, "link=collective") && node_scope)) && on_node < 2)
+        return "the rank is alone on its node";
+    if (strstr(t->measured, "link=collective") && !node_scope && f->nranks < 2)
+        return "the job has one rank";
+    return NULL;
+}
+
 /* A GPU's cause from a test's status: a wrong result, a runtime error, a
  * hang, or (in an acceptance deck) a test the device cannot run. A stop's
  * statuses (not run, cut) make the run incomplete, not the GPU bad. */
@@ -279,7 +301,7 @@ static void status_cause(struct fleet *f, const char *test, size_t r, long long 
                  why[0] ? ": " : "", why);
         break;
     case MCF_STATUS_UNSUPPORTED:
-        if (f->acceptance != 1)
+        if (f->acceptance != 1 || absent_link(f, test, r))
             return;
         c.rule = MCF_RULE_UNSUPPORTED;
         c.severity = 1e4;
