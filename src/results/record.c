@@ -234,6 +234,8 @@ static int record_test(struct mcf_h5 *h, const struct mcf_result *r, int any_ran
             /* which way is good, for the verdict and for readers of the file */
             MCF_TRY(mcf_h5_attr_str(h, path, "better",
                                     mcf_better_name(r->shared_cores ? 0 : mcf_metric_better(r->metrics[m].name)), e));
+            if (r->metrics[m].optional)   /* NaN is a figure the rank could not have (a peer it lacks), no error */
+                MCF_TRY(mcf_h5_attr_long(h, path, "optional", 1, e));
             if (m) strncat(names, ",", sizeof names - strlen(names) - 1);
             strncat(names, r->metrics[m].name, sizeof names - strlen(names) - 1);
             if (!r->metrics[m].detail) {
