@@ -193,7 +193,8 @@ static int index_rows(struct fleet *f)
     for (size_t r = 0; r < f->nranks; r++) {
         maxnode = f->node[r] > maxnode ? f->node[r] : maxnode;
         long long w = f->world_rank ? f->world_rank[r] : (long long)r;
-        maxworld = w > maxworld ? w : maxworld;
+        if (w < MCF_RD_MAX_RANKS)   /* a malformed file's (recorded by report.c) is left out */
+            maxworld = w > maxworld ? w : maxworld;
     }
     L->nnodes = (size_t)maxnode + 1;
     L->nworld = (size_t)maxworld + 1;
@@ -212,7 +213,7 @@ static int index_rows(struct fleet *f)
         L->order[r] = r;
         L->start[f->node[r] + 1]++;
         long long w = f->world_rank ? f->world_rank[r] : (long long)r;
-        if (w >= 0)
+        if (w >= 0 && w < (long long)L->nworld)
             L->by_world[w] = r;
     }
     for (size_t k = 0; k < L->nnodes; k++)
@@ -244,14 +245,24 @@ static int worse(const struct ltest *t, double a, double b)   /* a worse than b 
     return isfinite(a) && (!isfinite(b) || (t->latency ? a > b : a < b));
 }
 
+/* The peer matrix of node k is local ranks 0 .. n-1 (at most MCF_MAX_PEERS). */
+static size_t node_size(const struct fleet *f, size_t k)
+{
+    const struct mcf_links *L = f->links;
+    long long n = 0;
+    for (size_t i = L->start[k]; i < L->start[k + 1]; i++)
+        if (f->local_rank[L->order[i]] + 1 > n)
+            n = f->local_rank[L->order[i]] + 1;
+    return n > MCF_MAX_PEERS ? MCF_MAX_PEERS : (size_t)n;
+}
+
 /* row r's worst slot of t (-1: none) */
 static int worst_slot(const struct fleet *f, const struct ltest *t, size_t r)
 {
-    int best = -1;
-    for (int j = 0; j < t->slots; j++)
+    int best = -1, n = t->link == MCF_CLINK_PEER ? (int)node_size(f, (size_t)f->node[r]) : t->slots;
+    for (int j = 0; j < n && j < t->slots; j++)
         if (worse(t, t->v[r * t->slots + j], best < 0 ? NAN : t->v[r * t->slots + best]))
             best = j;
-    (void)f;
     return best;
 }
 
@@ -272,17 +283,6 @@ static double node_worst(const struct fleet *f, const struct ltest *t, size_t k,
         }
     }
     return v;
-}
-
-/* The peer matrix of node k is local ranks 0 .. n-1 (at most MCF_MAX_PEERS). */
-static size_t node_size(const struct fleet *f, size_t k)
-{
-    const struct mcf_links *L = f->links;
-    long long n = 0;
-    for (size_t i = L->start[k]; i < L->start[k + 1]; i++)
-        if (f->local_rank[L->order[i]] + 1 > n)
-            n = f->local_rank[L->order[i]] + 1;
-    return n > MCF_MAX_PEERS ? MCF_MAX_PEERS : (size_t)n;
 }
 
 static const char *unit_of(const struct ltest *t) { return t->latency ? "ns" : "GB/s"; }
