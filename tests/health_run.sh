@@ -20,7 +20,8 @@ s = lambda x: x.decode() if isinstance(x, bytes) else str(x)
 names = ["ecc_corrected_volatile", "ecc_uncorrected_volatile", "ecc_corrected_aggregate",
          "ecc_uncorrected_aggregate", "remapped_rows_corrected", "remapped_rows_uncorrected", "remap_pending",
          "remap_failed", "retired_pages", "retired_pages_pending", "pcie_gen", "pcie_gen_max", "pcie_width",
-         "pcie_width_max"]
+         "pcie_width_max", "nvlink_links", "nvlink_active", "nvlink_replay_errors", "nvlink_recovery_errors",
+         "nvlink_crc_flit_errors", "nvlink_crc_data_errors", "xgmi_error_status"]
 h = f["health"]
 assert s(h.attrs["counters"]).split(",") == names, h.attrs["counters"]
 for c in names:

@@ -12,7 +12,8 @@
  * (amdsmi_get_lib_version fails); "no-edge" (no edge sensor, as MI300: the
  * hotspot answers), "millidegrees" (the hotspot in m°C); health:
  * "ecc-uncorrected", "page-unreservable" (one page that could not be
- * retired), "no-health" (the health entry points fail: not supported).
+ * retired), "no-health" (the health entry points fail: not supported),
+ * "xgmi-errors" (the xGMI error status is 2, several errors).
  * $STUB_AMDSMI_SCALE scales its power and energy, one factor per world rank
  * ($OMPI_COMM_WORLD_RANK), comma-separated, the last repeated (default 1):
  * a library that reads unlike rocm-smi's stub on that rank.
@@ -174,4 +175,11 @@ int amdsmi_get_gpu_memory_reserved_pages(void *h, uint32_t *num, struct page *re
     }
     *num = have;
     return n < have ? INSUFFICIENT_SIZE : SUCCESS;
+}
+int amdsmi_gpu_xgmi_error_status(void *h, int *status)
+{
+    (void)h;
+    if (mode_is("no-health")) return NOT_SUPPORTED;
+    *status = mode_is("xgmi-errors") ? 2 : 0;
+    return 0;
 }

@@ -11,8 +11,15 @@
  * number of processes with a compute context on the GPU, one per world rank
  * ($OMPI_COMM_WORLD_RANK), comma-separated, the last repeated (default 1:
  * the rank itself); "procs-fail": the call fails.
+ * NVLink: $STUB_NVML_NVLINKS, one value per world rank as above, is the
+ * number of links the GPU has (default 0: none); $STUB_NVML_NVLINK_DOWN how
+ * many of them (the last ones) are down (default 0); words "nvlink-errors"
+ * (link 0's replay and CRC counters grow between health readings),
+ * "nvlink-recovery" (its recovery counter too), "nvlink-no-field" (the
+ * link-count field unsupported: mcfleet probes link by link).
  * Built three times: with STUB_NO_ENERGY the energy symbol is missing; with
- * STUB_OLD_DRIVER nvmlDeviceGetTotalEccErrors and nvmlDeviceGetRemappedRows. */
+ * STUB_OLD_DRIVER nvmlDeviceGetTotalEccErrors, nvmlDeviceGetRemappedRows and
+ * the NVLink calls. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +73,10 @@ int nvmlDeviceGetFieldValues(void *d, int n, nvmlFieldValue_t *v)
     for (int i = 0; i < n; i++) {
         v[i].nvmlReturn = (v[i].fieldId == 186 && !mode_is("no-instant")) ? 0 : 2;
         v[i].value.uiVal = 262500;
+        if (v[i].fieldId == 91) {   /* the NVLink count */
+            v[i].nvmlReturn = mode_is("nvlink-no-field") ? NOT_SUPPORTED : 0;
+            v[i].value.uiVal = (unsigned)stub_rank_value("STUB_NVML_NVLINKS", 0);
+        }
     }
     return 0;
 }
@@ -140,3 +151,35 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void *d, unsigned *count, void *info
     *count = have;
     return 0;
 }
+
+#ifndef STUB_OLD_DRIVER
+/* ---- NVLink: links [0, n - down) up, the rest down; past n none (INVALID_ARGUMENT) */
+int nvmlDeviceGetNvLinkState(void *d, unsigned link, int *active)
+{
+    unsigned n = (unsigned)stub_rank_value("STUB_NVML_NVLINKS", 0),
+             down = (unsigned)stub_rank_value("STUB_NVML_NVLINK_DOWN", 0);
+    (void)d;
+    if (n == 0) return NOT_SUPPORTED;
+    if (link >= n) return 2;
+    *active = link + down < n;
+    return 0;
+}
+/* every link counts a few errors since the driver loaded; with
+ * "nvlink-errors" link 0 counts more at each health reading (a reading
+ * starts with link 0's replay counter) */
+static unsigned long long nvlink_readings;
+int nvmlDeviceGetNvLinkErrorCounter(void *d, unsigned link, int counter, unsigned long long *v)
+{
+    static const unsigned long long base[4] = { 3, 0, 2, 1 }, grow[4] = { 40, 1, 25, 5 };
+    unsigned n = (unsigned)stub_rank_value("STUB_NVML_NVLINKS", 0);
+    (void)d;
+    if (n == 0) return NOT_SUPPORTED;
+    if (link >= n || counter < 0 || counter > 4) return 2;
+    if (counter == 4) return NOT_SUPPORTED;   /* ECC data: not on this GPU */
+    if (link == 0 && counter == 0) nvlink_readings++;
+    *v = base[counter];
+    if (link == 0 && nvlink_readings > 1 && mode_is("nvlink-errors") && (counter != 1 || mode_is("nvlink-recovery")))
+        *v += grow[counter] * (nvlink_readings - 1);
+    return 0;
+}
+#endif

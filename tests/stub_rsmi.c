@@ -3,7 +3,8 @@
  * 0000:c6:00.0 (an MI250X secondary GCD: no power). STUB_RSMI, comma-separated
  * words: "ok" or "init-fail"; health: "ecc-uncorrected", "page-unreservable"
  * (one page that could not be retired), "link-x8", "no-health" (the health
- * entry points fail: not supported). $STUB_RSMI_GEN is the current link
+ * entry points fail: not supported), "xgmi-error" (the xGMI error status is
+ * 1, an error). $STUB_RSMI_GEN is the current link
  * generation (default 5, the maximum of the supported list). */
 #include <stdbool.h>
 #include <stdint.h>
@@ -97,5 +98,12 @@ int rsmi_dev_serial_number_get(uint32_t d, char *s, uint32_t len)
     if (mode_is("no-health")) return NOT_SUPPORTED;
     if (len < 9) return INSUFFICIENT_SIZE;
     strcpy(s, "PCB-0042");
+    return 0;
+}
+int rsmi_dev_xgmi_error_status(uint32_t d, int *status)
+{
+    (void)d;
+    if (mode_is("no-health")) return NOT_SUPPORTED;
+    *status = mode_is("xgmi-error");
     return 0;
 }

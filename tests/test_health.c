@@ -326,6 +326,86 @@ static void amdsmi_every_counter(void **state)
     setenv("MCFLEET_AMDSMI_LIB", "/nonexistent/libamd_smi.so", 1);
 }
 
+/* NVLink through NVML: the links the GPU has (the count field, or link by
+ * link where the field is missing), how many are up, and the error counters
+ * summed over the links, growing between the before and after readings. */
+static void nvml_nvlink_links_and_errors(void **state)
+{
+    (void)state;
+    struct mcf_health h;
+    struct mcf_health_snap s;
+    use(nvml, "nvlink-errors,nvlink-recovery", "/nonexistent/librocm_smi64.so", "ok");
+    setenv("STUB_NVML_NVLINKS", "18", 1);
+    setenv("STUB_NVML_NVLINK_DOWN", "1", 1);
+    mcf_health_begin(&h, NV_BUS, "");
+    assert_string_equal(h.source, "nvml");
+    mcf_health_end(&h, 5.0);
+    for (int after = 0; after < 2; after++) {
+        const struct mcf_health_snap *x = after ? &h.after : &h.before;
+        expect(x, MCF_HC_NVLINK_LINKS, 18);
+        expect(x, MCF_HC_NVLINK_ACTIVE, 17);
+        /* every link counts 3 replays, 0 recoveries, 2 flit and 1 data CRC
+         * errors; link 0 adds 40, 1, 25 and 5 at the second reading */
+        expect(x, MCF_HC_NVLINK_REPLAY, 18 * 3 + 40 * after);
+        expect(x, MCF_HC_NVLINK_RECOVERY, after);
+        expect(x, MCF_HC_NVLINK_CRC_FLIT, 18 * 2 + 25 * after);
+        expect(x, MCF_HC_NVLINK_CRC_DATA, 18 * 1 + 5 * after);
+        expect_none(x, MCF_HC_XGMI_ERROR, "not xGMI");
+    }
+    /* no count field: probed link by link until NVML says there is no such link */
+    use(nvml, "nvlink-no-field", "", "");
+    setenv("STUB_NVML_NVLINKS", "12", 1);
+    setenv("STUB_NVML_NVLINK_DOWN", "0", 1);
+    snap(&mcf_health_nvml, NV_BUS, &s);
+    expect(&s, MCF_HC_NVLINK_LINKS, 12);
+    expect(&s, MCF_HC_NVLINK_ACTIVE, 12);
+    expect(&s, MCF_HC_NVLINK_REPLAY, 12 * 3);
+    /* a GPU without NVLink: 0 links, 0 up, no counters, with either way of counting */
+    setenv("STUB_NVML_NVLINKS", "0", 1);
+    snap(&mcf_health_nvml, NV_BUS, &s);
+    expect(&s, MCF_HC_NVLINK_LINKS, 0);
+    expect(&s, MCF_HC_NVLINK_ACTIVE, 0);
+    expect_none(&s, MCF_HC_NVLINK_RECOVERY, "the GPU has no NVLink");
+    use(nvml, "ok", "", "");
+    snap(&mcf_health_nvml, NV_BUS, &s);
+    expect(&s, MCF_HC_NVLINK_LINKS, 0);
+    expect(&s, MCF_HC_NVLINK_ACTIVE, 0);
+    /* a driver without the NVLink calls: unknown, with the reason */
+    use(nvml_old, "ok", "", "");
+    setenv("STUB_NVML_NVLINKS", "18", 1);
+    snap(&mcf_health_nvml, NV_BUS, &s);
+    expect_none(&s, MCF_HC_NVLINK_ACTIVE, "NVML lacks nvmlDeviceGetNvLinkState");
+    expect_none(&s, MCF_HC_NVLINK_CRC_DATA, "NVML lacks nvmlDeviceGetNvLinkErrorCounter");
+    unsetenv("STUB_NVML_NVLINKS");
+    unsetenv("STUB_NVML_NVLINK_DOWN");
+}
+
+/* xGMI: the error status through rocm-smi and amd-smi; no NVLink counters there. */
+static void amd_xgmi_error_status(void **state)
+{
+    (void)state;
+    struct mcf_health_snap s;
+    use("/nonexistent/libnvidia-ml.so.1", "", rsmi, "ok");
+    snap(&mcf_health_rsmi, AMD_BUS, &s);
+    expect(&s, MCF_HC_XGMI_ERROR, 0);
+    expect_none(&s, MCF_HC_NVLINK_ACTIVE, "AMD GPUs link by xGMI");
+    setenv("STUB_RSMI", "xgmi-error", 1);
+    snap(&mcf_health_rsmi, AMD_BUS, &s);
+    expect(&s, MCF_HC_XGMI_ERROR, 1);
+    setenv("STUB_RSMI", "no-health", 1);
+    snap(&mcf_health_rsmi, AMD_BUS, &s);
+    expect_none(&s, MCF_HC_XGMI_ERROR, "rsmi_dev_xgmi_error_status: RSMI_STATUS_NOT_SUPPORTED (stub)");
+    setenv("MCFLEET_AMDSMI_LIB", amdsmi, 1);
+    setenv("STUB_AMDSMI", "ok", 1);
+    snap(&mcf_health_amdsmi, AMD_BUS, &s);
+    expect(&s, MCF_HC_XGMI_ERROR, 0);
+    expect_none(&s, MCF_HC_NVLINK_LINKS, "AMD GPUs link by xGMI");
+    setenv("STUB_AMDSMI", "xgmi-errors", 1);
+    snap(&mcf_health_amdsmi, AMD_BUS, &s);
+    expect(&s, MCF_HC_XGMI_ERROR, 2);
+    setenv("MCFLEET_AMDSMI_LIB", "/nonexistent/libamd_smi.so", 1);
+}
+
 static void no_library_or_no_gpu_leaves_every_counter_unknown_with_the_reason(void **state)
 {
     (void)state;
@@ -416,6 +496,8 @@ int main(void)
         cmocka_unit_test(the_power_source_reads_the_link_every_few_readings),
         cmocka_unit_test(rsmi_every_counter),
         cmocka_unit_test(amdsmi_every_counter),
+        cmocka_unit_test(nvml_nvlink_links_and_errors),
+        cmocka_unit_test(amd_xgmi_error_status),
         cmocka_unit_test(no_library_or_no_gpu_leaves_every_counter_unknown_with_the_reason),
         cmocka_unit_test(evidence_over_a_test_window),
     };

@@ -10,7 +10,16 @@
  * power, so a generation read before or after the run below its maximum is
  * not a downtrained link. The power sampler reads the link while tests run
  * (power.h, MCF_LINK_EVERY) and the most it saw inside the tests' windows is
- * kept as pcie_gen_busy / pcie_width_busy: that is the link at work. */
+ * kept as pcie_gen_busy / pcie_width_busy: that is the link at work.
+ *
+ * The links between GPUs: NVML's NVLink count and state and its error
+ * counters; rocm-smi's / amd-smi's xGMI error status. A source that has no
+ * such link leaves those counters -1 with the reason (report_links_health.c
+ * judges them).
+ *
+ * Testing only: $MCFLEET_INJECT_HEALTH_BUS gives the ranks of a backend
+ * without a PCI GPU (the host backend) a bus id to read health counters
+ * from, so the stub libraries' counters travel the whole pipeline. */
 #ifndef MCF_HEALTH_H
 #define MCF_HEALTH_H
 
@@ -26,6 +35,12 @@ enum mcf_health_counter {
     MCF_HC_REMAP_CORR, MCF_HC_REMAP_UNC, MCF_HC_REMAP_PENDING, MCF_HC_REMAP_FAILED,
     MCF_HC_RETIRED, MCF_HC_RETIRED_PENDING,
     MCF_HC_PCIE_GEN, MCF_HC_PCIE_GEN_MAX, MCF_HC_PCIE_WIDTH, MCF_HC_PCIE_WIDTH_MAX,
+    /* the links between GPUs (appended: older files lack them, read as -1):
+     * NVLinks the GPU has and how many are up; the data-link error counters
+     * summed over its links; AMD's xGMI error status (0 none, 1 an error,
+     * 2 several, as rocm-smi / amd-smi give it) */
+    MCF_HC_NVLINK_LINKS, MCF_HC_NVLINK_ACTIVE, MCF_HC_NVLINK_REPLAY, MCF_HC_NVLINK_RECOVERY,
+    MCF_HC_NVLINK_CRC_FLIT, MCF_HC_NVLINK_CRC_DATA, MCF_HC_XGMI_ERROR,
     MCF_HC_COUNT
 };
 /* The dataset names under /health, in the enum's order. */

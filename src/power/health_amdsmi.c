@@ -8,7 +8,7 @@
  * (amdsmi_get_gpu_memory_reserved_pages) are retired_pages, pending ones
  * retired_pages_pending, unreservable ones remap_failed; rows are not
  * remapped (-1). PCIe: amdsmi_get_pcie_info's current link against its
- * maximum. Serial: none from here: amdsmi_board_info_t's layout moved its
+ * maximum. xGMI: amdsmi_gpu_xgmi_error_status. Serial: none from here: amdsmi_board_info_t's layout moved its
  * product_serial twice (ROCm 6.0, 6.1, 6.2), and amd-smi reads it from
  * amdgpu's sysfs serial_number, which the run's fallback serial already is. */
 #include <stdio.h>
@@ -84,6 +84,22 @@ static void pcie_link(const struct mcf_amdsmi *a, struct mcf_health_snap *s)
     else mcf_health_none(s, MCF_HC_PCIE_WIDTH_MAX, "amdsmi_get_pcie_info gave no maximum width");
 }
 
+/* The xGMI error status, as rocm-smi's (health_rsmi.c). */
+static void xgmi(const struct mcf_amdsmi *a, struct mcf_health_snap *s)
+{
+    int st = 0;
+    amdsmi_status_t rc;
+    for (int c = MCF_HC_NVLINK_LINKS; c <= MCF_HC_NVLINK_CRC_DATA; c++)
+        mcf_health_none(s, c, "AMD GPUs link by xGMI, not NVLink: see xgmi_error_status (no xGMI link count is read)");
+    if (!a->xgmi_error) {
+        mcf_health_none(s, MCF_HC_XGMI_ERROR, "amd-smi lacks amdsmi_gpu_xgmi_error_status");
+    } else if ((rc = a->xgmi_error(a->dev, &st)) != AMDSMI_STATUS_SUCCESS) {
+        mcf_health_none(s, MCF_HC_XGMI_ERROR, "amdsmi_gpu_xgmi_error_status: %s", mcf_amdsmi_error(a, rc));
+    } else {
+        s->v[MCF_HC_XGMI_ERROR] = st;
+    }
+}
+
 static void read_amdsmi(void *state, struct mcf_health_snap *s)
 {
     const struct mcf_amdsmi *a = state;
@@ -92,6 +108,7 @@ static void read_amdsmi(void *state, struct mcf_health_snap *s)
     mcf_health_amd_pages(s, a, a->reserved_pages ? amdsmi_pages : NULL, "amd-smi",
                          "amdsmi_get_gpu_memory_reserved_pages");
     pcie_link(a, s);
+    xgmi(a, s);
 }
 
 static int serial_amdsmi(void *state, char *buf, size_t len)

@@ -1,7 +1,8 @@
 /* Health counters through NVML (the library is loaded by src/power/vendor_nvml.c):
  * ECC totals (volatile and aggregate, corrected and uncorrected), remapped
  * rows (Ampere on) or, where the GPU does not remap rows, retired pages;
- * the PCIe link now and its maximum; the board serial. A missing entry point
+ * the PCIe link now and its maximum; the NVLinks (how many, how many up,
+ * their error counters); the board serial. A missing entry point
  * or a vendor error makes that counter -1 with the reason; the others stand. */
 #include <stddef.h>
 #include <stdio.h>
@@ -124,6 +125,103 @@ static void pcie_link(const struct mcf_nvml *n, struct mcf_health_snap *s)
     }
 }
 
+/* The NVLink error counters summed over the GPU's links (up[l]: link l is
+ * up). NVML counts them since the driver loaded or they were reset, so the
+ * run's own are the after-reading less the before-reading. A link that is
+ * down may have no counters (NOT_SUPPORTED): it adds nothing. */
+static void nvlink_errors(const struct mcf_nvml *n, struct mcf_health_snap *s, unsigned links, const int *up,
+                          const char *no_links)
+{
+    static const struct { int c, counter; } which[] = {
+        { MCF_HC_NVLINK_REPLAY, NVML_NVLINK_ERROR_DL_REPLAY },
+        { MCF_HC_NVLINK_RECOVERY, NVML_NVLINK_ERROR_DL_RECOVERY },
+        { MCF_HC_NVLINK_CRC_FLIT, NVML_NVLINK_ERROR_DL_CRC_FLIT },
+        { MCF_HC_NVLINK_CRC_DATA, NVML_NVLINK_ERROR_DL_CRC_DATA },
+    };
+    for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
+        unsigned long long sum = 0;
+        nvmlReturn_t rc = NVML_SUCCESS;
+        unsigned l;
+        if (!n->nvlink_errors) {
+            mcf_health_none(s, which[i].c, "NVML lacks nvmlDeviceGetNvLinkErrorCounter");
+            continue;
+        }
+        if (links == 0) {
+            mcf_health_none(s, which[i].c, "%s", no_links);
+            continue;
+        }
+        for (l = 0; l < links; l++) {
+            unsigned long long v = 0;
+            rc = n->nvlink_errors(n->dev, l, which[i].counter, &v);
+            if (rc == NVML_SUCCESS)
+                sum += v;
+            else if (!(rc == NVML_ERROR_NOT_SUPPORTED && up[l] == 0))
+                break;
+        }
+        if (l < links)
+            mcf_health_none(s, which[i].c, "nvmlDeviceGetNvLinkErrorCounter(link %u): %s", l, mcf_nvml_error(n, rc));
+        else
+            s->v[which[i].c] = (long long)sum;
+    }
+}
+
+/* The NVLinks: how many the GPU has (the field NVML_FI_DEV_NVLINK_LINK_COUNT;
+ * where the driver lacks it, the links NVML answers for, from link 0 until
+ * it says there is no such link), how many are up, their error counters.
+ * A GPU without NVLink has 0 links, 0 up. A link whose state cannot be read
+ * leaves nvlink_active unknown: a link not read is not a link down. */
+static void nvlink(const struct mcf_nvml *n, struct mcf_health_snap *s)
+{
+    int up[NVML_NVLINK_MAX_LINKS];
+    unsigned links = 0, active = 0, l;
+    int counted = 0;
+    nvmlReturn_t rc = NVML_SUCCESS;
+    if (!n->nvlink_state) {
+        mcf_health_none(s, MCF_HC_NVLINK_LINKS, "NVML lacks nvmlDeviceGetNvLinkState");
+        mcf_health_none(s, MCF_HC_NVLINK_ACTIVE, "NVML lacks nvmlDeviceGetNvLinkState");
+        nvlink_errors(n, s, 0, up, "NVML lacks nvmlDeviceGetNvLinkState");
+        return;
+    }
+    if (n->fields) {
+        nvmlFieldValue_t v;
+        memset(&v, 0, sizeof v);
+        v.fieldId = NVML_FI_DEV_NVLINK_LINK_COUNT;
+        if (n->fields(n->dev, 1, &v) == NVML_SUCCESS && v.nvmlReturn == NVML_SUCCESS) {
+            links = v.value.uiVal < NVML_NVLINK_MAX_LINKS ? v.value.uiVal : NVML_NVLINK_MAX_LINKS;
+            counted = 1;
+        }
+    }
+    for (l = 0; l < (counted ? links : NVML_NVLINK_MAX_LINKS); l++) {
+        int on = 0;
+        up[l] = -1;
+        rc = n->nvlink_state(n->dev, l, &on);
+        if (rc == NVML_SUCCESS) {
+            up[l] = on != 0;   /* enabled; a newer driver's sleep state (2) is a link up, resting */
+            active += (unsigned)up[l];
+            continue;
+        }
+        break;
+    }
+    /* probing, INVALID_ARGUMENT or NOT_SUPPORTED says there is no link l:
+     * the links end there; any other error leaves the count unknown */
+    if (!counted && l < NVML_NVLINK_MAX_LINKS && rc != NVML_ERROR_INVALID_ARGUMENT && rc != NVML_ERROR_NOT_SUPPORTED) {
+        mcf_health_none(s, MCF_HC_NVLINK_LINKS, "nvmlDeviceGetNvLinkState(link %u): %s", l, mcf_nvml_error(n, rc));
+        mcf_health_none(s, MCF_HC_NVLINK_ACTIVE, "%s", s->why[MCF_HC_NVLINK_LINKS]);
+        nvlink_errors(n, s, l, up, s->why[MCF_HC_NVLINK_LINKS]);   /* the links known to be there */
+        return;
+    }
+    if (!counted)
+        links = l;
+    s->v[MCF_HC_NVLINK_LINKS] = links;
+    if (l < links)
+        mcf_health_none(s, MCF_HC_NVLINK_ACTIVE, "nvmlDeviceGetNvLinkState(link %u): %s", l, mcf_nvml_error(n, rc));
+    else
+        s->v[MCF_HC_NVLINK_ACTIVE] = active;
+    for (; l < links; l++)
+        up[l] = -1;
+    nvlink_errors(n, s, links, up, "the GPU has no NVLink");
+}
+
 static void read_nvml(void *state, struct mcf_health_snap *s)
 {
     const struct mcf_nvml *n = state;
@@ -131,6 +229,8 @@ static void read_nvml(void *state, struct mcf_health_snap *s)
     ecc(n, s);
     memory_repair(n, s);
     pcie_link(n, s);
+    nvlink(n, s);
+    mcf_health_none(s, MCF_HC_XGMI_ERROR, "NVIDIA GPUs have NVLink, not xGMI (see nvlink_*)");
 }
 
 static int serial_nvml(void *state, char *buf, size_t len)

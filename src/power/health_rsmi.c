@@ -6,7 +6,8 @@
  * retired_pages, pending ones retired_pages_pending, and pages that could not
  * be reserved count as remap_failed; rows are not remapped (-1). PCIe: the
  * current transfer rate's generation and lanes against the most of the
- * supported list (rsmi_dev_pci_bandwidth_get). */
+ * supported list (rsmi_dev_pci_bandwidth_get). xGMI: the error status
+ * (rsmi_dev_xgmi_error_status). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,23 @@ static void pcie_link(const struct mcf_rsmi *r, struct mcf_health_snap *s)
     s->v[MCF_HC_PCIE_WIDTH_MAX] = wm;
 }
 
+/* The xGMI error status (the links between AMD GPUs): rocm-smi reads no
+ * count or state of the links themselves, so the NVLink counters say so. */
+static void xgmi(const struct mcf_rsmi *r, struct mcf_health_snap *s)
+{
+    int st = 0;
+    rsmi_status_t rc;
+    for (int c = MCF_HC_NVLINK_LINKS; c <= MCF_HC_NVLINK_CRC_DATA; c++)
+        mcf_health_none(s, c, "AMD GPUs link by xGMI, not NVLink: see xgmi_error_status (no xGMI link count is read)");
+    if (!r->xgmi_error) {
+        mcf_health_none(s, MCF_HC_XGMI_ERROR, "rocm-smi lacks rsmi_dev_xgmi_error_status");
+    } else if ((rc = r->xgmi_error(r->dev, &st)) != RSMI_OK) {
+        mcf_health_none(s, MCF_HC_XGMI_ERROR, "rsmi_dev_xgmi_error_status: %s", mcf_rsmi_error(r, rc));
+    } else {
+        s->v[MCF_HC_XGMI_ERROR] = st;
+    }
+}
+
 static void read_rsmi(void *state, struct mcf_health_snap *s)
 {
     const struct mcf_rsmi *r = state;
@@ -98,6 +116,7 @@ static void read_rsmi(void *state, struct mcf_health_snap *s)
     ecc(r, s);
     mcf_health_amd_pages(s, r, r->reserved_pages ? rsmi_pages : NULL, "rocm-smi", "rsmi_dev_memory_reserved_pages_get");
     pcie_link(r, s);
+    xgmi(r, s);
 }
 
 static int serial_rsmi(void *state, char *buf, size_t len)

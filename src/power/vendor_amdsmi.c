@@ -25,6 +25,7 @@ static const struct { size_t off; const char *name; } symbols[] = {
     { offsetof(struct mcf_amdsmi, pcie), "amdsmi_get_pcie_info" },
     { offsetof(struct mcf_amdsmi, ecc_total), "amdsmi_get_gpu_total_ecc_count" },
     { offsetof(struct mcf_amdsmi, reserved_pages), "amdsmi_get_gpu_memory_reserved_pages" },
+    { offsetof(struct mcf_amdsmi, xgmi_error), "amdsmi_gpu_xgmi_error_status" },
 };
 
 const char *mcf_amdsmi_error(const struct mcf_amdsmi *a, amdsmi_status_t rc)

@@ -69,6 +69,8 @@ struct mcf_amdsmi {
     /* health (src/power/health_amdsmi.c) */
     amdsmi_status_t (*ecc_total)(amdsmi_processor_handle, void *);
     amdsmi_status_t (*reserved_pages)(amdsmi_processor_handle, uint32_t *, struct mcf_amd_page *);   /* amdsmi_retired_page_record_t */
+    /* amdsmi_xgmi_status_t, rocm-smi's values: 0 no errors, 1 an error, 2 several */
+    amdsmi_status_t (*xgmi_error)(amdsmi_processor_handle, int *);
 };
 
 /* Loads, initializes (AMDSMI_INIT_AMD_GPUS) and finds the device at bus.

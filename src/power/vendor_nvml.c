@@ -31,6 +31,8 @@ static const struct { size_t off; const char *name; } symbols[] = {
     { offsetof(struct mcf_nvml, link_width), "nvmlDeviceGetCurrPcieLinkWidth" },
     { offsetof(struct mcf_nvml, link_width_max), "nvmlDeviceGetMaxPcieLinkWidth" },
     { offsetof(struct mcf_nvml, serial), "nvmlDeviceGetSerial" },
+    { offsetof(struct mcf_nvml, nvlink_state), "nvmlDeviceGetNvLinkState" },
+    { offsetof(struct mcf_nvml, nvlink_errors), "nvmlDeviceGetNvLinkErrorCounter" },
     { offsetof(struct mcf_nvml, compute_procs), "nvmlDeviceGetComputeRunningProcesses_v3" },
     { offsetof(struct mcf_nvml, compute_procs), "nvmlDeviceGetComputeRunningProcesses_v2" },
     { offsetof(struct mcf_nvml, compute_procs), "nvmlDeviceGetComputeRunningProcesses" },

@@ -37,6 +37,15 @@ typedef struct {
 #define NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR 1
 #define NVML_FEATURE_ENABLED 1
 #define NVML_DEVICE_SERIAL_BUFFER_SIZE 30
+#define NVML_ERROR_INVALID_ARGUMENT 2
+#define NVML_FI_DEV_NVLINK_LINK_COUNT 91   /* the NVLinks the device has (uiVal) */
+#define NVML_NVLINK_MAX_LINKS 18
+/* nvmlNvLinkErrorCounter_t: data-link transmit replays and recoveries,
+ * receive CRC errors on flow-control digits and on data */
+#define NVML_NVLINK_ERROR_DL_REPLAY 0
+#define NVML_NVLINK_ERROR_DL_RECOVERY 1
+#define NVML_NVLINK_ERROR_DL_CRC_FLIT 2
+#define NVML_NVLINK_ERROR_DL_CRC_DATA 3
 
 struct mcf_nvml {
     void *lib;
@@ -64,6 +73,10 @@ struct mcf_nvml {
     nvmlReturn_t (*link_width)(nvmlDevice_t, unsigned int *);
     nvmlReturn_t (*link_width_max)(nvmlDevice_t, unsigned int *);
     nvmlReturn_t (*serial)(nvmlDevice_t, char *, unsigned int);
+    /* NVLink (src/power/health_nvml.c): a link's state (nvmlEnableState_t)
+     * and its error counters (nvmlNvLinkErrorCounter_t) */
+    nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned int, int *);
+    nvmlReturn_t (*nvlink_errors)(nvmlDevice_t, unsigned int, int, unsigned long long *);
     /* the processes with a compute context on the device (only counted: the
      * list's entry layout differs between versions, its length does not) */
     nvmlReturn_t (*compute_procs)(nvmlDevice_t, unsigned int *, void *);

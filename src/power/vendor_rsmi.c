@@ -22,6 +22,7 @@ static const struct { size_t off; const char *name; } symbols[] = {
     { offsetof(struct mcf_rsmi, reserved_pages), "rsmi_dev_memory_reserved_pages_get" },
     { offsetof(struct mcf_rsmi, pci_bandwidth), "rsmi_dev_pci_bandwidth_get" },
     { offsetof(struct mcf_rsmi, serial), "rsmi_dev_serial_number_get" },
+    { offsetof(struct mcf_rsmi, xgmi_error), "rsmi_dev_xgmi_error_status" },
 };
 
 const char *mcf_rsmi_error(const struct mcf_rsmi *r, rsmi_status_t rc)

@@ -52,6 +52,9 @@ struct mcf_rsmi {
     rsmi_status_t (*reserved_pages)(uint32_t, uint32_t *, struct mcf_amd_page *);   /* rsmi_retired_page_record_t */
     rsmi_status_t (*pci_bandwidth)(uint32_t, rsmi_pcie_bandwidth_t *);
     rsmi_status_t (*serial)(uint32_t, char *, uint32_t);
+    /* rsmi_xgmi_status_t: 0 no errors, 1 an error, 2 several, since the
+     * driver loaded or the status was last reset */
+    rsmi_status_t (*xgmi_error)(uint32_t, int *);
 };
 
 /* Loads, initializes and finds the device at bus. MCF_EUNSUPPORTED (no

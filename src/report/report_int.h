@@ -53,7 +53,7 @@ struct test_facts {
     double power_readings;       /* the fewest new power readings a rank's test had in all (NaN: unknown) */
 };
 
-#define MCF_NHEALTH 16
+#define MCF_NHEALTH 24
 struct fleet {
     struct mcf_rd rd;
     const struct mcf_report_opts *opts;
@@ -157,6 +157,8 @@ void mcf_cause_add(struct fleet *f, size_t row, int rule, int level, const char 
  * (-1 out of memory); 1 where a per-joule figure's test had too few power
  * readings to be judged. */
 int mcf_judge_peers(struct fleet *f, const struct fig *g, const size_t *rows, size_t n);
+/* report_links_health.c: the links between GPUs (NVLink, xGMI) of row r, from /health. */
+void mcf_judge_links_health(struct fleet *f, size_t r);
 #define MIN_POWER_READINGS 3
 int mcf_power_too_short(const struct fleet *f, const struct fig *g);
 

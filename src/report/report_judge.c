@@ -354,6 +354,7 @@ static void judge_health(struct fleet *f, size_t r)
     if (gb > 0 && gmax > 0 && gb < gmax)
         mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "pcie_gen_busy", (double)gb, (double)gmax, 5e4,
             "PCIe link at Gen%lld of Gen%lld while tests ran (downtrained)", gb, gmax);
+    mcf_judge_links_health(f, r);   /* NVLink, xGMI: report_links_health.c */
 }
 
 /* No health counter read for row r: no /health at all, or no counter with a

@@ -57,6 +57,13 @@ const char *mcf_cause_next(const struct mcf_cause *c)
         return "check the node before its GPUs: power, cooling, CPU binding, its PCIe switch";
     if (c->attr == MCF_ATTR_DECK)
         return "run the acceptance deck of its architecture (mcfleet --acceptance)";
+    if (c->rule == MCF_RULE_HEALTH && c->level == MCF_V_WARN && !strncmp(c->metric, "nvlink_", 7))
+        return "rerun and watch the link's counters (nvidia-smi nvlink -e); if they keep growing, reseat the GPU, "
+               "check its NVLink bridge or the baseboard and run the vendor's field diagnostics";
+    if (c->rule == MCF_RULE_HEALTH && (!strncmp(c->metric, "nvlink_", 7) || !strncmp(c->metric, "xgmi_", 5)))
+        return "drain the node; reseat the GPU and check its NVLink bridge or the baseboard (xGMI: the baseboard and "
+               "its OAM seating), then run the vendor's field diagnostics (NVIDIA field diag or dcgmi diag -r 3; AMD "
+               "rvs/AGFHC); return the GPU or board if the link stays down or keeps erring";
     return c->rule >= 0 && c->rule < MCF_RULE_COUNT && rule_next[c->rule] ? rule_next[c->rule] : "rerun it";
 }
 const char *const mcf_rule_names[MCF_RULE_COUNT] = {
