@@ -9,7 +9,9 @@ The verdict is mcfleet report's own (its JSON, run by this script with the
 same options), so the page and the text report never disagree. The page
 opens with the verdict and the flagged GPUs, worst first, with their causes
 and evidence; then what was not measured (failed, unsupported, hung ranks:
-shown, never dropped); a heatmap of node x local GPU of one figure (--metric;
+shown, never dropped); the links of the transfer tests (per node, the
+GPU-to-GPU matrix as a heatmap and each network test's worst pair,
+mcfleet_links.py); a heatmap of node x local GPU of one figure (--metric;
 default the first judged figure), relative to its SKU's median, which stays
 one image at 10,000 GPUs; the distribution of every judged figure as the
 relative deviation of each GPU from its SKU's median, with the verdict's warn
@@ -49,6 +51,7 @@ import matplotlib.ticker  # noqa: E402
 
 from mcfleet_results import BadFile, reading, show  # noqa: E402
 import mcfleet_compare  # noqa: E402
+import mcfleet_links  # noqa: E402
 import mcfleet_outpath as outpath  # noqa: E402
 import mcfleet_plot as plot  # noqa: E402
 
@@ -204,6 +207,7 @@ def page(rep, data, path, metric, history=None):
                            else "%d of these figures (marked 'each its own')" % few),
                        "" if not few else ", there below that best GPU")
                    + png(plot.draw_distributions(data, data["rules"]), "distributions"))
+    out.append(mcfleet_links.links_section(rep, png))
     highlight = [g["rank"] for g in flagged[:HIGHLIGHT] if isinstance(g.get("rank"), int)]
     named = (" The flagged GPUs in colour: %s." % ", ".join("rank %d" % k for k in highlight)) if highlight else ""
     pw = data["power"]

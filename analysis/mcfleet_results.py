@@ -383,6 +383,7 @@ FAMILY_KEYS = {
     "streams": ("streams", "imbalance", "work", "dtype", "bytes", "shape", "inputs"),
     "gemm": ("dtype", "size", "inputs"),
     "ladder": ("dtype", "size", "rung", "inputs"),
+    "transfer": ("link", "direction", "engine", "host_memory", "mode", "bytes", "collective", "scope", "rounds"),
 }
 
 # The keys that builds added after the first results files, with the value

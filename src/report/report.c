@@ -10,6 +10,7 @@
 
 #include "mcfleet.h"
 #include "report_int.h"
+#include "report_links.h"
 #include "report_read.h"
 #include "results.h"
 #include "stats.h"
@@ -422,7 +423,8 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     printed = 1;
     switch (opts->format) {
     case MCF_FORMAT_JSON: mcf_report_print_json(&f, &w, path, out); break;
-    case MCF_FORMAT_CSV: mcf_report_print_csv(&f, &w, out); break;
+    case MCF_FORMAT_CSV:
+    case MCF_FORMAT_LINKS_CSV: mcf_report_print_csv(&f, &w, out); break;
     default: mcf_report_print_text(&f, &w, path, out); break;
     }
     code = f.exit_code;
@@ -463,6 +465,7 @@ fail:
     for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
         free(ls[i]->buf);
     mcf_causes_free(&f.causes);
+    mcf_links_free(&f);
     mcf_rollup_free(&f.roll);
     mcf_rd_free(&f.rd);
     char *texts2[] = { f.version, f.backend, f.start, f.deck, f.injected, f.injected_slow, f.deck_arch, f.cut_test, f.stop_reason,

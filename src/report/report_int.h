@@ -89,6 +89,7 @@ struct fleet {
     struct lines profile_table;  /* per SKU with a profile: its figures beside the measured medians */
     int exit_code;               /* enum mcf_exit */
     const char *verdict;         /* PASS, WARN, FAIL, INCOMPLETE, MALFORMED */
+    struct mcf_links *links;     /* the transfer tests' links (report_links.h); NULL: none */
 };
 
 /* report_measured.c: a test's facts, made while reading (NULL: out of
@@ -142,6 +143,11 @@ const char *mcf_cause_tag(const struct mcf_cause *c);
 int mcf_is_sustained(const struct fig *g);
 void mcf_sustained_spread(const struct fleet *f, const struct fig *g, double *med, double *lo, double *hi,
                           double *spread);
+
+/* report_json.c: a JSON string or number (null where not finite), a CSV text cell */
+void mcf_json_str(FILE *out, const char *s);
+void mcf_json_num(FILE *out, double v);
+void mcf_csv_str(FILE *out, const char *s);
 
 /* report_judge.c: a cause of row into f->causes (its deviation from value
  * and reference), its text from fmt. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "mcfleet.h"
 #include "report_int.h"
+#include "report_links.h"
 #include "stats.h"
 #include "text_safe.h"
 
@@ -31,6 +32,9 @@ static void json_num(FILE *out, double v)
     else
         fputs("null", out);
 }
+
+void mcf_json_str(FILE *out, const char *s) { json_str(out, s); }
+void mcf_json_num(FILE *out, double v) { json_num(out, v); }
 
 static void json_cause(FILE *out, const struct mcf_cause *c)
 {
@@ -185,7 +189,9 @@ static void print_json(struct fleet *f, const struct world *w, const char *path,
         json_num(out, spread);
         fputc('}', out);
     }
-    fprintf(out, "],\n \"hung\": [");
+    fputc(']', out);
+    mcf_links_print_json(f, out);
+    fprintf(out, ",\n \"hung\": [");
     for (size_t i = 0; i < w->nhung; i++) {
         fprintf(out, "%s{\"world_rank\": %lld, \"verdict\": \"FAIL\", \"host\": ", i ? ", " : "", w->rank[i]);
         json_str(out, mcf_strs_at(&w->host, i));
@@ -241,6 +247,8 @@ static void csv_str(FILE *out, const char *s)
     }
     fputc('"', out);
 }
+
+void mcf_csv_str(FILE *out, const char *s) { csv_str(out, s); }
 
 static void print_csv(struct fleet *f, const struct world *w, FILE *out)
 {
@@ -340,6 +348,9 @@ void mcf_report_print_json_error(const char *path, int code, const char *why, FI
 void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out)
 {
     struct mcf_text_out t;
-    print_csv(f, w, mcf_text_begin(&t, out));
+    if (f->opts->format == MCF_FORMAT_LINKS_CSV)
+        mcf_links_print_csv(f, mcf_text_begin(&t, out));
+    else
+        print_csv(f, w, mcf_text_begin(&t, out));
     mcf_text_end(&t);
 }

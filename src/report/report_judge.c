@@ -13,6 +13,7 @@
 #include "mcfleet.h"
 #include "profile.h"
 #include "report_int.h"
+#include "report_links.h"
 #include "stats.h"
 
 /* Rows of one SKU: the peer rules compare a GPU only with GPUs of its kind. */
@@ -502,6 +503,7 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
                 c->level = MCF_V_WARN;
         }
     }
+    mcf_links_attribute(f);   /* a transfer test's causes name their link */
     if (mcf_rollup(&f->causes, f->nranks, f->node, &f->roll) < 0)
         f->oom = 1;
 done:

@@ -25,6 +25,8 @@ void mcf_report_usage(FILE *out)
 "  --format text|json|csv  text (default); json: one object, the verdict and one\n"
 "                       entry per GPU; csv: one row per GPU (verdict, causes,\n"
 "                       identity, every figure), for pandas, Grafana or ReFrame\n"
+"  --format links-csv   one row per link of the transfer tests: each cell of a\n"
+"                       node's peer matrix, each rank's network rounds\n"
 "  --profiles DIR       SKU profiles (*.yaml: expected figures and floors per\n"
 "                       test; default $MCFLEET_PROFILES, else the installed ones)\n"
 "  --no-profiles        the peer verdict alone\n"
@@ -105,9 +107,10 @@ int mcf_report_opts_parse(int argc, char **argv, struct mcf_report_opts *o, cons
             if (!strcmp(optarg, "text")) o->format = MCF_FORMAT_TEXT;
             else if (!strcmp(optarg, "json")) o->format = MCF_FORMAT_JSON;
             else if (!strcmp(optarg, "csv")) o->format = MCF_FORMAT_CSV;
+            else if (!strcmp(optarg, "links-csv")) o->format = MCF_FORMAT_LINKS_CSV;
             else
                 return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
-                                   "--format: unknown format '%s' (text, json or csv)", optarg);
+                                   "--format: unknown format '%s' (text, json, csv or links-csv)", optarg);
             break;
         case OPT_PROFILES:
             if (!optarg[0])

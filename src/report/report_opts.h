@@ -9,7 +9,7 @@
 #include "error.h"
 #include "verdict.h"
 
-enum mcf_report_format { MCF_FORMAT_TEXT, MCF_FORMAT_JSON, MCF_FORMAT_CSV };
+enum mcf_report_format { MCF_FORMAT_TEXT, MCF_FORMAT_JSON, MCF_FORMAT_CSV, MCF_FORMAT_LINKS_CSV };
 
 struct mcf_report_opts {
     int format;                /* enum mcf_report_format */

@@ -11,6 +11,7 @@
 
 #include "mcfleet.h"
 #include "report_int.h"
+#include "report_links.h"
 #include "stats.h"
 #include "text_safe.h"
 
@@ -382,6 +383,7 @@ static void print_text(struct fleet *f, const struct world *w, const char *path,
                 sparse.buf);
     free(sparse.buf);
     print_sustained(f, out);
+    mcf_links_print_text(f, out);
     int far = 0;
     for (size_t r = 0; f->local && r < f->nranks; r++)
         if (f->local[r] == 0) {

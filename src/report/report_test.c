@@ -12,6 +12,7 @@
 
 #include "mcfleet.h"
 #include "report_int.h"
+#include "report_links.h"
 #include "report_measured.h"
 #include "report_read.h"
 #include "results.h"
@@ -493,6 +494,7 @@ void mcf_report_test(struct fleet *f, hid_t results, const char *name)
         if (mcf_rd_measured(&f->rd, g, gname, facts->measured, sizeof facts->measured) > 0)
             mcf_rd_clean(facts->measured);
         facts->power_readings = power_readings(f, g, gname);
+        mcf_links_read(f, g, gname, test, facts->measured);
     }
     if (status)
         report_status(f, test, status, &message);

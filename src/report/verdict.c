@@ -30,6 +30,18 @@ static const char *const rule_next[MCF_RULE_COUNT] = {
                        "figures are suspect until then",
 };
 
+/* The next step for a transfer test's figure: the link it crossed. */
+static const char *const link_next[MCF_CLINK_NETWORK + 1] = {
+    [MCF_CLINK_HOST] = "check the GPU's host link: its PCIe width and generation now and under load (nvidia-smi -q "
+                       "-d PCI, lspci -vv LnkSta against LnkCap), reseat the GPU or its riser; then rerun",
+    [MCF_CLINK_PEER] = "check the NVLink/xGMI links between the two GPUs: their state and error counters "
+                       "(nvidia-smi nvlink -s / -e, amd-smi xgmi); a link down or counting errors: reseat or return",
+    [MCF_CLINK_COLLECTIVE] = "check the links of the GPUs in it (the peer matrix, the network's worst pairs) and "
+                             "the library's transport (NCCL_DEBUG=INFO); rerun",
+    [MCF_CLINK_NETWORK] = "check the node's network card, cable and switch port (link speed, error counters: "
+                          "ibstat, perfquery, ethtool -S); move the cable or swap the card, then rerun",
+};
+
 const char *mcf_cause_next(const struct mcf_cause *c)
 {
     if (c->attr == MCF_ATTR_ENV && c->env == MCF_ENV_OVERSUBSCRIBED)
@@ -39,6 +51,8 @@ const char *mcf_cause_next(const struct mcf_cause *c)
     if (c->attr == MCF_ATTR_ENV)
         return "rerun with the GPU exclusive (another job's processes were on it: srun --exclusive, or drain "
                "the other job); judge it only then";
+    if (c->link > MCF_CLINK_NONE && c->link <= MCF_CLINK_NETWORK && c->attr != MCF_ATTR_DECK)
+        return link_next[c->link];
     if (c->attr == MCF_ATTR_NODE)
         return "check the node before its GPUs: power, cooling, CPU binding, its PCIe switch";
     if (c->attr == MCF_ATTR_DECK)
@@ -72,7 +86,7 @@ int mcf_metric_better(const char *m)
      * again) are shown, not judged: a relative rule means nothing near 0 */
     static const char *const higher[] = { "gflops", "bandwidth_gbs", "speedup", "clock_mhz", "test_sm_mhz",
                                           "sustained_gflops", "sustained_bandwidth_gbs", "sustained_clock_mhz",
-                                          "sustained_sm_mhz" };
+                                          "sustained_sm_mhz", "busbw_gbs" };
     /* a sustained test's energy per unit of work; its power, time to the
      * limit and time throttled are shown, not judged */
     static const char *const lower[] = { "latency_ns", "latency_cycles", "sustained_j_per_gflop", "sustained_j_per_gb" };

@@ -119,6 +119,10 @@ enum mcf_env { MCF_ENV_NONE, MCF_ENV_FOREIGN,   /* another job's compute process
                MCF_ENV_OVERSUBSCRIBED,          /* host ranks outnumber the node's CPUs: they share cores */
                MCF_ENV_HOST };                  /* host ranks: CPUs the scheduler shares with everything else */
 
+/* The link a transfer test's cause is about (report_links.c), for its next
+ * step; NONE for every other test. */
+enum mcf_cause_link { MCF_CLINK_NONE, MCF_CLINK_HOST, MCF_CLINK_PEER, MCF_CLINK_COLLECTIVE, MCF_CLINK_NETWORK };
+
 struct mcf_cause;
 /* What to do about a cause, in a few words: by its attribution where that
  * is not the GPU, else by its rule. */
@@ -129,6 +133,7 @@ struct mcf_cause {
     int rule, level;
     int attr;              /* enum mcf_attr: whose fault it is */
     int env;               /* MCF_ATTR_ENV's reason: enum mcf_env */
+    int link;              /* enum mcf_cause_link */
     char test[128], metric[64];
     double value, reference, deviation;   /* NaN where they do not apply */
     double severity;       /* for ordering: bad deviation over the warn threshold; large for a FAIL by rule */
