@@ -44,7 +44,7 @@ M="--mca pml ob1 --mca btl self,vader --bind-to none -x NCCL_NVLS_ENABLE -x NCCL
 mcf() {   # NAME DECK [VAR=VALUE ...]: 4 ranks, one GPU each; prints the exit code
     local name=$1 deck=$2 envs=() v; shift 2
     for v in "$@"; do envs+=(-x "${v%%=*}"); done
-    env "$@" timeout -s KILL 240 mpirun -np 4 $M "${envs[@]}" devbin/mcfleet -v --deck "$deck" -o "$R/$name.h5" \
+    env "$@" timeout -s KILL 240 mpirun -np ${NG:-$(nvidia-smi -L | wc -l)} $M "${envs[@]}" devbin/mcfleet -v --deck "$deck" -o "$R/$name.h5" \
         >"$R/$name.log" 2>&1
     echo $?
 }
@@ -61,7 +61,7 @@ devbin/mcfleet report "$R/slow.h5" --format csv >"$R/slow.csv" 2>&1
 { echo "CHECK 3 (record): exit $rc; busbw per rank (rank 1 slowed):"
   grep -m1 -E "^allreduce-node-64MiB busbw" "$R/slow.log"; } | tee -a "$R/summary.txt"
 for c in all_reduce all_gather reduce_scatter; do
-    timeout -s KILL 90 /tmp/nt/build/${c}_perf -g 4 -b 8M -e 256M -f 2 >"$R/nccl-tests-$c.log" 2>&1
+    timeout -s KILL 90 /tmp/nt/build/${c}_perf -g ${NG:-$(nvidia-smi -L | wc -l)} -b 8M -e 256M -f 2 >"$R/nccl-tests-$c.log" 2>&1
     echo "nccl-tests $c: exit $?" | tee -a "$R/summary.txt"
 done
 pack

@@ -56,7 +56,8 @@ run() {   # run NAME NP [mpirun args] -- mcfleet args
 }
 
 # 1. the deck, one rank per GPU
-run transfer 4 -- --deck $B/transfer.yaml
+NG=${NG:-$(nvidia-smi -L | wc -l)}
+run transfer $NG -- --deck $B/transfer.yaml
 sed -n '/^test metric/,/^$/p' "$O/transfer.report.txt"
 sed -n '/^Not verified/,/^$/p' "$O/transfer.report.txt"
 
@@ -93,7 +94,7 @@ tests:
   - { name: peer-latency, kernel: transfer, link: peer, mode: latency, direction: in, engine: sm, bytes: 8MiB,
       iterations: 2 }
 EOF
-run fault 4 -x MCFLEET_INJECT_FAULT='*@1' -- --deck /tmp/fault.yaml
+run fault $NG -x MCFLEET_INJECT_FAULT='*@1' -- --deck /tmp/fault.yaml
 grep -E "WRONG|wrong|offset|chase stands" "$O/fault.report.txt" | head -12
 
 # 5. every rank seeing its own GPU alone: peer links unsupported, saying why
