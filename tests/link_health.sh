@@ -71,7 +71,7 @@ d = json.load(open(sys.argv[1]))
 for x in d["gpus"]:
     c = [c for c in x["causes"] if c["metric"].startswith("nvlink")]
     assert len(c) == 1 and c[0]["level"] == "WARN" and c[0]["metric"] == "nvlink_replay_errors", x["causes"]
-    assert c[0]["value"] == 40 + 25 + 5, c[0]
+    assert c[0]["value"] == 40, c[0]   # the replays; CRC errors without one are a note
     assert "replay +40, recovery +0, CRC flit +25, CRC data +5" in c[0]["text"], c[0]["text"]
     assert "keep growing" in c[0]["next"], c[0]["next"]
 PY

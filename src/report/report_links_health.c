@@ -14,10 +14,10 @@
  *   out of its active state and retraining, traffic stalled meanwhile; a
  *   link that has to recover under a benchmark's load is not holding its
  *   training, and DCGM's health watch fails a GPU at one such error;
- * - replays and CRC errors (WARN): a flit or data CRC error is caught by
- *   the receiver and the packet replayed, so no data is lost; NVIDIA counts
- *   CRC errors as a problem only at high rates, so a few are a warning with
- *   the counts, a sign to watch.
+ * - replays (WARN): a flit or data CRC error caught by the receiver and the
+ *   packet replayed, so no data is lost; a sign to watch, with the counts.
+ *   CRC errors that needed no replay are a note: NVIDIA counts CRC errors a
+ *   problem only at high rates, and healthy H200s counted hundreds in a run.
  * xGMI (AMD) error status set (FAIL): rocm-smi / amd-smi say the GPU's xGMI
  * links saw an error (1) or several (2) since the driver loaded or the
  * status was last reset. */
@@ -103,17 +103,16 @@ static void nvlink_errors(struct fleet *f, size_t r)
                       "NVLink recovery errors during the run: a link dropped out and retrained (%s)", counts);
         return;
     }
-    long long most = replay, sum = 0;
-    const char *metric = "nvlink_replay_errors";
-    if (flit > most) { most = flit; metric = "nvlink_crc_flit_errors"; }
-    if (data > most) { most = data; metric = "nvlink_crc_data_errors"; }
-    if (most <= 0)
+    if (replay <= 0) {
+        /* CRC errors alone, corrected at the receiver without a replay: a
+         * healthy H200 pair counted 7 to 731 in a run of the link tests
+         * (docs/performance.md, issue 29): a note with the counts, no cause */
+        if (flit > 0 || data > 0)
+            append(f, &f->notes, "  rank %zu: NVLink CRC errors during the run, corrected without a replay (%s); "
+                   "NVIDIA counts them a fault only at high rates\n", r, counts);
         return;
-    for (int i = 0; i < 3; i++) {
-        long long v = i == 0 ? replay : i == 1 ? flit : data;
-        sum += v > 0 ? v : 0;
     }
-    mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_WARN, "", metric, (double)sum, 0, 2,
+    mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_WARN, "", "nvlink_replay_errors", (double)replay, 0, 2,
                   "NVLink errors during the run, corrected by replay (%s)", counts);
 }
 

@@ -53,7 +53,7 @@ rc=$(mcf deck $D/collective.yaml)
   echo "  $(grep -m1 -o 'NCCL version [^ ]*' "$R/deck.log") ($MCFLEET_NCCL_LIB)"
   grep -E "unsupported \(|FAILED|[Ee]rror:|gave up" "$R/deck.log" | head -5; } | tee "$R/summary.txt"
 { echo "tests:"; grep -E "name: allreduce-node-8MiB" $D/collective.yaml; } >"$R/one.yaml"
-rc=$(mcf fault "$R/one.yaml" MCFLEET_INJECT_FAULT='allreduce-node-8MiB@2')
+rc=$(mcf fault "$R/one.yaml" MCFLEET_INJECT_FAULT='allreduce-node-8MiB@1')
 echo "CHECK 2: exit $rc (want 1); $(grep -m1 -E 'element [0-9]+ is' "$R/fault.log")" | tee -a "$R/summary.txt"
 sed 's/8MiB/64MiB/g' "$R/one.yaml" >"$R/slow.yaml"
 rc=$(mcf slow "$R/slow.yaml" MCFLEET_INJECT_SLOW='allreduce-node-64MiB@1' MCFLEET_INJECT_SLOW_FACTOR=2)
