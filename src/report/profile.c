@@ -21,8 +21,8 @@
 #define MAX_TESTS 256
 #define MAX_FIGURE 1e9          /* 1 EFLOP/s in GFLOP/s: any figure above is a typo */
 
-static const char *const metric_names[] = { "gflops", "bandwidth_gbs", "latency_ns" };
-static const int metric_higher_is_better[] = { 1, 1, 0 };
+static const char *const metric_names[] = { "gflops", "bandwidth_gbs", "latency_ns", "busbw_gbs" };
+static const int metric_higher_is_better[] = { 1, 1, 0, 1 };
 #define NMETRICS (sizeof metric_names / sizeof metric_names[0])
 
 
@@ -277,7 +277,7 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *kn, const yaml_
             goto fail;
         }
     }
-    if (!metric) { mcf_yaml_at(c, tn, "test '%s' has no 'metric' (gflops, bandwidth_gbs, latency_ns)", name); goto fail; }
+    if (!metric) { mcf_yaml_at(c, tn, "test '%s' has no 'metric' (gflops, bandwidth_gbs, latency_ns, busbw_gbs)", name); goto fail; }
     if (!expected) { mcf_yaml_at(c, tn, "test '%s' has no 'expected' figure", name); goto fail; }
     if (!source) {
         mcf_yaml_at(c, tn, "test '%s' has no 'source': every figure names where it comes from (a key of 'sources', "
@@ -291,7 +291,7 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *kn, const yaml_
             if (!strcmp(m, metric_names[i]))
                 break;
         if (!m || i == NMETRICS) {
-            mcf_yaml_at(c, metric, "'metric' of test '%s' must be gflops, bandwidth_gbs or latency_ns, got '%s'", name,
+            mcf_yaml_at(c, metric, "'metric' of test '%s' must be gflops, bandwidth_gbs, latency_ns or busbw_gbs, got '%s'", name,
                m ? m : mcf_yaml_node_kind(metric));
             goto fail;
         }
