@@ -27,7 +27,7 @@ static const struct bad bad_decks[] = {
       "deck.yaml:4:12: 'dtype' in test 'x' must be one of fp64, fp32, tf32, fp16, fp16-acc16, bf16, "
       "fp8-e4m3, fp8-e5m2, int8, fp16x2, fp32x2, got 'fp128'" },
     { "tests:\n  - name: x\n    dtype: fp64\n",
-      "deck.yaml:2:5: test 'x' has no 'kernel' (one of matrix, valu, memory, latency, streams, gemm, ladder)" },
+      "deck.yaml:2:5: test 'x' has no 'kernel' (one of matrix, valu, memory, latency, streams, gemm, ladder, transfer)" },
     { "tests:\n  - kernel: valu\n    dtype: fp64\n",
       "deck.yaml:2:5: test 1 has no 'name'" },
     { HEAD "  - name: x\n    kernel: valu\n    dtype: fp32\n",

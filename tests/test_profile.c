@@ -238,7 +238,7 @@ static const struct bad bad_profiles[] = {
     { "negative.yaml", "negative.yaml:6:43: 'expected' of test 'matrix-fp16' must be a positive number "
       "without a sign, got '-1000'" },
     { "unknown-metric.yaml", "unknown-metric.yaml:6:25: 'metric' of test 'matrix-fp16' must be gflops, "
-      "bandwidth_gbs or latency_ns, got 'tflops'" },
+      "bandwidth_gbs, latency_ns or busbw_gbs, got 'tflops'" },
     { "measured-without-date.yaml", "measured-without-date.yaml:6:72: test 'chase-hbm': a measured figure "
       "names the device and the date" },
     { "floor-for-latency.yaml", "floor-for-latency.yaml:6:57: test 'chase-hbm': latency_ns is lower-is-better, "
