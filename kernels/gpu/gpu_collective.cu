@@ -77,15 +77,6 @@ static double co_clock(void)   /* mcf_now's clock (CLOCK_MONOTONIC), which the c
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void co_sleep(double s)
-{
-    if (!(s > 0))
-        return;
-    struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
-
 static const char *co_what(const struct coll *g)
 {
     return mcf_collective_names[g->k.collective];
@@ -290,7 +281,7 @@ static int co_wait(struct coll *g, struct mcf_err *e)
                                "the test's time limit or the link calls' limit of 120 s");
         }
         if (now - t0 > 0.01)   /* a long wait: leave the CPU to the ranks that work */
-            co_sleep(50e-6);
+            mcf_link_sleep(50e-6);
     }
 }
 
@@ -313,7 +304,7 @@ static int co_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
          * as the host backend's are; without it the calls go back to back */
         if (g->k.inject_slow > 1) {
             MCF_TRY(co_wait(g, e));
-            co_sleep((g->k.inject_slow - 1) * (co_clock() - t));
+            mcf_link_sleep((g->k.inject_slow - 1) * (co_clock() - t));
         }
     }
     GPU_TRY(e, gpuEventRecord(g->s->ev1, g->s->stream));

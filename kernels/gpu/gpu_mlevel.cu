@@ -10,14 +10,8 @@
 extern const struct mcf_kernel_ops cuda_hopper_ops;   /* gpu_tma.cu */
 #endif
 
-struct level_run {
-    const struct mcf_kernel_ops *ops;
-    void *ks;
-};
-
 static int level_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
 {
-    struct level_run *p = NULL;
     const struct mcf_kernel_ops *ops = &gpu_memory_ops;
     if (k->level == MCF_LEVEL_TMA || k->level == MCF_LEVEL_DSM) {
 #ifdef MCF_GPU_HIP
@@ -29,35 +23,7 @@ static int level_setup(void *state, const struct mcf_kernel *k, void **ks, struc
         ops = &cuda_hopper_ops;
 #endif
     }
-    MCF_ALLOC(e, p, 1);
-    p->ops = ops;
-    MCF_TRY(ops->setup(state, k, &p->ks, e));
-    *ks = p;
-    return MCF_OK;
-fail:
-    free(p);
-    return e->rc;
+    return mcf_forward_setup(ops, state, k, ks, e);
 }
 
-static int level_run_rep(void *ks, struct mcf_sample *s, struct mcf_err *e)
-{
-    struct level_run *p = (struct level_run *)ks;
-    return p->ops->run(p->ks, s, e);
-}
-
-static int level_verify(void *ks, struct mcf_err *e)
-{
-    struct level_run *p = (struct level_run *)ks;
-    return p->ops->verify(p->ks, e);
-}
-
-static void level_teardown(void *ks)
-{
-    struct level_run *p = (struct level_run *)ks;
-    if (!p)
-        return;
-    p->ops->teardown(p->ks);
-    free(p);
-}
-
-GPU_HOST_OPS(gpu_memory_level_ops, level_setup, level_run_rep, level_verify, level_teardown);
+GPU_HOST_OPS(gpu_memory_level_ops, level_setup, mcf_forward_run, mcf_forward_verify, mcf_forward_teardown);

@@ -163,11 +163,6 @@ int gx_check_bytes(const struct mcf_kernel *k, struct mcf_err *e)
 
 /* ---- the dispatcher ---- */
 
-struct gx_dispatch {
-    const struct mcf_kernel_ops *ops;
-    void *ks;
-};
-
 static const struct mcf_kernel_ops *link_ops(enum mcf_link link)
 {
     switch (link) {
@@ -181,38 +176,11 @@ static const struct mcf_kernel_ops *link_ops(enum mcf_link link)
 
 static int tr_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
 {
-    struct gx_dispatch *d = NULL;
-    MCF_ALLOC(e, d, 1);
-    d->ops = link_ops(k->link);
-    if (!d->ops)
-        MCF_FAIL(e, MCF_EINPUT, "transfer: link %d is none of host, peer, collective, network", (int)k->link);
-    MCF_TRY(d->ops->setup(state, k, &d->ks, e));
-    *ks = d;
-    return MCF_OK;
-fail:
-    free(d);
-    return e->rc;
+    const struct mcf_kernel_ops *ops = link_ops(k->link);
+    if (!ops)
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "transfer: link %d is none of host, peer, collective, "
+                           "network", (int)k->link);
+    return mcf_forward_setup(ops, state, k, ks, e);
 }
 
-static int tr_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
-{
-    struct gx_dispatch *d = (struct gx_dispatch *)ks;
-    return d->ops->run(d->ks, s, e);
-}
-
-static int tr_verify(void *ks, struct mcf_err *e)
-{
-    struct gx_dispatch *d = (struct gx_dispatch *)ks;
-    return d->ops->verify(d->ks, e);
-}
-
-static void tr_teardown(void *ks)
-{
-    struct gx_dispatch *d = (struct gx_dispatch *)ks;
-    if (!d)
-        return;
-    d->ops->teardown(d->ks);
-    free(d);
-}
-
-GPU_HOST_OPS(gpu_transfer_ops, tr_setup, tr_run, tr_verify, tr_teardown);
+GPU_HOST_OPS(gpu_transfer_ops, tr_setup, mcf_forward_run, mcf_forward_verify, mcf_forward_teardown);

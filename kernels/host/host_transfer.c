@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "clocksync.h"
 #include "comm.h"
@@ -102,8 +101,6 @@ fail:
 /* ---- the state of one test ---- */
 struct xfer {
     struct mcf_kernel k;
-    const struct mcf_kernel_ops *net;   /* link network: its ops and state */
-    void *net_ks;
     size_t words;
     int workers;
     uint64_t *dev[2], *host[2];         /* link host: [0] into the device, [1] out of it */
@@ -342,11 +339,8 @@ static int coll_run(struct xfer *x, struct mcf_sample *s, struct mcf_err *e)
     for (uint64_t i = 0; i < x->k.iterations; i++) {
         double a = mcf_now();
         MCF_TRY(c->collective(c->ctx, x->k.scope, x->k.collective, x->coll_in, x->coll_out, x->coll_count, e));
-        if (x->k.inject_slow > 1) {   /* testing (inject.h): this rank late to every next one */
-            double d = (x->k.inject_slow - 1) * (mcf_now() - a);
-            struct timespec ts = { (time_t)d, (long)((d - (time_t)d) * 1e9) };
-            nanosleep(&ts, NULL);
-        }
+        if (x->k.inject_slow > 1)   /* testing (inject.h): this rank late to every next one */
+            mcf_link_sleep((x->k.inject_slow - 1) * (mcf_now() - a));
     }
     s->seconds = mcf_now() - t0;
     s->coll_ranks = x->coll_n;
@@ -385,8 +379,6 @@ static void tr_teardown(void *ks)
     struct xfer *x = ks;
     if (!x)
         return;
-    if (x->net)
-        x->net->teardown(x->net_ks);
     for (int d = 0; d < 2; d++) {
         free(x->dev[d]);
         free(x->host[d]);
@@ -408,23 +400,17 @@ static int tr_setup(void *state, const struct mcf_kernel *k, void **ks, struct m
     x->words = (size_t)(k->bytes / 8);
     x->workers = host_workers(state, k);
     *ks = x;
-    if (k->link != MCF_LINK_HOST && !k->comm) {
+    if (k->link != MCF_LINK_HOST && !k->comm) {   /* (the network is link/network.c's: host_transfer_ops) */
         mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "no other ranks to reach (no comm)");
         goto fail;
     }
     switch (k->link) {
     case MCF_LINK_HOST: MCF_TRY(host_link_setup(x, e)); break;
     case MCF_LINK_PEER: MCF_TRY(peer_setup(x, e)); break;
-    case MCF_LINK_COLLECTIVE: MCF_TRY(coll_setup(x, e)); break;
-    default:
-        x->net = &mcf_network_ops;
-        MCF_TRY(x->net->setup(state, k, &x->net_ks, e));
-        break;
+    default: MCF_TRY(coll_setup(x, e)); break;
     }
     return MCF_OK;
 fail:
-    if (x->net && !x->net_ks)
-        x->net = NULL;
     tr_teardown(x);
     *ks = NULL;
     return e->rc;
@@ -436,8 +422,7 @@ static int tr_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
     switch (x->k.link) {
     case MCF_LINK_HOST: return host_link_run(x, s, e);
     case MCF_LINK_PEER: return peer_run(x, s, e);
-    case MCF_LINK_COLLECTIVE: return coll_run(x, s, e);
-    default: return x->net->run(x->net_ks, s, e);
+    default: return coll_run(x, s, e);
     }
 }
 
@@ -447,10 +432,18 @@ static int tr_verify(void *ks, struct mcf_err *e)
     switch (x->k.link) {
     case MCF_LINK_HOST: return host_link_verify(x, e);
     case MCF_LINK_PEER: return peer_verify(x, e);
-    case MCF_LINK_COLLECTIVE: return coll_verify(x, e);
-    default: return x->net->verify(x->net_ks, e);
+    default: return coll_verify(x, e);
     }
 }
 
-const struct mcf_kernel_ops host_transfer_ops = { .setup = tr_setup, .run = tr_run, .verify = tr_verify,
-                                                  .teardown = tr_teardown };
+static const struct mcf_kernel_ops host_links_ops = { .setup = tr_setup, .run = tr_run, .verify = tr_verify,
+                                                     .teardown = tr_teardown };
+
+/* the network is every backend's (link/network.c); the other links are these */
+static int links_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
+{
+    return mcf_forward_setup(k->link == MCF_LINK_NETWORK ? &mcf_network_ops : &host_links_ops, state, k, ks, e);
+}
+
+const struct mcf_kernel_ops host_transfer_ops = { .setup = links_setup, .run = mcf_forward_run,
+                                                  .verify = mcf_forward_verify, .teardown = mcf_forward_teardown };

@@ -59,6 +59,11 @@ struct mcf_comm {
  * world rank, or -1 (no partner this round). */
 int mcf_network_partner(const struct mcf_comm *c, int round);
 
+/* Sleeps s seconds (none for s <= 0 or NaN): the links' polling between
+ * checks, and a rank's injected slowness (inject.h), which pauses
+ * (factor - 1) times each call's own time after it. */
+void mcf_link_sleep(double s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "clocksync.h"
 
@@ -55,10 +54,8 @@ static int wait_all(struct mcf_comm_mpi *x, int n, MPI_Request *req, const char 
                                "ranks (%s)", what, now - t0, mcf_stop_signal() ? "a stop" :
                                "the test's time limit or the link calls' limit of 120 s");
         }
-        if (now - t0 > SPIN_S) {   /* a loaded node: let the ranks that work have the CPU */
-            struct timespec ts = { 0, 50000 };
-            nanosleep(&ts, NULL);
-        }
+        if (now - t0 > SPIN_S)   /* a loaded node: let the ranks that work have the CPU */
+            mcf_link_sleep(50e-6);
     }
 fail:
     return e->rc;

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "network.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,12 +86,13 @@ static void check_round(struct net *n, int partner, int round)
         }
 }
 
-static void pause_s(double s)
+void mcf_link_sleep(double s)
 {
     if (!(s > 0))
         return;
-    struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
-    nanosleep(&ts, NULL);
+    struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
 }
 
 static int net_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
@@ -115,7 +117,7 @@ static int net_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
             double a = mcf_now();
             MCF_TRY(c->exchange(c->ctx, partner, n->send, n->recv, n->len, e));
             if (n->k.inject_slow > 1)   /* testing (inject.h): this rank's side of the link is slow */
-                pause_s((n->k.inject_slow - 1) * (mcf_now() - a));
+                mcf_link_sleep((n->k.inject_slow - 1) * (mcf_now() - a));
         }
         double dt = mcf_now() - t0;
         if (n->k.inject_fault && r == 0)

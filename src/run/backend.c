@@ -1,6 +1,7 @@
 #include "backend.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -157,4 +158,44 @@ void mcf_backend_auto(const struct mcf_rank_env *env, int need_selftest, const c
         snprintf(why + len, why_len - len, "%sbackend %s%s: %.300s", len ? "; " : "", be.name, where,
                  probe.msg[0] ? probe.msg : "it sees no device");
     }
+}
+
+struct forward {
+    const struct mcf_kernel_ops *ops;
+    void *ks;
+};
+
+int mcf_forward_setup(const struct mcf_kernel_ops *ops, void *state, const struct mcf_kernel *k, void **ks,
+                      struct mcf_err *e)
+{
+    struct forward *f = NULL;
+    MCF_ALLOC(e, f, 1);
+    f->ops = ops;
+    MCF_TRY(ops->setup(state, k, &f->ks, e));
+    *ks = f;
+    return MCF_OK;
+fail:
+    free(f);
+    return e->rc;
+}
+
+int mcf_forward_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
+{
+    struct forward *f = ks;
+    return f->ops->run(f->ks, s, e);
+}
+
+int mcf_forward_verify(void *ks, struct mcf_err *e)
+{
+    struct forward *f = ks;
+    return f->ops->verify(f->ks, e);
+}
+
+void mcf_forward_teardown(void *ks)
+{
+    struct forward *f = ks;
+    if (!f)
+        return;
+    f->ops->teardown(f->ks);
+    free(f);
 }

@@ -81,6 +81,15 @@ struct mcf_backend {
                      const uint8_t *meta, void *dregs, struct mcf_err *e);
 };
 
+/* A family's table that picks another table per kernel (memory's levels,
+ * transfer's links): mcf_forward_setup runs ops' setup and keeps the pair;
+ * the other three pass every call on to it. */
+int mcf_forward_setup(const struct mcf_kernel_ops *ops, void *state, const struct mcf_kernel *k, void **ks,
+                      struct mcf_err *e);
+int mcf_forward_run(void *ks, struct mcf_sample *s, struct mcf_err *e);
+int mcf_forward_verify(void *ks, struct mcf_err *e);
+void mcf_forward_teardown(void *ks);
+
 /* NULL-terminated, in order of preference for --backend auto. */
 extern const struct mcf_backend *const mcf_backends[];
 
