@@ -1,0 +1,366 @@
+#!/usr/bin/env python3
+"""mcfleet study: where a fleet's spread comes from (docs/study.md).
+
+  mcfleet study RUN.h5|TABLE.csv [MORE ...] [--format text|json] [-o FILE] [--html PAGE.html]
+                [--location auto|xname|none|REGEX] [--location-map MAP.csv] [--test GLOB] [--all-metrics]
+                [--min-rel PCT] [--alpha A] [--boot N] [--seed S] [--kmax K]
+                [--slurm FILE|-] [--prom FILE] [--force]
+
+Each input is a results file (one run) or a study table (CSV: docs/study.md;
+the SC22 artifact's rows through analysis/mcfleet_sc22.py). Every figure
+(a test's judged metric) is studied on the log scale, 100 ln(value / median):
+a percent of the typical value, so a cabinet 3 % slower is -3 whatever the
+unit.
+
+For each figure:
+  spread by level  a nested variance decomposition (cabinet > chassis > ...
+                   > node > GPU > run > repetition; the location levels from
+                   the node names, --location), each level's standard
+                   deviation in percent and share of the variance, with 95 %
+                   intervals from a parametric bootstrap of the fitted model
+  follows          the GPUs' figures against their clock under load, power,
+                   temperature, throttled share, NUMA locality and PCIe state:
+                   Spearman's rho with its interval and p, and the Theil-Sen
+                   slope (percent per unit), where 5 GPUs or more differ
+  stands out       the location groups (and nodes) whose median differs from
+                   the rest by --min-rel percent or more (default 1) with a
+                   Holm-adjusted permutation p below --alpha (default 0.01)
+  repeatability    with two runs or more: the intra-class correlation of a
+                   GPU's run means (1: a GPU is what it was), and per GPU with
+                   three runs or more its trend per run (Theil-Sen, Kendall)
+Then performance classes per workload kind (matrix, compute, memory, power
+(tests with a duration), link): each GPU's score is the mean of its figures
+in that kind (percent from the median, higher better); classes by exact 1-D
+k-means, k by BIC with the variance floored at the measurement noise, classes
+closer than twice the noise merged. A node's class is its slowest GPU's.
+--slurm writes Slurm NodeName lines (Weight, Features) for the classes,
+--prom a Prometheus textfile (docs/operations.md).
+
+Exit codes: 0 studied; 2 bad usage or input (the file, line or option
+named); 3 nothing to study (no figure with data), or a missing module.
+"""
+import argparse
+import fnmatch
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcfleet_study_data import COVARIATE_UNITS, BadInput, locate, read_inputs   # noqa: E402
+import mcfleet_study_stats as st   # noqa: E402
+
+CLASS_KINDS = ("matrix", "compute", "memory", "power", "link")
+MIN_GPUS_COV = 5   # fewer GPUs than this: no correlation is worth printing
+
+
+class Usage(Exception):
+    pass
+
+
+def ids(keys):
+    """a group id per observation for hashable KEYS"""
+    _, inv = np.unique(np.asarray(keys, dtype=object).astype(str), return_inverse=True)
+    return inv.astype(np.int64)
+
+
+def design(a, sel, table, where, levels):
+    """the nested levels of a figure's observations: (names, [ids per level], residual name)"""
+    units = a["unit"][sel]
+    runs = a["run"][sel]
+    node_of = [table.units[u]["node"] for u in range(len(table.units))]
+    names, groups = [], []
+    for i, lv in enumerate(levels):
+        loc = ["/".join(where[node_of[u]][:i + 1]) for u in units]
+        names.append(lv)
+        groups.append(ids(loc))
+    names.append("node")
+    groups.append(ids([node_of[u] for u in units]))
+    names.append("gpu")
+    groups.append(units.astype(np.int64))
+    cell = units * (len(table.runs) + 1) + runs
+    reps = np.bincount(ids(cell)).max() > 1
+    if len(np.unique(runs)) > 1 and reps:
+        names.append("run")
+        groups.append(ids(cell))
+    names.append("repetition" if reps else "run")
+    return names, groups
+
+
+def figure_study(fi, a, table, where, levels, opt):
+    fig = table.figures[fi]
+    sel = np.flatnonzero(a["fig"] == fi)
+    v = a["value"][sel]
+    med = float(np.median(v))
+    y = 100.0 * np.log(v / med)
+    names, groups = design(a, sel, table, where, levels)
+    out = dict(fig, n_obs=int(sel.size), median=med, n_runs=int(len(np.unique(a["run"][sel]))))
+    units = a["unit"][sel]
+    uniq = np.unique(units)
+    out["n_gpus"] = int(uniq.size)
+    out["n_nodes"] = int(len({table.units[u]["node"] for u in uniq}))
+    out["scale"] = "100 ln(value / median): percent of the median"
+    if sel.size >= 3 and uniq.size >= 2:
+        dec = st.nested_components(y, groups, names, n_boot=opt.boot, seed=opt.seed)
+        out["components"], out["method"], out["notes"] = dec["components"], dec.get("method", ""), dec.get("notes", [])
+    else:
+        out["components"], out["method"], out["notes"] = [], "", ["too few GPUs or observations to decompose"]
+    # per GPU: its mean (percent), its run means, its covariates
+    umean = {}
+    gpus = []
+    runs = a["run"][sel]
+    for u in uniq:
+        s = units == u
+        m = float(np.mean(y[s]))
+        umean[int(u)] = m
+        rr = np.unique(runs[s])
+        run_means = [float(np.mean(y[s & (runs == r)])) for r in rr]
+        node = table.units[u]["node"]
+        g = {"gpu": table.units[u]["gpu"], "host": node, "bus": table.units[u]["bus"],
+             "loc": dict(zip(levels, where[node])), "mean": m, "median": float(np.median(v[s])),
+             "runs": len(rr), "covs": {}}
+        for c, col in a["cov"].items():
+            x = col[sel][s]
+            x = x[np.isfinite(x)]
+            if x.size:
+                g["covs"][c] = float(np.median(x))
+        if len(rr) >= 3:
+            t = np.array([table.runs[r]["time"] for r in rr])
+            t = t if np.isfinite(t).all() and len(np.unique(t)) == len(t) else np.arange(len(rr), dtype=float)
+            g["trend"] = st.trend(t, np.array(run_means))
+            g["trend"]["per"] = "run" if t[0] == 0 and t[-1] == len(rr) - 1 else "second"
+        gpus.append(g)
+    out["gpus"] = gpus
+    out["covariates"] = covariates(gpus, opt)
+    out["groups"] = standing_out(gpus, levels, opt)
+    out["repeatability"] = None
+    if out["n_runs"] > 1:
+        cell_keys, cell_means, cell_unit = [], [], []
+        for u in uniq:
+            for r in np.unique(runs[units == u]):
+                s = (units == u) & (runs == r)
+                cell_means.append(float(np.mean(y[s])))
+                cell_unit.append(int(u))
+        if len(cell_means) > len(uniq):
+            out["repeatability"] = st.icc(np.array(cell_means), np.array(cell_unit), n_boot=opt.boot, seed=opt.seed)
+    out["noise"] = noise_of(out["components"], out["n_runs"])
+    return out, umean
+
+
+def noise_of(components, nruns):
+    """the spread of one GPU's figure from one run to another (percent): the
+    run and repetition components below the GPU; with one run, a single
+    repetition's (conservative: said in docs/study.md)"""
+    below, seen = 0.0, False
+    for c in components:
+        if seen:
+            below += c["var"]
+        seen = seen or c["level"] == "gpu"
+    return float(np.sqrt(below)) if below > 0 else 0.0
+
+
+def covariates(gpus, opt):
+    out = []
+    for c in sorted({k for g in gpus for k in g["covs"]}):
+        pts = [(g["covs"][c], g["mean"]) for g in gpus if c in g["covs"]]
+        if len(pts) < MIN_GPUS_COV:
+            continue
+        x, y = np.array(pts).T
+        if np.ptp(x) == 0:
+            continue
+        r = st.rank_correlation(x, y, n_boot=opt.boot, seed=opt.seed)
+        r.update(st.slope(x, y))
+        r.update({"name": c, "unit": COVARIATE_UNITS.get(c, ""), "x_range": [float(x.min()), float(x.max())]})
+        out.append(r)
+    return out
+
+
+def standing_out(gpus, levels, opt):
+    """the location groups and nodes whose median differs from the rest"""
+    out = []
+    node_mean = {}
+    for g in gpus:
+        node_mean.setdefault(g["host"], []).append(g["mean"])
+    nodes = sorted(node_mean)
+    loc_of = {g["host"]: [g["loc"][lv] for lv in levels] for g in gpus}
+    for i, lv in enumerate(levels):
+        vals = np.array([np.mean(node_mean[n]) for n in nodes])
+        grp = ["/".join(loc_of[n][:i + 1]) for n in nodes]
+        if len(set(grp)) < 2:
+            continue
+        for r in st.groups_standing_out(vals, np.array(grp, dtype=object), opt.min_rel, alpha=opt.alpha, seed=opt.seed):
+            out.append(dict(r, level=lv, group=str(r["group"]), unit="node"))
+    if len(nodes) >= 2 and any(len(v) > 1 for v in node_mean.values()):
+        vals = np.array([g["mean"] for g in gpus])
+        grp = np.array([g["host"] for g in gpus], dtype=object)
+        for r in st.groups_standing_out(vals, grp, opt.min_rel, alpha=opt.alpha, seed=opt.seed):
+            out.append(dict(r, level="node", group=str(r["group"]), unit="gpu"))
+    return out
+
+
+def classes(figs, umeans, table, opt):
+    out = {}
+    for kind in CLASS_KINDS:
+        fis = [i for i, f in enumerate(figs) if f["kind"] == kind and umeans[i]]
+        if not fis:
+            continue
+        score = {}
+        for i in fis:
+            for u, m in umeans[i].items():
+                score.setdefault(u, []).append(figs[i]["better"] * m)
+        units = sorted(score)
+        s = np.array([np.mean(score[u]) for u in units])
+        noise = float(np.median([figs[i]["noise"] for i in fis]))
+        c = st.classes_1d(s, noise, kmax=opt.kmax)
+        labels = np.asarray(c["labels"])
+        centres = [float(x) for x in c["centres"]]
+        best = max(centres)
+        names = [chr(ord("A") + k) for k in range(len(centres))]
+        cls = [{"name": names[k], "n_gpus": int((labels == k).sum()), "centre": centres[k],
+                "slowdown": centres[k] - best, "min": float(s[labels == k].min()) if (labels == k).any() else None,
+                "max": float(s[labels == k].max()) if (labels == k).any() else None} for k in range(len(centres))]
+        gpus, nodes = {}, {}
+        for u, sc, lab in zip(units, s, labels):
+            node = table.units[u]["node"]
+            gpus[table.units[u]["gpu"]] = {"class": names[lab], "score": float(sc), "host": node}
+            if node not in nodes or sc < nodes[node]["score"]:
+                nodes[node] = {"class": names[lab], "score": float(sc), "slowest_gpu": table.units[u]["gpu"]}
+        out[kind] = {"k": int(c["k"]), "rule": c.get("rule", ""), "noise": noise, "tests": [figs[i]["test"] for i in fis],
+                     "classes": cls, "gpus": gpus, "nodes": nodes, "bic": c.get("bic")}
+    return out
+
+
+def study(paths, opt):
+    table = read_inputs(paths, opt.all_metrics)
+    if opt.test:
+        keep = [i for i, f in enumerate(table.figures) if any(fnmatch.fnmatchcase(f["test"], g) for g in opt.test)]
+    else:
+        keep = list(range(len(table.figures)))
+    a = table.arrays()
+    nodes = sorted({u["node"] for u in table.units})
+    levels, where, unparsed, how = locate(nodes, opt.location, opt.location_map, table.loc, table.loc_levels)
+    figs, umeans = [], []
+    for fi in keep:
+        if not (a["fig"] == fi).any():
+            continue
+        f, um = figure_study(fi, a, table, where, levels, opt)
+        figs.append(f)
+        umeans.append(um)
+    node_info = {}
+    for u in table.units:
+        n = node_info.setdefault(u["node"], {"loc": dict(zip(levels, where[u["node"]])), "gpus": []})
+        if u["gpu"] not in n["gpus"]:
+            n["gpus"].append(u["gpu"])
+    moved = {}
+    for u in table.units:
+        moved.setdefault(u["gpu"], set()).add(u["node"])
+    return {"tool": "mcfleet study", "inputs": table.inputs,
+            "refused": [{"where": w, "why": y} for w, y in table.refused],
+            "runs": [{"id": r["id"], "path": r["path"], "time": r["time"] if np.isfinite(r["time"]) else None}
+                     for r in table.runs],
+            "location": {"levels": levels, "pattern": how, "hosts_unparsed": unparsed},
+            "gpus_moved": sorted(g for g, n in moved.items() if len(n) > 1),
+            "options": {"min_rel": opt.min_rel, "alpha": opt.alpha, "boot": opt.boot, "seed": opt.seed, "kmax": opt.kmax},
+            "figures": figs, "classes": classes(figs, umeans, table, opt), "nodes": node_info}
+
+
+def jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating, float)):
+        return float(x) if np.isfinite(x) else None
+    if isinstance(x, np.ndarray):
+        return jsonable(x.tolist())
+    return x
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="mcfleet study", formatter_class=argparse.RawDescriptionHelpFormatter,
+                                description=__doc__.split("\n\n", 1)[1].rsplit("\nExit codes", 1)[0],
+                                epilog="Exit codes: 0 studied; 2 bad usage or input; 3 nothing to study.\n"
+                                "Examples:\n  mcfleet study week1.h5 week2.h5 week3.h5\n"
+                                "  mcfleet study fleet.h5 --location 'nid(?P<cabinet>\\d{3})\\d{3}' --html study.html\n"
+                                "  mcfleet study sc22-summit.csv --format json -o study.json")
+    p.add_argument("inputs", nargs="*", metavar="RUN.h5|TABLE.csv")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("-o", "--output", help="write the text or JSON here (default: standard output)")
+    p.add_argument("--html", help="a self-contained HTML page of the study, with its plots")
+    p.add_argument("--location", default="auto", help="auto (default: xname where every node name is one), xname, "
+                   "none, or a regular expression with named groups, outermost first")
+    p.add_argument("--location-map", help="CSV host,<level>,... giving each node's location")
+    p.add_argument("--test", action="append", help="study only tests matching this glob (repeatable)")
+    p.add_argument("--all-metrics", action="store_true", help="every summary metric with a direction, not only "
+                   "each test's judged one")
+    p.add_argument("--min-rel", type=float, default=1.0, help="least deviation (percent) a group must show to stand "
+                   "out (default 1)")
+    p.add_argument("--alpha", type=float, default=0.01, help="Holm-adjusted p below which a group stands out "
+                   "(default 0.01)")
+    p.add_argument("--boot", type=int, default=200, help="bootstrap draws for the intervals (default 200)")
+    p.add_argument("--seed", type=int, default=20261128, help="the bootstrap's seed (the study is reproducible)")
+    p.add_argument("--kmax", type=int, default=5, help="most performance classes per kind (default 5)")
+    p.add_argument("--slurm", help="write Slurm NodeName lines (Weight, Features) for the classes here ('-': stdout)")
+    p.add_argument("--prom", help="write a Prometheus textfile here (atomically)")
+    p.add_argument("--force", action="store_true", help="replace existing output files")
+    opt = p.parse_args(argv)
+    if not opt.inputs:
+        raise Usage("no input: give results files (.h5) or study tables (.csv); mcfleet study --help")
+    if not 1 <= opt.kmax <= 26:
+        raise Usage("--kmax %d: 1 to 26" % opt.kmax)
+    if not 20 <= opt.boot <= 100000:
+        raise Usage("--boot %d: 20 to 100000" % opt.boot)
+    if not (0 < opt.alpha < 1) or not (0 <= opt.min_rel < 100):
+        raise Usage("--alpha in (0, 1), --min-rel in [0, 100)")
+    return opt
+
+
+def main(argv):
+    from mcfleet_results import BadFile, quiet_pipe
+    from mcfleet_study_text import text_report
+    from mcfleet_outpath import Refused, write
+    quiet_pipe()
+    try:
+        opt = parse_args(argv)
+        res = jsonable(study(opt.inputs, opt))
+    except Usage as e:
+        print("mcfleet study: %s" % e, file=sys.stderr)
+        return 2
+    except (BadInput, BadFile) as e:
+        print("mcfleet study: %s" % e, file=sys.stderr)
+        return 2
+    if not res["figures"]:
+        print("mcfleet study: nothing to study: no figure with data in %s%s" % (
+            ", ".join(opt.inputs), " matching --test" if opt.test else ""), file=sys.stderr)
+        return 3
+    body = json.dumps(res, indent=1) + "\n" if opt.format == "json" else text_report(res)
+    try:
+        if opt.output:
+            write("-o", opt.output, opt.force, lambda f: f.write(body))
+        else:
+            sys.stdout.write(body)
+        if opt.html:
+            from mcfleet_study_html import write_page
+            write_page(opt.html, res, opt.force)
+        if opt.slurm or opt.prom:
+            from mcfleet_export import prometheus_text, slurm_lines, write_prom
+            if opt.slurm == "-":
+                sys.stdout.write(slurm_lines(res))
+            elif opt.slurm:
+                write("--slurm", opt.slurm, opt.force, lambda f: f.write(slurm_lines(res)))
+            if opt.prom:
+                write_prom(opt.prom, prometheus_text(res), force=opt.force)
+    except Refused as e:
+        print("mcfleet study: %s" % e, file=sys.stderr)
+        return 2
+    except OSError as e:
+        print("mcfleet study: cannot write: %s" % e, file=sys.stderr)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
