@@ -1,0 +1,61 @@
+#!/bin/sh
+# mcfleet study end to end on the host backend: two runs of 4 ranks, rank 3
+# made 4x slower in both (MCFLEET_INJECT_SLOW); the study reads both files,
+# finds the GPU level the largest, the runs repeatable (ICC), and puts the slow
+# GPU alone in a slower class for matrix and memory work; its text, JSON and
+# page agree; bad input is named (file:line, option) with exit 2, nothing to
+# study is exit 3, an existing output is refused without --force.
+. "$srcdir/tests/lib.sh"
+need_mpirun
+need_matplotlib
+
+for r in 1 2; do
+    MCFLEET_INJECT_SLOW='st-*@3' MCFLEET_INJECT_SLOW_FACTOR=4 \
+        mpi 4 --backend host --deck "$srcdir/tests/decks/study.yaml" -o "$work/run$r.h5" >/dev/null
+done
+"$MCFLEET" study "$work/run1.h5" "$work/run2.h5" --format json -o "$work/s.json" --html "$work/s.html" \
+    --boot 50 || fail "study of two runs"
+"$MCFLEET" study "$work/run1.h5" "$work/run2.h5" --boot 50 > "$work/s.txt" || fail "study, text"
+"$PYTHON_H5" - "$work/s.json" "$work/s.txt" "$work/s.html" <<'PY' || fail "what the study found"
+import json, sys
+res = json.load(open(sys.argv[1]))
+text, page = open(sys.argv[2]).read(), open(sys.argv[3]).read()
+assert len(res["runs"]) == 2 and len(res["figures"]) == 2, (res["runs"], [f["test"] for f in res["figures"]])
+for f in res["figures"]:
+    assert f["n_gpus"] == 4 and f["n_runs"] == 2, f
+    comps = {c["level"]: c for c in f["components"]}
+    assert list(comps) == ["gpu", "run", "repetition"], list(comps)   # one node: no node level
+    assert max(comps.values(), key=lambda c: c["var"])["level"] == "gpu", comps
+    lo, hi = comps["gpu"]["sd_ci"]
+    # 4 GPUs, one at ln(1/4) = -139 %: the GPUs' sd is about 69 %
+    assert lo <= comps["gpu"]["sd"] <= hi and 30 < comps["gpu"]["sd"] < 120, comps["gpu"]
+    assert f["repeatability"]["icc"] > 0.8, f["repeatability"]
+    slow = min(f["gpus"], key=lambda g: g["mean"])
+    assert slow["gpu"].endswith("#local3") and slow["mean"] < -100, slow
+    assert "%s %s" % (f["test"], f["metric"]) in text and f["test"] in page
+for kind in ("matrix", "memory"):
+    c = res["classes"][kind]
+    assert c["k"] == 2, (kind, c["k"], c["rule"])
+    slow = [g for g, v in c["gpus"].items() if v["class"] == "B"]
+    assert len(slow) == 1 and slow[0].endswith("#local3"), (kind, c["gpus"])
+    assert c["classes"][1]["slowdown"] < -100, c["classes"]
+assert "<img" in page and "performance classes" in text
+PY
+
+run() { rc=0; "$@" >"$work/out" 2>"$work/err" || rc=$?; }
+# bad input: named, exit 2
+printf 'gpu,test,value\nA,t,1.5\nB,t,x\nC,t\n' > "$work/bad.csv"
+run "$MCFLEET" study "$work/bad.csv"; expect_rc 2
+"$MCFLEET" study "$work/bad.csv" 2>&1 | grep -q "bad.csv:4: 2 cells, the header has 3" || fail "a short row not named"
+printf 'gpu,test,value,speed\nA,t,1\n' > "$work/bad2.csv"
+"$MCFLEET" study "$work/bad2.csv" 2>&1 | grep -q "bad2.csv:1: unknown column 'speed'" || fail "unknown column not named"
+"$MCFLEET" study "$work/run1.h5" --location '(' 2>&1 | grep -q -- "--location '(': not a regular expression" \
+    || fail "a bad --location not named"
+run "$MCFLEET" study "$work/missing.h5"; expect_rc 2
+run "$MCFLEET" study; expect_rc 2
+printf 'gpu,test,value\nA,t,0\nB,t,-1\n' > "$work/empty.csv"
+run "$MCFLEET" study "$work/empty.csv"; expect_rc 2
+run "$MCFLEET" study "$work/run1.h5" --test 'no-such-*'; expect_rc 3
+run "$MCFLEET" study "$work/run1.h5" -o "$work/s.json"; expect_rc 2    # exists: --force
+"$MCFLEET" study --help | grep -q "Exit codes" || fail "--help"
+echo "PASS: study end to end"
