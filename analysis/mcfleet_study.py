@@ -60,30 +60,33 @@ class Usage(Exception):
 
 
 def ids(keys):
-    """a group id per observation for hashable KEYS"""
-    _, inv = np.unique(np.asarray(keys, dtype=object).astype(str), return_inverse=True)
+    """a group id (0, 1, ...) for each of KEYS (strings or integers)"""
+    keys = np.asarray(keys)
+    _, inv = np.unique(keys.astype(str) if keys.dtype == object else keys, return_inverse=True)
     return inv.astype(np.int64)
 
 
 def design(a, sel, table, where, levels):
-    """the nested levels of a figure's observations: (names, [ids per level], residual name)"""
+    """the nested levels of a figure's observations: (names, [ids per level]),
+    outermost first, the last name the residual's; ids made per GPU, then
+    indexed per observation"""
     units = a["unit"][sel]
     runs = a["run"][sel]
     node_of = [table.units[u]["node"] for u in range(len(table.units))]
     names, groups = [], []
     for i, lv in enumerate(levels):
-        loc = ["/".join(where[node_of[u]][:i + 1]) for u in units]
+        per_unit = ids(["/".join(where[n][:i + 1]) for n in node_of])
         names.append(lv)
-        groups.append(ids(loc))
+        groups.append(per_unit[units])
     names.append("node")
-    groups.append(ids([node_of[u] for u in units]))
+    groups.append(ids(node_of)[units])
     names.append("gpu")
     groups.append(units.astype(np.int64))
-    cell = units * (len(table.runs) + 1) + runs
-    reps = np.bincount(ids(cell)).max() > 1
+    cell = ids(units * (len(table.runs) + 1) + runs)
+    reps = np.bincount(cell).max() > 1
     if len(np.unique(runs)) > 1 and reps:
         names.append("run")
-        groups.append(ids(cell))
+        groups.append(cell)
     names.append("repetition" if reps else "run")
     return names, groups
 
@@ -106,46 +109,61 @@ def figure_study(fi, a, table, where, levels, opt):
         out["components"], out["method"], out["notes"] = dec["components"], dec.get("method", ""), dec.get("notes", [])
     else:
         out["components"], out["method"], out["notes"] = [], "", ["too few GPUs or observations to decompose"]
-    # per GPU: its mean (percent), its run means, its covariates
-    umean = {}
-    gpus = []
+    # per GPU: its mean (percent), its run means, its covariates; grouped by
+    # sorting, never a pass over the observations per GPU (thousands of GPUs)
+    uniq, uinv = np.unique(units, return_inverse=True)
     runs = a["run"][sel]
-    for u in uniq:
-        s = units == u
-        m = float(np.mean(y[s]))
-        umean[int(u)] = m
-        rr = np.unique(runs[s])
-        run_means = [float(np.mean(y[s & (runs == r)])) for r in rr]
+    nu = np.bincount(uinv)
+    umeans = np.bincount(uinv, y) / nu
+    umed = group_median(uinv, v, uniq.size)
+    cells, cinv = np.unique(uinv * (len(table.runs) + 1) + runs, return_inverse=True)
+    cmeans = np.bincount(cinv, y) / np.bincount(cinv)
+    cunit, crun = cells // (len(table.runs) + 1), cells % (len(table.runs) + 1)
+    ucovs = {}
+    for c, col in a["cov"].items():
+        x = col[sel]
+        ok = np.isfinite(x)
+        if ok.any():
+            ucovs[c] = group_median(uinv[ok], x[ok], uniq.size)
+    order = np.argsort(cunit, kind="stable")
+    starts = np.searchsorted(cunit[order], np.arange(uniq.size + 1))
+    gpus, umean = [], {}
+    for i, u in enumerate(uniq):
         node = table.units[u]["node"]
+        umean[int(u)] = float(umeans[i])
+        mine = order[starts[i]:starts[i + 1]]
         g = {"gpu": table.units[u]["gpu"], "host": node, "bus": table.units[u]["bus"],
-             "loc": dict(zip(levels, where[node])), "mean": m, "median": float(np.median(v[s])),
-             "runs": len(rr), "covs": {}}
-        for c, col in a["cov"].items():
-            x = col[sel][s]
-            x = x[np.isfinite(x)]
-            if x.size:
-                g["covs"][c] = float(np.median(x))
-        if len(rr) >= 3:
+             "loc": dict(zip(levels, where[node])), "mean": float(umeans[i]), "median": float(umed[i]),
+             "runs": int(mine.size), "covs": {c: float(m[i]) for c, m in ucovs.items() if np.isfinite(m[i])}}
+        if mine.size >= 3:
+            rr = crun[mine]
             t = np.array([table.runs[r]["time"] for r in rr])
-            t = t if np.isfinite(t).all() and len(np.unique(t)) == len(t) else np.arange(len(rr), dtype=float)
-            g["trend"] = st.trend(t, np.array(run_means))
-            g["trend"]["per"] = "run" if t[0] == 0 and t[-1] == len(rr) - 1 else "second"
+            timed = np.isfinite(t).all() and len(np.unique(t)) == len(t)
+            g["trend"] = st.trend(t if timed else np.arange(len(rr), dtype=float), cmeans[mine])
+            g["trend"]["per"] = "second" if timed else "run"
         gpus.append(g)
     out["gpus"] = gpus
     out["covariates"] = covariates(gpus, opt)
     out["groups"] = standing_out(gpus, levels, opt)
     out["repeatability"] = None
-    if out["n_runs"] > 1:
-        cell_keys, cell_means, cell_unit = [], [], []
-        for u in uniq:
-            for r in np.unique(runs[units == u]):
-                s = (units == u) & (runs == r)
-                cell_means.append(float(np.mean(y[s])))
-                cell_unit.append(int(u))
-        if len(cell_means) > len(uniq):
-            out["repeatability"] = st.icc(np.array(cell_means), np.array(cell_unit), n_boot=opt.boot, seed=opt.seed)
+    if out["n_runs"] > 1 and cells.size > uniq.size:
+        out["repeatability"] = st.icc(cmeans, cunit, n_boot=opt.boot, seed=opt.seed)
     out["noise"] = noise_of(out["components"], out["n_runs"])
     return out, umean
+
+
+def group_median(inv, x, n):
+    """the median of x per group (inv: each value's group, 0..n-1); NaN for an empty group"""
+    order = np.lexsort((x, inv))
+    xs, gs = x[order], inv[order]
+    starts = np.searchsorted(gs, np.arange(n + 1))
+    cnt = np.diff(starts)
+    out = np.full(n, np.nan)
+    has = cnt > 0
+    lo = starts[:-1] + (cnt - 1) // 2
+    hi = starts[:-1] + cnt // 2
+    out[has] = 0.5 * (xs[lo[has]] + xs[hi[has]])
+    return out
 
 
 def noise_of(components, nruns):
