@@ -4,7 +4,7 @@
   mcfleet study RUN.h5|TABLE.csv [MORE ...] [--format text|json] [-o FILE] [--html PAGE.html]
                 [--location auto|xname|none|REGEX] [--location-map MAP.csv] [--test GLOB] [--all-metrics]
                 [--min-rel PCT] [--alpha A] [--boot N] [--seed S] [--kmax K]
-                [--slurm FILE|-] [--prom FILE] [--force]
+                [--force]
 
 Each input is a results file (one run) or a study table (CSV: docs/study.md;
 the SC22 artifact's rows through analysis/mcfleet_sc22.py). Every figure
@@ -33,8 +33,8 @@ Then performance classes per workload kind (matrix, compute, memory, power
 in that kind (percent from the median, higher better); classes by exact 1-D
 k-means, k by BIC with the variance floored at the measurement noise, classes
 closer than twice the noise merged. A node's class is its slowest GPU's.
---slurm writes Slurm NodeName lines (Weight, Features) for the classes,
---prom a Prometheus textfile (docs/operations.md).
+`mcfleet export --study STUDY.json` turns the classes into Slurm weights and
+features and a Prometheus textfile (docs/operations.md).
 
 Exit codes: 0 studied; 2 bad usage or input (the file, line or option
 named); 3 nothing to study (no figure with data), or a missing module.
@@ -321,8 +321,6 @@ def parse_args(argv):
     p.add_argument("--boot", type=int, default=200, help="bootstrap draws for the intervals (default 200)")
     p.add_argument("--seed", type=int, default=20261128, help="the bootstrap's seed (the study is reproducible)")
     p.add_argument("--kmax", type=int, default=5, help="most performance classes per kind (default 5)")
-    p.add_argument("--slurm", help="write Slurm NodeName lines (Weight, Features) for the classes here ('-': stdout)")
-    p.add_argument("--prom", help="write a Prometheus textfile here (atomically)")
     p.add_argument("--force", action="store_true", help="replace existing output files")
     opt = p.parse_args(argv)
     if not opt.inputs:
@@ -363,14 +361,6 @@ def main(argv):
         if opt.html:
             from mcfleet_study_html import write_page
             write_page(opt.html, res, opt.force)
-        if opt.slurm or opt.prom:
-            from mcfleet_export import prometheus_text, slurm_lines, write_prom
-            if opt.slurm == "-":
-                sys.stdout.write(slurm_lines(res))
-            elif opt.slurm:
-                write("--slurm", opt.slurm, opt.force, lambda f: f.write(slurm_lines(res)))
-            if opt.prom:
-                write_prom(opt.prom, prometheus_text(res), force=opt.force)
     except Refused as e:
         print("mcfleet study: %s" % e, file=sys.stderr)
         return 2

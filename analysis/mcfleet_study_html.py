@@ -134,7 +134,7 @@ def page(res):
     for r in res["refused"][:20]:
         out.append("<div>refused: %s: %s</div>" % (esc(show(r["where"])), esc(show(r["why"]))))
     out.append("<h2>Performance classes</h2><p>A node takes its slowest GPU's class; Slurm's Weight and Features "
-               "from these: mcfleet study --slurm (docs/operations.md).</p>")
+               "from these: mcfleet export --study (docs/operations.md).</p>")
     for kind, c in res["classes"].items():
         out.append("<h3>%s</h3><p>%s</p><table><tr><th>class</th><th>GPUs</th><th>centre %%</th><th>slowdown %%</th>"
                    "</tr>" % (esc(kind), esc(c["rule"])))
