@@ -42,6 +42,8 @@ void mcf_usage(FILE *out)
 "                                           (mcfleet compare --help)\n"
 "       mcfleet baseline FILE.h5 ... -o B.yaml  a SKU profile from this center's own\n"
 "                                           runs, for report --profiles (mcfleet baseline --help)\n"
+"       mcfleet export [RUN.h5] [OPTIONS]   Slurm weights/features, a Prometheus file, drains (--help)\n"
+"       mcfleet health [OPTIONS]            this node's GPUs against their own baseline (--help)\n"
 "       mcfleet selftest [OPTIONS]          the MFMA register-layout self-test, one line per\n"
 "                                           instruction (mcfleet selftest --help; docs/amd.md)\n"
 "\n"
