@@ -14,7 +14,8 @@ has), or through --launcher CMD (its {np} replaced by N), keeps the run in
 the history directory (--history, default /var/lib/mcfleet/health; one
 folder per node) and judges it:
   - the C report's verdict (mcfleet report): a GPU that FAILs a rule (a
-    wrong result, health counters, its node's peers) is a problem;
+    wrong result, a runtime error or hang, health counters, its node's
+    peers) is a problem;
   - each GPU against its own earlier healthy runs, matched by UUID (mcfleet
     compare's rule, docs/exit-codes.md): a figure worse than the GPU's own
     reference by more than max(--threshold, --sigmas x its run-to-run noise,
@@ -38,7 +39,7 @@ every job).
 Exit codes: 0 healthy (or the baseline still building: said); 1 unhealthy
 (drain the node); 2 bad usage (an option, a deck that cannot be found); 3
 could not check (no GPU found, the launcher or mcfleet failed or timed out,
-the history cannot be written, another check holds it past --timeout).
+the run incomplete with no GPU to blame, the history cannot be written, another check holds it past --timeout).
 """
 import argparse
 import fcntl
@@ -141,9 +142,10 @@ def launch(a, deck, out, log):
         env = dict(os.environ)
     else:
         words = ["mpirun", "-np", str(a.np)]
-        # mpirun on this node alone: a job's or a prolog's Slurm variables would
-        # make Open MPI reach for the job's allocation
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_") or k == "SLURM_CONF"}
+        # mpirun on this node alone: a job's or a prolog's Slurm variables (and
+        # an srun step's PMIx ones) would make Open MPI reach for the job
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("SLURM_", "PMIX_", "PMI_")) or k == "SLURM_CONF"}
     env["SLURMD_NODENAME"] = a.node   # recorded in the file (/ranks/slurm_nodename)
     cmd = words + [binary, "--deck", deck, "-o", out] + a.extra
     with open(log, "w") as f:
@@ -185,13 +187,13 @@ def judge(a, run_path, baseline):
     rep = r.report
     ids = prom.gpu_ids(rep)
     bus = {i: gpu_name(g, i) for g, i in zip(rep.get("gpus", []), ids)}
-    if r.code == 3:
-        problems.append((1e9, "mcfleet: the health run is incomplete: %s" % "; ".join(rep.get("reasons", []))[:200]))
     for g, i in zip(rep.get("gpus", []), ids):
         for c in g.get("causes", []):
             if c.get("level") == "FAIL":
                 problems.append((1e6, "mcfleet: GPU %s %s" % (bus[i], " ".join(
                     x for x in (c.get("test"), "FAIL", cause_words(c)) if x))))
+    if r.code == 3 and not problems:   # incomplete, and no GPU to blame (a hung or failing GPU FAILs: above)
+        raise Cannot("the health run is incomplete: %s" % "; ".join(rep.get("reasons", []))[:200])
     olds = []
     for p in baseline:
         try:
@@ -209,9 +211,11 @@ def judge(a, run_path, baseline):
     for d in res["drift"]:
         name = bus.get(d["gpu"], d["gpu"])
         worse = "below" if d["deviation"] < 0 else "above"   # a rate fell, a latency rose
-        line = "mcfleet: GPU %s %s %.0f%% %s its baseline" % (name, d["test"], abs(100 * d["deviation"]), worse)
+        line = "mcfleet: GPU %s %s %d%% %s its baseline" % (name, d["test"], int(abs(100 * d["deviation"])), worse)
         if d["earlier_runs"] >= a.baseline_runs:
-            problems.append((abs(d["deviation"]), line + " (%s %s: %.5g %s against %.5g over %d runs, threshold %.1f%%)"
+            # worst first, a latency's rise as the rate it costs (+100 % is a rate's -50 %)
+            dev = d["deviation"]
+            problems.append((-dev if dev < 0 else dev / (1 + dev), line + " (%s %s: %.5g %s against %.5g over %d runs, threshold %.1f%%)"
                              % (d["test"], d["metric"], d["value"], d["unit"], d["reference"], d["earlier_runs"],
                                 100 * d["threshold"])))
         else:
@@ -327,13 +331,18 @@ def check(a):
             if os.path.exists(p):
                 shutil.move(p, os.path.join(failed, os.path.basename(p)))
         raise
-    if rc not in (0, 1) or not os.path.isfile(run_path):
+    if rc not in (0, 1, 3) or not os.path.isfile(run_path):   # 3 with a file: incomplete, judged below
         for p in (run_path, log):
             if os.path.exists(p):
                 shutil.move(p, os.path.join(failed, os.path.basename(p)))
         raise Cannot("the health run failed (exit %d of the launcher or mcfleet; log %s): %s" % (
             rc, os.path.join(failed, os.path.basename(log)), tail(log)))
-    problems, notes, compared, ngpus = judge(a, run_path, baseline)
+    try:
+        problems, notes, compared, ngpus = judge(a, run_path, baseline)
+    except Cannot:
+        for p in (run_path, log):
+            shutil.move(p, os.path.join(failed, os.path.basename(p)))
+        raise
     code = UNHEALTHY if problems else OK
     dest = base if code == OK else failed
     for p in (run_path, log):
@@ -399,8 +408,8 @@ def main(argv):
         print("mcfleet health: %s" % e, file=sys.stderr)
         return USAGE
     except (Cannot, BadFile) as e:
-        code, summary, problems, notes, compared, nbase = CANNOT, "mcfleet: could not check: %s" % show(str(e)), [], \
-            [], [], 0
+        code, summary, problems, notes, compared = CANNOT, "mcfleet: could not check: %s" % show(str(e)), [], [], []
+        nbase = len(glob.glob(os.path.join(a.history, getattr(a, "node", "") or "-", "baseline", "*.h5")))
     out = {"node": getattr(a, "node", ""), "code": code, "summary": summary, "problems": problems, "notes": notes}
     if a.format == "json":
         print(json.dumps(out, indent=1))

@@ -1,14 +1,15 @@
 #!/bin/bash
 # mcfleet health as a Slurm Prolog or Epilog (docs/operations.md):
-#     slurm.conf:  Epilog=/usr/local/share/mcfleet/jobscripts/mcfleet-health.sh
-#             or:  Prolog=... (PrologFlags=Alloc runs it once per node at allocation)
+#     slurm.conf:  Epilog=/etc/slurm/mcfleet-health.sh   (a copy of this file on each node)
+#             or:  Prolog=/etc/slurm/mcfleet-health.sh   (the job waits for it)
 # Runs `mcfleet health --drain` on this node (SLURMD_NODENAME): every GPU
 # against its own baseline, under a minute. Where a GPU is worse than its
 # baseline it drains the node itself with mcfleet's reason ("mcfleet: GPU
 # 0000:3b:00.0 matrix-fp64 47% below its baseline") and exits 1: Slurm then
 # drains the node anyway (a failed prolog or epilog does), keeping that reason
-# where a bare failure would say "Prolog error" / "Epilog error", and puts a
-# batch job whose prolog failed back in the queue.
+# where a bare failure would say "Prolog error" (seen on Slurm 22.05), and puts
+# a job whose prolog failed back in the queue (held, unless SchedulerParameters
+# has nohold_on_prolog_fail).
 #
 # Exit codes: 0 healthy, or the baseline still building; 1 unhealthy (the node
 # drained); 0 as well where mcfleet could not check (exit 2: a bad option or
