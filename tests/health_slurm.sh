@@ -23,6 +23,9 @@
 # (d) jobscripts/mcfleet-health.sh as the cluster's Prolog: a job on n5 with
 #     the slow GPU fails its prolog and n5 is drained with mcfleet's reason
 #     (not Slurm's bare "Prolog error").
+# (e) `mcfleet export RUN.h5 --drain` of a run whose rank 1 on n6 computed a
+#     wrong result drains n6 with "mcfleet: GPU ...#local1 tiny-triad FAIL
+#     wrong results" and says so (exit 1).
 # A generous threshold (--threshold 0.9 against a 64-fold slowdown, -98 %; the
 # host deck has rates only): the host backend's repetitions spread 12-24 % on
 # a loaded machine and its ranks share the cores with whatever else runs
@@ -136,4 +139,14 @@ rc=0; timeout 120 srun -w n5 -t 2 true >srun.out 2>&1 || rc=$?
 slurm_wait 30 eval 'node_line n5 | grep -q "State=[A-Z]*+DRAIN"' || { node_line n5; cat prolog.err; fail "n5 not drained"; }
 node_line n5 | grep -qE 'Reason=mcfleet: GPU machine-id:[0-9a-f]+#local1 matrix-fp64 [0-9]+% below its baseline' ||
     { node_line n5; cat prolog.err; fail "n5's reason"; }
+
+# ---- (e) mcfleet export --drain of a run with a wrong result on n6
+MCFLEET_INJECT_FAULT='tiny-triad@1' SLURMD_NODENAME=n6 mpi 2 --backend host --deck "$srcdir/tests/decks/tiny.yaml" -o bad.h5
+expect_rc 1
+rc=0; "$MCFLEET" export bad.h5 --drain >drain.out 2>&1 || rc=$?
+[ $rc = 1 ] || { cat drain.out; fail "export --drain of a FAIL: exit $rc, expected 1"; }
+expect_in drain.out "drained n6: scontrol update NodeName=n6 State=DRAIN"
+slurm_wait 20 eval 'node_line n6 | grep -q "State=[A-Z]*+DRAIN"' || { node_line n6; fail "n6 not drained"; }
+node_line n6 | grep -qE 'Reason=mcfleet: GPU machine-id:[0-9a-f]+#local1 tiny-triad FAIL wrong results' ||
+    { node_line n6; fail "n6's reason"; }
 echo "health slurm ok"
