@@ -42,7 +42,8 @@ packages=(build-essential                     # gcc, make
           libhdf5-openmpi-dev                 # parallel HDF5
           libyaml-dev libhwloc-dev            # decks; the cores nearest each GPU
           libopenblas0-pthread                # CBLAS for the gemm family on the host (dlopen)
-          python3-h5py python3-matplotlib)    # mcfleet compare, baseline, report --html
+          python3-h5py python3-matplotlib     # mcfleet compare, baseline, report --html
+          python3-prometheus-client)          # Prometheus' parser: mcfleet export --prom checked against it
 if [ "$mode" = check ]; then
     packages+=(libcmocka-dev                  # the C unit tests
                hdf5-tools                     # h5dump

@@ -201,7 +201,9 @@ def pair_tests(old, new):
     return pairs, why
 
 
-def compare(runs, min_rel, sigmas):
+def compare(runs, min_rel, sigmas, every=False):
+    """every: also list each GPU figure compared ("compared": value, reference,
+    deviation, threshold), drifted or not (mcfleet health's gauges)"""
     new = runs[-1]
     old = runs[:-1]
     out = {"runs": [{"path": x["path"], **x["meta"], "gpus": len(x["gpus"]),
@@ -307,6 +309,9 @@ def compare(runs, min_rel, sigmas):
                        "serial": g["serial"], "test": name, "metric": m, "unit": fig["unit"], "earlier_runs": len(hist)}
                 if unsettled:
                     out["unsettled"].append(dict(who, earlier=list(unsettled[:2]), differ=unsettled[2], reference=ref))
+                if every:
+                    out.setdefault("compared", []).append(dict(who, value=v, reference=ref, deviation=dev,
+                                                               threshold=thr, better=fig["better"]))
                 if fig["better"] * dev < -thr:
                     out["drift"].append(dict(who, value=v, reference=ref, deviation=dev, threshold=thr, noise=noise))
                 spread = fig["rep_sigma"][k] / ref

@@ -31,9 +31,7 @@ import base64
 import contextlib
 import html
 import io
-import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -51,6 +49,7 @@ import matplotlib.ticker  # noqa: E402
 
 from mcfleet_results import BadFile, reading, show  # noqa: E402
 import mcfleet_compare  # noqa: E402
+import mcfleet_creport as creport  # noqa: E402
 import mcfleet_links  # noqa: E402
 import mcfleet_outpath as outpath  # noqa: E402
 import mcfleet_plot as plot  # noqa: E402
@@ -309,16 +308,13 @@ def main(argv):
     except outpath.Refused as e:
         print("mcfleet report: %s" % show(str(e)), file=sys.stderr)
         return 2
-    binary = os.environ.get("MCFLEET_BIN", "mcfleet")
-    p = subprocess.run([binary, "report", a.file, "--format", "json"] + passthrough, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE)
-    try:
-        rep = json.loads(p.stdout.decode("utf-8", "replace"))
-    except ValueError:
-        sys.stderr.write(p.stderr.decode("utf-8", "replace"))
-        return p.returncode or 2
-    if rep.get("verdict") == "MALFORMED" or p.returncode == 2:
-        sys.stderr.write(p.stderr.decode("utf-8", "replace") or "mcfleet report: %s\n" % "; ".join(rep.get("reasons", [])))
+    p = creport.run(a.file, passthrough)   # the verdict is the C report's
+    rep = p.report
+    if rep is None:
+        sys.stderr.write(p.stderr)
+        return p.code or 2
+    if rep.get("verdict") == "MALFORMED" or p.code == 2:
+        sys.stderr.write(p.stderr or "mcfleet report: %s\n" % "; ".join(rep.get("reasons", [])))
         return 2
     try:
         data = reading(a.file, lambda: read_all(a.file))
@@ -341,7 +337,7 @@ def main(argv):
         print("mcfleet report: cannot write --html %s: %s" % (show(a.html), e.strerror or e), file=sys.stderr)
         return 3
     print("wrote %s (verdict %s, %d KB)" % (show(a.html), rep.get("verdict"), len(text) // 1024))
-    return p.returncode
+    return p.code
 
 
 if __name__ == "__main__":

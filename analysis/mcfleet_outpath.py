@@ -65,16 +65,17 @@ class Path(str):
         return self
 
 
-def write(option, path, force, fill, binary=False):
+def write(option, path, force, fill, binary=False, mode=None):
     """PATH written by fill(file) under the rule; Refused, or OSError where it
-    cannot be written"""
+    cannot be written. mode: the file's permissions whatever the umask (a
+    file another user's daemon reads), else what open() would have made"""
     check(option, path, force)
     folder = os.path.dirname(path) or "."
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path)[:32] + ".", suffix=".tmp", dir=folder)
     try:
         mask = os.umask(0)
         os.umask(mask)
-        os.fchmod(fd, 0o666 & ~mask)   # what open(path, "w") would have made
+        os.fchmod(fd, 0o666 & ~mask if mode is None else mode)   # by default what open(path, "w") would have made
         with os.fdopen(fd, "wb" if binary else "w") as f:
             fd = -1
             fill(f)

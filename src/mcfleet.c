@@ -81,6 +81,10 @@ int mcfleet_main(int argc, char **argv)
         return mcf_pytool("mcfleet_baseline.py", argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "study"))     /* Python: analysis/mcfleet_study.py */
         return mcf_pytool("mcfleet_study.py", argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "export"))    /* Python: analysis/mcfleet_export.py */
+        return mcf_pytool("mcfleet_export.py", argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "health"))    /* Python: analysis/mcfleet_health.py */
+        return mcf_pytool("mcfleet_health.py", argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "selftest"))  /* the MFMA layout self-test: no MPI */
         return mcf_selftest_main(argc - 2, argv + 2, stdout, stderr);
     if (argc > 1 && !strcmp(argv[1], "report"))    /* the page: analysis/mcfleet_html.py, with this binary's verdict */

@@ -55,6 +55,10 @@ slurm_up() {
     local d=$1 base user n pid
     PATH="$PATH:/usr/sbin"
     slurm_have || return 77
+    # one cluster starts at a time (tests/slurm_launch.sh, tests/health_slurm.sh under make -j):
+    # two picking a port range at once would pick the same one
+    exec {slurm_lock}>"${TMPDIR:-/tmp}/mcfleet-slurm-start.lock"
+    command -v flock >/dev/null 2>&1 && flock -w 600 "$slurm_lock"
     base=$(slurm_free_base) || { echo "no free port range for the test cluster" >&2; return 1; }
     user=$(id -un)
     mkdir -p "$d/munge" "$d/state" && chmod 700 "$d/munge"
@@ -104,6 +108,8 @@ EOF
         pid=$(slurm_pid_of "$d/slurmd-$n.pid") && slurm_pids+=("$pid")
     done
     slurm_wait 60 slurm_all_idle || { sinfo -N >&2; tail -20 "$d/slurmctld.log" >&2; return 1; }
+    command -v flock >/dev/null 2>&1 && flock -u "$slurm_lock"   # (the daemons hold the fd: unlocked, not closed)
+    return 0
 }
 
 slurm_all_idle() {

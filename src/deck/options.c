@@ -45,6 +45,8 @@ void mcf_usage(FILE *out)
 "       mcfleet study RUN.h5|TABLE.csv ...  where the fleet's spread comes from: levels\n"
 "                                           (cabinet > node > GPU > run), clocks, power,\n"
 "                                           classes for the scheduler (mcfleet study --help)\n"
+"       mcfleet export [RUN.h5] [OPTIONS]   Slurm weights/features, a Prometheus file, drains (--help)\n"
+"       mcfleet health [OPTIONS]            this node's GPUs against their own baseline (--help)\n"
 "       mcfleet selftest [OPTIONS]          the MFMA register-layout self-test, one line per\n"
 "                                           instruction (mcfleet selftest --help; docs/amd.md)\n"
 "\n"

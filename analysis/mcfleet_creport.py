@@ -1,0 +1,42 @@
+"""The C report's verdict, for the tools written in Python: `mcfleet report
+FILE --format json` run by the mcfleet binary that started the tool
+(MCFLEET_BIN, which src/pytool.c sets), else the first `mcfleet` on PATH.
+The page (mcfleet_html.py), the exports (mcfleet_export.py) and the health
+check (mcfleet_health.py) read the verdict this way, so no Python code judges
+a GPU a second time and the text report, the page and the exports never
+disagree.
+"""
+import json
+import os
+import subprocess
+
+
+class Report:
+    """the report's JSON (None where the binary printed none), its exit code
+    (docs/exit-codes.md: 0 PASS/WARN, 1 FAIL, 2 the file or an option cannot
+    be used, 3 an incomplete run) and its stderr"""
+
+    def __init__(self, report, code, stderr):
+        self.report, self.code, self.stderr = report, code, stderr
+
+
+def binary():
+    return os.environ.get("MCFLEET_BIN") or "mcfleet"
+
+
+def run(path, options=()):
+    """the C report of the results file PATH, with report OPTIONS (e.g.
+    --profiles DIR); a binary that cannot be started is code 3"""
+    try:
+        p = subprocess.run([binary(), "report", path, "--format", "json"] + list(options),
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as e:
+        return Report(None, 3, "mcfleet: cannot run %s report: %s\n" % (binary(), e.strerror or e))
+    err = p.stderr.decode("utf-8", "replace")
+    try:
+        rep = json.loads(p.stdout.decode("utf-8", "replace"))
+    except ValueError:
+        rep = None
+    if not isinstance(rep, dict):
+        rep = None
+    return Report(rep, p.returncode, err)
