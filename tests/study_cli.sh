@@ -1,6 +1,6 @@
 #!/bin/sh
 # mcfleet study end to end on the host backend: two runs of 4 ranks, rank 3
-# made 4x slower in both (MCFLEET_INJECT_SLOW); the study reads both files,
+# made 32x slower in both (MCFLEET_INJECT_SLOW); the study reads both files,
 # finds the GPU level the largest, the runs repeatable (ICC), and puts the slow
 # GPU alone in a slower class for matrix and memory work; its text, JSON and
 # page agree; bad input is named (file:line, option) with exit 2, nothing to
@@ -10,7 +10,7 @@ need_mpirun
 need_matplotlib
 
 for r in 1 2; do
-    MCFLEET_INJECT_SLOW='st-*@3' MCFLEET_INJECT_SLOW_FACTOR=4 \
+    MCFLEET_INJECT_SLOW='st-*@3' MCFLEET_INJECT_SLOW_FACTOR=32 \
         mpi 4 --backend host --deck "$srcdir/tests/decks/study.yaml" -o "$work/run$r.h5" >/dev/null
 done
 "$MCFLEET" study "$work/run1.h5" "$work/run2.h5" --format json -o "$work/s.json" --html "$work/s.html" \
@@ -27,18 +27,19 @@ for f in res["figures"]:
     assert list(comps) == ["gpu", "run", "repetition"], list(comps)   # one node: no node level
     assert max(comps.values(), key=lambda c: c["var"])["level"] == "gpu", comps
     lo, hi = comps["gpu"]["sd_ci"]
-    # 4 GPUs, one at ln(1/4) = -139 %: the GPUs' sd is about 69 %
-    assert lo <= comps["gpu"]["sd"] <= hi and 30 < comps["gpu"]["sd"] < 120, comps["gpu"]
+    # 4 GPUs, one at 100 ln(1/32) = -347 %: the GPUs' sd is about 170 % (the host backend's
+    # repetitions, 4 ranks on 2 loaded cores, scatter by 70 % and more)
+    assert lo <= comps["gpu"]["sd"] <= hi and 100 < comps["gpu"]["sd"] < 300, comps["gpu"]
     assert f["repeatability"]["icc"] > 0.8, f["repeatability"]
     slow = min(f["gpus"], key=lambda g: g["mean"])
-    assert slow["gpu"].endswith("#local3") and slow["mean"] < -100, slow
+    assert slow["gpu"].endswith("#local3") and slow["mean"] < -200, slow
     assert "%s %s" % (f["test"], f["metric"]) in text and f["test"] in page
 for kind in ("matrix", "memory"):
     c = res["classes"][kind]
     assert c["k"] == 2, (kind, c["k"], c["rule"])
     slow = [g for g, v in c["gpus"].items() if v["class"] == "B"]
     assert len(slow) == 1 and slow[0].endswith("#local3"), (kind, c["gpus"])
-    assert c["classes"][1]["slowdown"] < -100, c["classes"]
+    assert c["classes"][1]["slowdown"] < -200, c["classes"]
 assert "<img" in page and "performance classes" in text
 PY
 
