@@ -195,25 +195,39 @@ def covariates(gpus, opt):
 
 
 def standing_out(gpus, levels, opt):
-    """the location groups and nodes whose median differs from the rest"""
+    """the location groups and nodes whose mean differs from the rest, top
+    down: a group found at one level has its deviation taken out of the
+    levels below it, so a slow cabinet is named once, not again as each of
+    its chassis and nodes (one of them still stands out where it deviates
+    beyond its cabinet)"""
     out = []
-    node_mean = {}
-    for g in gpus:
-        node_mean.setdefault(g["host"], []).append(g["mean"])
-    nodes = sorted(node_mean)
-    loc_of = {g["host"]: [g["loc"][lv] for lv in levels] for g in gpus}
-    for i, lv in enumerate(levels):
-        vals = np.array([np.mean(node_mean[n]) for n in nodes])
-        grp = ["/".join(loc_of[n][:i + 1]) for n in nodes]
-        if len(set(grp)) < 2:
-            continue
-        for r in st.groups_standing_out(vals, np.array(grp, dtype=object), opt.min_rel, alpha=opt.alpha, seed=opt.seed):
-            out.append(dict(r, level=lv, group=str(r["group"]), unit="node"))
-    if len(nodes) >= 2 and any(len(v) > 1 for v in node_mean.values()):
-        vals = np.array([g["mean"] for g in gpus])
-        grp = np.array([g["host"] for g in gpus], dtype=object)
+    shift = np.zeros(len(gpus))   # what the groups found so far explain, per GPU
+    loc_of = [[g["loc"][lv] for lv in levels] for g in gpus]
+    hosts = [g["host"] for g in gpus]
+    mean = np.array([g["mean"] for g in gpus])
+    for i, lv in enumerate(levels + ["node"]):
+        adj = mean - shift
+        if lv == "node":   # the GPUs of each node
+            grp = np.array(hosts, dtype=object)
+            vals, unit, of_unit = adj, "gpu", np.arange(len(gpus))
+            if len(set(hosts)) < 2 or len(set(hosts)) == len(hosts):
+                break
+        else:   # the nodes of each group of this level
+            key = ["/".join(loc[:i + 1]) for loc in loc_of]
+            nodes = sorted(set(hosts))
+            ix = {n: k for k, n in enumerate(nodes)}
+            node_of = np.array([ix[h] for h in hosts])
+            vals = np.bincount(node_of, adj) / np.bincount(node_of)
+            grp = np.empty(len(nodes), dtype=object)
+            grp[node_of] = key
+            unit, of_unit = "node", node_of
+            if len(set(key)) < 2:
+                continue
         for r in st.groups_standing_out(vals, grp, opt.min_rel, alpha=opt.alpha, seed=opt.seed):
-            out.append(dict(r, level="node", group=str(r["group"]), unit="gpu"))
+            out.append(dict(r, level=lv, group=str(r["group"]), unit=unit))
+            if r["stands_out"]:
+                member = np.array([grp[u] == r["group"] for u in of_unit])
+                shift[member] += r["dev"]
     return out
 
 
