@@ -34,7 +34,7 @@ trend  Theil-Sen slope of y against t, Kendall's tau and its p (normal, with
   the continuity correction; three points never reach p < 0.05).
 icc  one-way random-effects ICC(1) from the ANOVA mean squares with the
   unequal-size n0 = (N - sum n_i^2 / N) / (k - 1), bounded to [0, 1]; interval
-  by resampling the groups (cluster bootstrap).
+  by resampling the groups (cluster bootstrap), none below 5 groups.
 classes_1d  exact 1-D k-means by dynamic programming over the sorted, binned
   scores (weights per bin) for k = 1..kmax; k by the Bayesian information
   criterion of a k-component normal mixture with one variance (EM started
@@ -53,6 +53,7 @@ import math
 import numpy as np
 
 Z95 = 1.959963984540054
+MIN_GROUPS_CI = 5   # fewer groups: the ICC has no bootstrap interval
 
 
 def _relabel(g):
@@ -281,6 +282,8 @@ def icc(y, groups, n_boot=200, seed=0):
     est = _icc_of(sums, sq, sizes)
     rng = np.random.default_rng(seed)
     k = sizes.size
+    if k < MIN_GROUPS_CI:   # resampling 2 or 3 groups draws the same group again and again: no interval
+        return {"icc": est, "ci": [None, None], "groups": int(k), "n": int(y.size)}
     boot = []
     for _ in range(n_boot):
         pick = rng.integers(0, k, k)

@@ -63,7 +63,8 @@ def runs_text(f):
     r = f.get("repeatability")
     if r:
         out.append("  repeatability: ICC %.2f %s (1: a GPU's run means are what it was; 0: the runs scatter as "
-                   "much as the GPUs)" % (r["icc"], ci(r["ci"])))
+                   "much as the GPUs)" % (r["icc"], ci(r["ci"]) if r["ci"][0] is not None else
+                                          "(%d GPUs: no interval below 5)" % r["groups"]))
     worse = [g for g in f["gpus"] if g.get("trend") and g["trend"]["p"] is not None and g["trend"]["p"] < 0.05
              and f["better"] * g["trend"]["slope"] < 0]
     for g in sorted(worse, key=lambda g: f["better"] * g["trend"]["slope"])[:5]:
