@@ -140,6 +140,7 @@ def read_h5(path, table, all_metrics=False):
         sname = [show(h) for h in r.rank_column("slurm_nodename", "str", "")]
         node = [s if s.strip() else h for s, h in zip(sname, host)]
         bus = [show(b) for b in r.rank_column("pci_bus_id", "str", "")]
+        sku = [show(d) for d in r.rank_column("device_name", "str", "")]
         near = r.rank_column("cores_local_to_gpu", "int", -1)
         pcie = [math.nan] * n
         h = r.group(r.f, "", b"health")
@@ -185,7 +186,7 @@ def read_h5(path, table, all_metrics=False):
             t["covs"]["pcie_ok"] = pcie
         meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("start_time", "mcfleet_version", "backend", "deck_path")}
         meta["complete"] = r.attr_int(r.meta, "/meta", "complete", default=1)
-        return {"keys": keys, "node": node, "bus": bus, "tests": tests, "meta": meta, "nranks": n}
+        return {"keys": keys, "node": node, "bus": bus, "sku": sku, "tests": tests, "meta": meta, "nranks": n}
 
     data = reading(path, read)
     run_id = "%s@%s" % (show(os.path.basename(path)), data["meta"]["start_time"])
@@ -193,16 +194,18 @@ def read_h5(path, table, all_metrics=False):
                      lambda: table.runs.append({"id": run_id, "path": show(path), "time": parse_time(data["meta"]["start_time"])}))
     gpus = set()
     for t in data["tests"]:
-        for m in t["metrics"]:
-            key = (t["test"], m["metric"])
+        # each SKU its own figure: the spread between two models is no variation
+        for m, sku in ((m, x) for m in t["metrics"] for x in sorted(set(data["sku"]))):
+            key = (t["test"], m["metric"], sku)
             fi = table.index("fig", key, lambda: table.figures.append(
-                {"test": t["test"], "metric": m["metric"], "unit": m["unit"], "better": m["better"], "kind": t["kind"]}))
+                {"test": t["test"], "metric": m["metric"], "unit": m["unit"], "better": m["better"], "kind": t["kind"],
+                 "sku": sku}))
             if table.figures[fi]["better"] != m["better"]:
                 table.refused.append((show(path), "test %s metric %s: better %d here, %d in an earlier input; not read"
                                       % (t["test"], m["metric"], m["better"], table.figures[fi]["better"])))
                 continue
             for k in range(data["nranks"]):
-                if data["keys"][k] is None:
+                if data["keys"][k] is None or data["sku"][k] != sku:
                     continue
                 v = m["values"][k]
                 v = v[~np.isnan(v)]
@@ -273,7 +276,7 @@ def read_csv(path, table):
             raise BadInput("%s:%d: a column named twice" % (path, lineno))
         locs = [h for h in header if h.startswith("loc:")]
         covs = [h for h in header if h.startswith("cov:")]
-        known = {"gpu", "test", "value", "metric", "unit", "better", "kind", "run", "rep", "time", "host"}
+        known = {"gpu", "test", "value", "metric", "unit", "better", "kind", "run", "rep", "time", "host", "sku"}
         extra = [h for h in header if h not in known and h not in locs and h not in covs]
         if extra:
             raise BadInput("%s:%d: unknown column '%s' (known: %s, loc:<level>, cov:<name>; docs/study.md)"
@@ -305,12 +308,12 @@ def read_csv(path, table):
             kind = cell(row, "kind", "other")
             if kind not in KINDS:
                 raise BadInput("%s:%d: kind '%s': one of %s" % (path, lineno, kind, ", ".join(KINDS)))
-            test, metric = cell(row, "test"), cell(row, "metric", "value")
+            test, metric, sku = cell(row, "test"), cell(row, "metric", "value"), cell(row, "sku")
             gpu, node = cell(row, "gpu"), cell(row, "host") or cell(row, "gpu")
             if not test or not gpu:
                 raise BadInput("%s:%d: an empty %s" % (path, lineno, "test" if not test else "gpu"))
-            fi = table.index("fig", (test, metric), lambda: table.figures.append(
-                {"test": test, "metric": metric, "unit": cell(row, "unit"), "better": int(b), "kind": kind}))
+            fi = table.index("fig", (test, metric, sku), lambda: table.figures.append(
+                {"test": test, "metric": metric, "unit": cell(row, "unit"), "better": int(b), "kind": kind, "sku": sku}))
             if table.figures[fi]["better"] != int(b):
                 raise BadInput("%s:%d: better %s, where earlier rows of %s %s say %d"
                                % (path, lineno, b, test, metric, table.figures[fi]["better"]))

@@ -85,7 +85,7 @@ def classes_plot(kind, c):
 
 
 def figure_section(f, levels):
-    out = ['<h3 id="%s">%s %s</h3>' % (esc(f["test"]), esc(show(f["test"])), esc(show(f["metric"]))),
+    out = ['<h3 id="%s">%s %s %s</h3>' % (esc(f["test"] + f.get("sku", "")), esc(show(f["test"])), esc(show(f["metric"])), esc(show(f.get("sku", "")))),
            "<p>%s, %s is better, kind %s: %d GPUs on %d nodes, %d runs, median %s</p>" % (
                esc(show(f["unit"]) or "no unit"), "higher" if f["better"] > 0 else "lower", esc(f["kind"]), f["n_gpus"],
                f["n_nodes"], f["n_runs"], esc("%.6g" % f["median"]))]
@@ -147,7 +147,7 @@ def page(res):
     for f in res["figures"][:MAX_TABLE_ROWS]:
         top = max(f["components"], key=lambda c: c["var"]) if f["components"] else None
         out.append('<tr><td><a href="#%s">%s</a></td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td></tr>' % (
-            esc(f["test"]), esc(show(f["test"])), esc(show(f["metric"])), f["n_gpus"], esc(top["level"] if top else "-"),
+            esc(f["test"] + f.get("sku", "")), esc(show(f["test"])), esc(show(f["metric"])), f["n_gpus"], esc(top["level"] if top else "-"),
             num(top["sd"]) if top else "-", esc(", ".join(show(g["group"]) for g in f["groups"] if g["stands_out"])[:200])))
     out.append("</table>")
     for f in res["figures"][:MAX_FIGURE_SECTIONS]:
