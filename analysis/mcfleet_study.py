@@ -250,7 +250,7 @@ def classes(figs, umeans, table, opt):
         best = max(centres)
         names = [chr(ord("A") + k) for k in range(len(centres))]
         cls = [{"name": names[k], "n_gpus": int((labels == k).sum()), "centre": centres[k],
-                "slowdown": centres[k] - best, "min": float(s[labels == k].min()) if (labels == k).any() else None,
+                "slowdown": best - centres[k], "min": float(s[labels == k].min()) if (labels == k).any() else None,
                 "max": float(s[labels == k].max()) if (labels == k).any() else None} for k in range(len(centres))]
         gpus, nodes = {}, {}
         for u, sc, lab in zip(units, s, labels):

@@ -136,10 +136,10 @@ def page(res):
     out.append("<h2>Performance classes</h2><p>A node takes its slowest GPU's class; Slurm's Weight and Features "
                "from these: mcfleet export --study (docs/operations.md).</p>")
     for kind, c in res["classes"].items():
-        out.append("<h3>%s</h3><p>%s</p><table><tr><th>class</th><th>GPUs</th><th>centre %%</th><th>slowdown %%</th>"
+        out.append("<h3>%s</h3><p>%s</p><table><tr><th>class</th><th>GPUs</th><th>centre %%</th><th>behind class A, %%</th>"
                    "</tr>" % (esc(kind), esc(c["rule"])))
         for k in c["classes"]:
-            out.append("<tr><td>%s</td><td>%d</td><td>%+.2f</td><td>%+.2f</td></tr>" % (
+            out.append("<tr><td>%s</td><td>%d</td><td>%+.2f</td><td>%.2f</td></tr>" % (
                 esc(k["name"]), k["n_gpus"], k["centre"], k["slowdown"]))
         out.append("</table>" + classes_plot(kind, c))
     out.append("<h2>Figures</h2><table><tr><th>test</th><th>metric</th><th>GPUs</th><th>largest level</th>"

@@ -80,7 +80,7 @@ def classes_text(res):
         out.append("%s: %d class%s over %d GPUs (noise %.2f %%): %s" % (
             kind, c["k"], "" if c["k"] == 1 else "es", len(c["gpus"]), c["noise"], c["rule"]))
         for k in c["classes"]:
-            out.append("  class %s  %5d GPUs  centre %+.2f %%  slowdown %+.2f %% from class A  [%s, %s]" % (
+            out.append("  class %s  %5d GPUs  centre %+.2f %%  %.2f %% behind class A  [%s, %s]" % (
                 k["name"], k["n_gpus"], k["centre"], k["slowdown"], num(k["min"]), num(k["max"])))
         slow = sorted(c["nodes"].items(), key=lambda x: x[1]["score"])[:3]
         if c["k"] > 1 and slow:

@@ -39,7 +39,7 @@ for kind in ("matrix", "memory"):
     assert c["k"] == 2, (kind, c["k"], c["rule"])
     slow = [g for g, v in c["gpus"].items() if v["class"] == "B"]
     assert len(slow) == 1 and slow[0].endswith("#local3"), (kind, c["gpus"])
-    assert c["classes"][1]["slowdown"] < -200, c["classes"]
+    assert c["classes"][1]["slowdown"] > 200, c["classes"]
 assert "<img" in page and "performance classes" in text
 PY
 

@@ -62,4 +62,19 @@ null = json.load(open("%s/null.json" % w))
 for f in null["figures"]:
     assert not [g for g in f["groups"] if g["stands_out"] and g["level"] == "cabinet"], f["groups"]
 PY
+# the classes as Slurm sees them (mcfleet export): the slow cabinet's nodes weigh more
+"$MCFLEET" export --study "$work/s1.json" --slurm - > "$work/slurm.txt" || fail "export of the study's classes"
+"$PYTHON_H5" - "$work/slurm.txt" <<'PY' || fail "the Slurm lines do not follow the classes"
+import re, sys
+w = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"NodeName=(\S+) Weight=(\d+) Features=(\S+)", line)
+    if m:
+        w[m.group(1)] = (int(m.group(2)), m.group(3))
+slow = [v for n, v in w.items() if n.startswith("x1003c")]
+rest = [v for n, v in w.items() if not n.startswith("x1003c")]
+assert len(w) == 48 and len(slow) == 8, len(w)
+assert sorted(x[0] for x in slow)[len(slow) // 2] > sorted(x[0] for x in rest)[len(rest) // 2], (slow, rest)
+assert sum("mcf_matrix_A" not in x[1] for x in slow) >= 6, slow
+PY
 echo "PASS: planted structure recovered"
