@@ -233,8 +233,11 @@ def read_table(path, rows, header, res, opt, cluster, explicit):
         res.notes.append(msg + ": skipped")
         return
     bench_col = "exp" if "exp" in col else "model" if "model" in col else None
-    unit, why = ("ns", "Nsight Compute's gpu__time_duration in ns (perf = perf_avg x kernels)") if kind == "ncu" \
-        else perf_unit(kind, [r for _, r in rows], col, opt.get("perf_unit"), path)
+    if kind == "ncu":
+        unit = opt.get("perf_unit") or "ns"
+        why = "Nsight Compute's gpu__time_duration (perf = perf_avg x kernels)" if unit == "ns" else "--perf-unit"
+    else:
+        unit, why = perf_unit(kind, [r for _, r in rows], col, opt.get("perf_unit"), path)
     res.comments.append("%s: layout %s, %d rows; perf unit %s: %s" % (path, kind, len(rows), unit, why))
     seen, n0 = {}, len(res.rows)
     content = [i for i, h in enumerate(header) if h not in INDEX]
@@ -268,8 +271,8 @@ def read_table(path, rows, header, res, opt, cluster, explicit):
             ts, run, time = cell("ts"), "", ""
             if ts and ts != "-1":
                 t = number(ts, "ts")
-                if t <= 0:
-                    raise Bad("ts '%s' is no start time" % ts)
+                if not 0 < t < 1e10:
+                    raise Bad("ts '%s' is no start time (unix seconds)" % ts)
                 run = time = "%d" % t
             elif kind == "gpu":
                 run = "1"   # one row per GPU: its runs merged by the authors

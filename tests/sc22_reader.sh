@@ -8,7 +8,8 @@
 #   c002-003 and loc:cabinet c002 from cabinet c002, node 3; the row without a
 #   location takes its GPU's; each refused row named FILE:LINE (a copy, NaN,
 #   a negative perf, an unreadable location, a second row of one GPU and run,
-#   a cut trace line) and counted; a row without ts is a run of its own;
+#   a cut trace line, a ts that is no unix time) and counted; a row without
+#   ts is a run of its own;
 #   the raw nvprof trace: us to ms, the mean of the instances strictly inside
 #   the main kernel's span, the medians of the samples in it (mW to W);
 #   frontera: s to ms, host c197-101; Nsight Compute's ns to ms; ls6 one run;
@@ -120,6 +121,10 @@ expect_in "$work/err" "sgemm-one.csv: no row with a kernel window (kern_min_star
 run "$work/sgemm-one.csv" -o "$T/one.csv" --perf-unit s
 expect_rc 0
 row "$T/one.csv" ${U}0a 1600003600 | grep -q ',1001500,' || fail "--perf-unit s: $(cat "$T/one.csv")"
+printf 'exp,uuid,perf,min_iter_dur,max_iter_dur,cabinet,node,device,ts\nresnet,G1,0.1,0.1,0.2,c001,1,0,1e30\nresnet,G2,0.1,0.1,0.2,c001,1,1,1600000000\n' >"$work/ts.csv"
+run "$work/ts.csv" -o "$T/ts.csv"
+expect_rc 0
+expect_in "$work/err" "ts.csv:2: ts '1e30' is no start time (unix seconds): row refused"
 run "$work/missing.csv" -o "$T/m.csv"
 expect_rc 2
 expect_in "$work/err" "missing.csv: no such file or directory"
