@@ -25,10 +25,15 @@ map (--location-map), outermost level first.
 Needs numpy and, for .h5 files, h5py.
 """
 import csv
+import errno
 import math
 import os
 import re
+import signal
+import stat
 import sys
+import threading
+import time
 
 import numpy as np
 
@@ -45,6 +50,13 @@ PRESETS = {"xname": XNAME}
 THROTTLE_MASK = 0x4 | 0x8 | 0x20 | 0x40 | 0x80 | 0x100
 COVARIATE_UNITS = {"sm_mhz": "MHz", "power_w": "W", "temp_c": "degC", "throttle_frac": "fraction",
                    "numa_local": "1/0", "pcie_ok": "1/0"}
+
+
+def show(name):
+    """mcfleet_results.show (a name on one line, printable), imported where
+    first needed: that module needs h5py, a study table does not"""
+    from mcfleet_results import show as one_line
+    return one_line(name)
 
 
 class BadInput(Exception):
@@ -79,7 +91,7 @@ class Table:
         self.unit += [unit] * n
         self.run += [run] * n
         self.value += list(values)
-        for name in set(self.cov) | set(covs):
+        for name in sorted(set(self.cov) | set(covs)):   # sorted: the JSON the same on every run
             col = self.cov.get(name)
             if col is None:   # a column first seen now: NaN for the observations before
                 col = self.cov[name] = [math.nan] * (len(self.value) - n)
@@ -250,91 +262,154 @@ def parse_time(text):
     return t.timestamp()
 
 
+def text_lines(what, f, count):
+    """the lines of F, each UTF-8 (F opened with errors="surrogateescape");
+    count[0]: how many were read; a line that is not: BadInput naming WHAT:line"""
+    for line in f:
+        count[0] += 1
+        if not line.isascii():
+            try:
+                line.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise BadInput("%s:%d: not UTF-8 text (byte 0x%02x at column %d): save the table as UTF-8"
+                               % (what, count[0], ord(line[e.start]) - 0xDC00, e.start + 1))
+        yield line
+
+
+def csv_rows(what, lines, count):
+    """(first line, cells) of each row of LINES (a cell may hold a quoted
+    newline); blank rows and rows whose first cell begins with # skipped;
+    what the csv module refuses (an oversized cell) is BadInput naming WHAT:line"""
+    reader = csv.reader(lines)
+    while True:
+        start = count[0] + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            raise BadInput("%s:%d: %s" % (what, count[0], e))
+        if not row or (len(row) == 1 and not row[0].strip()) or row[0].startswith("#"):
+            continue
+        yield start, row
+
+
+def open_text(what, path, regular=True):
+    """PATH for reading as UTF-8 text (a byte order mark skipped); BadInput
+    where it cannot be opened, or is no regular file where REGULAR (a FIFO
+    would wait for a writer; a map may come from a shell's <(...))"""
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        if regular and not stat.S_ISREG(mode):
+            raise BadInput("%s: not a regular file" % what)
+        return open(path, newline="", encoding="utf-8-sig", errors="surrogateescape")
+    except OSError as e:
+        raise BadInput("%s: cannot open: %s" % (what, e.strerror))
+
+
+def column_names(what, line, names):
+    """the header's names, stripped; BadInput for one empty, unprintable or twice"""
+    names = [h.strip() for h in names]
+    for i, h in enumerate(names, 1):
+        if not h or h in ("loc:", "cov:"):
+            raise BadInput("%s:%d: column %d has no name%s" % (what, line, i, " after '%s'" % h if h else ""))
+        if show(h) != h:
+            raise BadInput("%s:%d: column %d's name '%s' holds a control or unprintable character"
+                           % (what, line, i, show(h)))
+        if names.index(h) != i - 1:
+            raise BadInput("%s:%d: column '%s' named twice" % (what, line, h))
+    return names
+
+
 def read_csv(path, table):
     """a study table into TABLE; a bad cell or header is BadInput naming path:line"""
-    try:
-        f = open(path, newline="", encoding="utf-8")
-    except OSError as e:
-        raise BadInput("%s: cannot open: %s" % (path, e.strerror))
-    with f:
-        lines = enumerate(f, 1)
-        comments, header, lineno = [], None, 0
-        for lineno, line in lines:
+    with open_text(path, path) as f:
+        count = [0]
+        lines = text_lines(path, f, count)
+        comments, header, hline = [], None, 0
+        for line in lines:
             if line.startswith("#"):
-                comments.append(line[1:].strip())
+                comments.append(show(line[1:].strip()))
                 continue
             if line.strip():
-                header = next(csv.reader([line]))
+                try:
+                    header = next(csv.reader([line]))
+                except csv.Error as e:
+                    raise BadInput("%s:%d: %s" % (path, count[0], e))
+                hline = count[0]
                 break
         if header is None:
             raise BadInput("%s: no header row (the columns gpu, test, value at least; docs/study.md)" % path)
-        header = [h.strip() for h in header]
+        header = column_names(path, hline, header)
         col = {h: i for i, h in enumerate(header)}
         for need in ("gpu", "test", "value"):
             if need not in col:
                 raise BadInput("%s:%d: no column '%s' (a study table needs gpu, test and value; docs/study.md)"
-                               % (path, lineno, need))
-        if len(col) != len(header):
-            raise BadInput("%s:%d: a column named twice" % (path, lineno))
+                               % (path, hline, need))
         locs = [h for h in header if h.startswith("loc:")]
         covs = [h for h in header if h.startswith("cov:")]
         known = {"gpu", "test", "value", "metric", "unit", "better", "kind", "run", "rep", "time", "host", "sku"}
         extra = [h for h in header if h not in known and h not in locs and h not in covs]
         if extra:
             raise BadInput("%s:%d: unknown column '%s' (known: %s, loc:<level>, cov:<name>; docs/study.md)"
-                           % (path, lineno, extra[0], ", ".join(sorted(known))))
+                           % (path, hline, extra[0], ", ".join(sorted(known))))
         levels = [h[4:] for h in locs]
         if table.loc_levels and levels and levels != table.loc_levels:
             raise BadInput("%s:%d: location levels %s differ from an earlier table's %s"
-                           % (path, lineno, levels, table.loc_levels))
+                           % (path, hline, levels, table.loc_levels))
         table.loc_levels = table.loc_levels or levels
         rows, bad, gpus, runs = 0, 0, set(), set()
-        cell = lambda row, name, default="": row[col[name]].strip() if name in col and row[col[name]].strip() else default
-        pending = {}
-        for lineno, row in ((n, r) for n, l in lines for r in csv.reader([l]) if l.strip() and not l.startswith("#")):
+        # the named cells of a row, stripped, each its default where absent or empty (one pass per row: 100,000
+        # rows in a second or two)
+        named = ("value", "better", "kind", "test", "metric", "sku", "gpu", "host", "run", "unit", "time")
+        given = [(col.get(n), d) for n, d in zip(named, ("", "1", "other", "", "value", "", "", "", "1", "", ""))]
+        given += [(col[h], "") for h in locs + covs]
+        for lineno, row in csv_rows(path, lines, count):
             if len(row) != len(header):
-                raise BadInput("%s:%d: %d cells, the header has %d" % (path, lineno, len(row), len(header)))
+                multi = " (a quoted cell runs over several lines from here: a quote not closed?)" \
+                    if any("\n" in c or "\r" in c for c in row) else ""
+                raise BadInput("%s:%d: %d cells, the header has %d%s" % (path, lineno, len(row), len(header), multi))
+            cells = [(row[i].strip() or d) if i is not None else d for i, d in given]
+            value, b, kind, test, metric, sku, gpu, host, run, unit, when = cells[:11]
             try:
-                v = float(cell(row, "value", "nan"))
+                v = float(value or "nan")
             except ValueError:
                 v = math.nan
             if not (math.isfinite(v) and v > 0):
                 bad += 1
                 if bad <= 5:
                     table.refused.append(("%s:%d" % (path, lineno), "value '%s' is not a positive finite number: "
-                                          "row not studied" % cell(row, "value")))
+                                          "row not studied" % show(value[:40])))
                 continue
-            b = cell(row, "better", "1")
             if b not in ("1", "+1", "-1"):
-                raise BadInput("%s:%d: better '%s': +1 (higher is better) or -1 (lower)" % (path, lineno, b))
-            kind = cell(row, "kind", "other")
+                raise BadInput("%s:%d: better '%s': +1 (higher is better) or -1 (lower)" % (path, lineno, show(b[:40])))
             if kind not in KINDS:
-                raise BadInput("%s:%d: kind '%s': one of %s" % (path, lineno, kind, ", ".join(KINDS)))
-            test, metric, sku = cell(row, "test"), cell(row, "metric", "value"), cell(row, "sku")
-            gpu, node = cell(row, "gpu"), cell(row, "host") or cell(row, "gpu")
+                raise BadInput("%s:%d: kind '%s': one of %s" % (path, lineno, show(kind[:40]), ", ".join(KINDS)))
+            node = host or gpu
             if not test or not gpu:
                 raise BadInput("%s:%d: an empty %s" % (path, lineno, "test" if not test else "gpu"))
             fi = table.index("fig", (test, metric, sku), lambda: table.figures.append(
-                {"test": test, "metric": metric, "unit": cell(row, "unit"), "better": int(b), "kind": kind, "sku": sku}))
+                {"test": test, "metric": metric, "unit": unit, "better": int(b), "kind": kind, "sku": sku}))
             if table.figures[fi]["better"] != int(b):
                 raise BadInput("%s:%d: better %s, where earlier rows of %s %s say %d"
-                               % (path, lineno, b, test, metric, table.figures[fi]["better"]))
-            run = cell(row, "run", "1")
+                               % (path, lineno, b, show(test), show(metric), table.figures[fi]["better"]))
             ri = table.index("run", (path, run), lambda: table.runs.append(
-                {"id": run, "path": path, "time": parse_time(cell(row, "time"))}))
+                {"id": run, "path": path, "time": parse_time(when)}))
             ui = table.index("unit", (gpu, node), lambda: table.units.append({"gpu": gpu, "node": node, "bus": ""}))
             if levels:
-                here = {lv: cell(row, "loc:" + lv) for lv in levels}
-                was = table.loc.setdefault(node, here)
-                if was != here:
-                    raise BadInput("%s:%d: node %s at %s, where an earlier row put it at %s"
-                                   % (path, lineno, node, here, was))
+                here = tuple(cells[11:11 + len(levels)])   # "": not known
+                was = table.loc.setdefault(node, (here, "%s:%d" % (path, lineno)))
+                if was[0] != here:
+                    raise BadInput("%s:%d: node %s at %s, where %s put it at %s" % (
+                        path, lineno, show(node), place(levels, here), was[1], place(levels, was[0])))
             cv = {}
-            for c in covs:
+            for c, x in zip(covs, cells[11 + len(levels):]):
                 try:
-                    cv[c[4:]] = float(cell(row, c, "nan"))
+                    cv[c[4:]] = float(x or "nan")
                 except ValueError:
-                    raise BadInput("%s:%d: column %s: '%s' is not a number" % (path, lineno, c, cell(row, c)))
+                    raise BadInput("%s:%d: column %s: '%s' is not a number" % (path, lineno, c, show(x[:40])))
             table.add(fi, ui, ri, [v], cv)
             rows += 1
             gpus.add(gpu)
@@ -343,15 +418,19 @@ def read_csv(path, table):
             table.refused.append((path, "%d rows in all with a value that is not a positive finite number" % bad))
         if not rows:
             raise BadInput("%s: no row with a value to study" % path)
-        del pending
     table.inputs.append({"path": path, "kind": "csv", "runs": len(runs), "gpus": len(gpus), "rows": rows,
                          "rows_refused": bad, "comments": comments[:20]})
+
+
+def place(levels, where):
+    """cabinet=c1 chassis=? : a location, one line"""
+    return " ".join("%s=%s" % (lv, show(w) or "?") for lv, w in zip(levels, where))
 
 
 def read_inputs(paths, all_metrics=False):
     table = Table()
     for p in paths:
-        if p.endswith(".csv"):
+        if p.lower().endswith(".csv"):   # TABLE.CSV from a spreadsheet too
             read_csv(p, table)
         else:
             read_h5(p, table, all_metrics)
@@ -359,53 +438,98 @@ def read_inputs(paths, all_metrics=False):
 
 
 def locate(nodes, pattern, mapfile, table_loc, table_levels):
-    """(levels, {node: tuple of level values}, unparsed nodes, how): where each
+    """(levels, {node: tuple of level values}, unplaced nodes, how): where each
     node sits, outermost level first; every level is prefixed by the one above
-    it, so cabinet 1's chassis 0 is not cabinet 2's"""
+    it, so cabinet 1's chassis 0 is not cabinet 2's. A level not known is '?'."""
     if table_levels and table_loc:
-        where = {n: tuple(table_loc.get(n, {}).get(lv, "") for lv in table_levels) for n in nodes}
-        return list(table_levels), where, [n for n, w in where.items() if not all(w)], "the table's loc: columns"
-    if mapfile:
+        unknown = ("",) * len(table_levels)
+        where = {n: tuple(w or "?" for w in table_loc.get(n, (unknown,))[0]) for n in nodes}
+        return list(table_levels), where, [n for n in nodes if "?" in where[n]], "the table's loc: columns"
+    if mapfile is not None:
         return read_map(mapfile, nodes)
     if pattern in ("none", ""):
         return [], {n: () for n in nodes}, [], "none"
-    tried = [PRESETS["xname"]] if pattern == "auto" else [PRESETS.get(pattern, pattern)]
+    tried = PRESETS["xname"] if pattern == "auto" else PRESETS.get(pattern, pattern)
     try:
-        rx = re.compile(tried[0])
-    except re.error as e:
-        raise BadInput("--location '%s': not a regular expression: %s" % (pattern, e))
+        rx = re.compile(tried)
+    except (re.error, RecursionError, OverflowError) as e:
+        raise BadInput("--location '%s': not a regular expression: %s" % (show(pattern), e))
     levels = list(rx.groupindex)
     if not levels and pattern != "auto":
         raise BadInput("--location '%s': no named group (write (?P<cabinet>...) for each level, outermost first)"
-                       % pattern)
+                       % show(pattern))
     where, unparsed = {}, []
-    for n in nodes:
-        m = rx.fullmatch(n)
-        if m:
-            where[n] = tuple(m.group(lv) or "" for lv in levels)
-        else:
-            unparsed.append(n)
+    with time_bound(MATCH_SECONDS, "--location '%s': matching the %d node names took over %d s (a pattern that "
+                    "backtracks, such as (a+)+: write it without nested repeats)" % (show(pattern), len(nodes),
+                                                                                    MATCH_SECONDS)):
+        for n in nodes:
+            m = rx.fullmatch(n)
+            if m:
+                where[n] = tuple(m.group(lv) or "?" for lv in levels)
+            else:
+                unparsed.append(n)
     if pattern == "auto" and unparsed:
-        return [], {n: () for n in nodes}, [], "none (auto: not every node name is an HPE Cray xname)"
+        return [], {n: () for n in nodes}, [], "auto: not every node name is an HPE Cray xname"
     for n in unparsed:
         where[n] = ("?",) * len(levels)
-    how = "xname (auto)" if pattern == "auto" else pattern
+    how = "xname (auto)" if pattern == "auto" else show(pattern)
     return levels, where, unparsed, how
 
 
+MATCH_SECONDS = 10   # the node names of a fleet match a sane pattern in milliseconds
+
+
+class time_bound:
+    """a with-block that raises BadInput(message) after SECONDS (SIGALRM: a
+    regular expression's match is interrupted); the caller's own alarm (a
+    test harness's) is put back afterwards, less the time spent"""
+
+    def __init__(self, seconds, message):
+        self.seconds, self.message = seconds, message
+
+    def _expired(self, *_):
+        raise BadInput(self.message)
+
+    def __enter__(self):
+        self.armed = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+        if self.armed:
+            self.t0 = time.monotonic()
+            self.old = signal.signal(signal.SIGALRM, self._expired)
+            self.old_timer = signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def __exit__(self, *_):
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.old)
+            left = self.old_timer[0] - (time.monotonic() - self.t0)
+            if self.old_timer[0] > 0:
+                signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), self.old_timer[1])
+        return False
+
+
 def read_map(path, nodes):
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = [(i, r) for i, r in enumerate(csv.reader(f), 1) if r and not r[0].startswith("#")]
-    except OSError as e:
-        raise BadInput("--location-map %s: cannot open: %s" % (path, e.strerror))
+    """--location-map: host,<level>,... per node; a host listed twice, a level
+    named twice, a row of the wrong length: BadInput naming path:line"""
+    what = "--location-map %s" % show(path)
+    with open_text(what, path, regular=False) as f:
+        count = [0]
+        rows = list(csv_rows(what, text_lines(what, f, count), count))
     if not rows or rows[0][1][0].strip() != "host" or len(rows[0][1]) < 2:
-        raise BadInput("--location-map %s:1: the header must be host,<level>[,<level>...] (outermost first)" % path)
-    levels = [h.strip() for h in rows[0][1][1:]]
-    where = {}
+        raise BadInput("%s:%d: the header must be host,<level>[,<level>...] (outermost first)"
+                       % (what, rows[0][0] if rows else 1))
+    levels = column_names(what, rows[0][0], rows[0][1])[1:]
+    where, line = {}, {}
     for i, r in rows[1:]:
         if len(r) != len(levels) + 1:
-            raise BadInput("--location-map %s:%d: %d cells, the header has %d" % (path, i, len(r), len(levels) + 1))
-        where[r[0].strip()] = tuple(x.strip() for x in r[1:])
-    unparsed = [n for n in nodes if n not in where]
-    return levels, {n: where.get(n, ("?",) * len(levels)) for n in nodes}, unparsed, "map %s" % path
+            raise BadInput("%s:%d: %d cells, the header has %d" % (what, i, len(r), len(levels) + 1))
+        host, here = r[0].strip(), tuple(x.strip() or "?" for x in r[1:])
+        if not host:
+            raise BadInput("%s:%d: an empty host" % (what, i))
+        if host in where and where[host] != here:
+            raise BadInput("%s:%d: host %s at %s, where line %d put it at %s" % (
+                what, i, show(host), place(levels, here), line[host], place(levels, where[host])))
+        where[host], line[host] = here, i
+    unknown = ("?",) * len(levels)
+    placed = {n: where.get(n, unknown) for n in nodes}
+    return levels, placed, [n for n in nodes if "?" in placed[n]], "map %s" % show(path)
