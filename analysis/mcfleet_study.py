@@ -22,8 +22,8 @@ For each figure:
                    temperature, throttled share, NUMA locality and PCIe state:
                    Spearman's rho with its interval and p, and the Theil-Sen
                    slope (percent per unit), where 5 GPUs or more differ
-  stands out       the location groups (and nodes) whose median differs from
-                   the rest by --min-rel percent or more (default 1) with a
+  stands out       the location groups (and nodes) whose mean differs from
+                   the rest's by --min-rel percent or more (default 1) with a
                    Holm-adjusted permutation p below --alpha (default 0.01)
   repeatability    with two runs or more: the intra-class correlation of a
                    GPU's run means (1: a GPU is what it was), and per GPU with
@@ -37,7 +37,8 @@ closer than twice the noise merged. A node's class is its slowest GPU's.
 features and a Prometheus textfile (docs/operations.md).
 
 Exit codes: 0 studied; 2 bad usage or input (the file, line or option
-named); 3 nothing to study (no figure with data), or a missing module.
+named); 3 nothing to study (no figure with data), an output that cannot be
+written, or a missing module.
 """
 import argparse
 import fnmatch
@@ -48,7 +49,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcfleet_study_data import COVARIATE_UNITS, BadInput, locate, read_inputs   # noqa: E402
+from mcfleet_study_data import COVARIATE_UNITS, BadInput, locate, read_inputs, show   # noqa: E402
 import mcfleet_study_stats as st   # noqa: E402
 
 CLASS_KINDS = ("matrix", "compute", "memory", "power", "link", "other")
@@ -96,7 +97,7 @@ def figure_study(fi, a, table, where, levels, opt):
     sel = np.flatnonzero(a["fig"] == fi)
     v = a["value"][sel]
     med = float(np.median(v))
-    y = 100.0 * np.log(v / med)
+    y = 100.0 * (np.log(v) - np.log(med))   # never v / med: 1e308 / 1e-300 overflows
     names, groups = design(a, sel, table, where, levels)
     out = dict(fig, n_obs=int(sel.size), median=med, n_runs=int(len(np.unique(a["run"][sel]))))
     units = a["unit"][sel]
@@ -170,7 +171,7 @@ def group_median(inv, x, n):
     has = cnt > 0
     lo = starts[:-1] + (cnt - 1) // 2
     hi = starts[:-1] + cnt // 2
-    out[has] = 0.5 * (xs[lo[has]] + xs[hi[has]])
+    out[has] = 0.5 * xs[lo[has]] + 0.5 * xs[hi[has]]   # never (a + b) / 2: 1e308 + 1e308 overflows
     return out
 
 
@@ -182,7 +183,7 @@ def noise_of(components, nruns):
     for c in components:
         if seen:
             below += c["var"]
-        seen = seen or c["level"] == "gpu"
+        seen = seen or "gpu" in c["level"].split("+")   # "node+gpu": one GPU per node
     return float(np.sqrt(below)) if below > 0 else 0.0
 
 
@@ -193,7 +194,9 @@ def covariates(gpus, opt):
         if len(pts) < MIN_GPUS_COV:
             continue
         x, y = np.array(pts).T
-        if np.ptp(x) == 0:
+        with np.errstate(over="ignore"):
+            span = np.ptp(x)
+        if span == 0 or not np.isfinite(span):   # no spread, or one no difference of floats can hold (1e308)
             continue
         r = st.rank_correlation(x, y, n_boot=opt.boot, seed=opt.seed)
         r.update(st.slope(x, y))
@@ -320,29 +323,39 @@ def jsonable(x):
 
 
 def parse_args(argv):
+    usage, doc = __doc__.split("\n\n", 2)[1:]
     p = argparse.ArgumentParser(prog="mcfleet study", formatter_class=argparse.RawDescriptionHelpFormatter,
-                                description=__doc__.split("\n\n", 1)[1].rsplit("\nExit codes", 1)[0],
-                                epilog="Exit codes: 0 studied; 2 bad usage or input; 3 nothing to study.\n"
-                                "Examples:\n  mcfleet study week1.h5 week2.h5 week3.h5\n"
+                                usage=usage.strip(), description=doc.rsplit("\nExit codes", 1)[0],
+                                epilog="Exit codes: 0 studied; 2 bad usage or input (the file:line or option "
+                                "named); 3 nothing to study, an output that cannot be written, or a missing Python "
+                                "module.\nExamples:\n  mcfleet study week1.h5 week2.h5 week3.h5\n"
                                 "  mcfleet study fleet.h5 --location 'nid(?P<cabinet>\\d{3})\\d{3}' --html study.html\n"
-                                "  mcfleet study sc22-summit.csv --format json -o study.json")
-    p.add_argument("inputs", nargs="*", metavar="RUN.h5|TABLE.csv")
-    p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("-o", "--output", help="write the text or JSON here (default: standard output)")
-    p.add_argument("--html", help="a self-contained HTML page of the study, with its plots")
-    p.add_argument("--location", default="auto", help="auto (default: xname where every node name is one), xname, "
-                   "none, or a regular expression with named groups, outermost first")
-    p.add_argument("--location-map", help="CSV host,<level>,... giving each node's location")
-    p.add_argument("--test", action="append", help="study only tests matching this glob (repeatable)")
+                                "  mcfleet study table.csv --format json -o study.json   # docs/study.md: the table")
+    p.add_argument("inputs", nargs="*", metavar="RUN.h5|TABLE.csv", help="results files (one run each) and study "
+                   "tables (a name ending .csv)")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json (complete: "
+                   "every GPU; what mcfleet export --study reads)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the text or JSON here (default: standard output)")
+    p.add_argument("--html", metavar="PAGE.html", help="also a self-contained HTML page of the study, with its plots")
+    p.add_argument("--location", default="auto", metavar="auto|xname|none|REGEX", help="where each node sits: auto "
+                   "(default: xname where every node name is one, else none), xname (HPE Cray), none, or a regular "
+                   "expression matched against the whole node name whose named groups are the levels, outermost "
+                   "first")
+    p.add_argument("--location-map", metavar="MAP.csv", help="a CSV with the header host,<level>,... giving each "
+                   "node's location (instead of --location)")
+    p.add_argument("--test", action="append", metavar="GLOB", help="study only tests matching this glob (repeatable)")
     p.add_argument("--all-metrics", action="store_true", help="every summary metric with a direction, not only "
                    "each test's judged one")
-    p.add_argument("--min-rel", type=float, default=1.0, help="least deviation (percent) a group must show to stand "
-                   "out (default 1)")
-    p.add_argument("--alpha", type=float, default=0.01, help="Holm-adjusted p below which a group stands out "
-                   "(default 0.01)")
-    p.add_argument("--boot", type=int, default=200, help="bootstrap draws for the intervals (default 200)")
-    p.add_argument("--seed", type=int, default=20261128, help="the bootstrap's seed (the study is reproducible)")
-    p.add_argument("--kmax", type=int, default=5, help="most performance classes per kind (default 5)")
+    p.add_argument("--min-rel", type=float, default=1.0, metavar="PCT", help="least deviation (percent) a group "
+                   "must show to stand out (default 1)")
+    p.add_argument("--alpha", type=float, default=0.01, metavar="A", help="Holm-adjusted p below which a group "
+                   "stands out (default 0.01)")
+    p.add_argument("--boot", type=int, default=200, metavar="N", help="bootstrap draws for the intervals, 20 to "
+                   "100000 (default 200)")
+    p.add_argument("--seed", type=int, default=20261128, metavar="S", help="the bootstrap's seed, 0 or more (the "
+                   "same seed, the same study)")
+    p.add_argument("--kmax", type=int, default=5, metavar="K", help="most performance classes per kind, 1 to 26 "
+                   "(default 5)")
     p.add_argument("--force", action="store_true", help="replace existing output files")
     opt = p.parse_args(argv)
     if not opt.inputs:
@@ -351,9 +364,37 @@ def parse_args(argv):
         raise Usage("--kmax %d: 1 to 26" % opt.kmax)
     if not 20 <= opt.boot <= 100000:
         raise Usage("--boot %d: 20 to 100000" % opt.boot)
-    if not (0 < opt.alpha < 1) or not (0 <= opt.min_rel < 100):
-        raise Usage("--alpha in (0, 1), --min-rel in [0, 100)")
+    if not 0 <= opt.seed < 2 ** 63:
+        raise Usage("--seed %d: 0 to 2^63 - 1" % opt.seed)
+    if not 0 < opt.alpha < 1:
+        raise Usage("--alpha %s: a probability between 0 and 1, both excluded" % opt.alpha)
+    if not 0 <= opt.min_rel < 100:
+        raise Usage("--min-rel %s: a percent from 0 to below 100" % opt.min_rel)
     return opt
+
+
+def outputs(opt):
+    """[(option, path)] of the files to write, checked before the study (a
+    refusal costs no wait): each by the output rule (mcfleet_outpath: exists,
+    a symlink, a directory ...), in a folder that exists, neither an input
+    nor the other output"""
+    from mcfleet_outpath import check
+    out = [(o, p) for o, p in (("-o", opt.output), ("--html", opt.html)) if p is not None]
+    for option, path in out:
+        check(option, path, opt.force)
+        folder = os.path.dirname(path) or "."
+        if not os.path.isdir(folder):
+            raise CannotWrite("%s %s: cannot write: no folder %s" % (option, show(path), show(folder)))
+        for i in opt.inputs:
+            if os.path.exists(path) and os.path.exists(i) and os.path.samefile(path, i):
+                raise Usage("%s %s is an input: the study does not write over what it reads" % (option, show(path)))
+    if len(out) == 2 and os.path.abspath(out[0][1]) == os.path.abspath(out[1][1]):
+        raise Usage("-o and --html name the same file %s" % show(out[0][1]))
+    return out
+
+
+class CannotWrite(Exception):
+    """an output that cannot be written (exit 3)"""
 
 
 def main(argv):
@@ -363,31 +404,42 @@ def main(argv):
     quiet_pipe()
     try:
         opt = parse_args(argv)
+        outputs(opt)
+        if opt.html is not None:   # matplotlib: missing, said before the study (or another python3 run)
+            import mcfleet_python
+            mcfleet_python.require("mcfleet study --html")
+            from mcfleet_study_html import write_page
         res = jsonable(study(opt.inputs, opt))
-    except Usage as e:
+    except (Usage, BadInput, BadFile, Refused) as e:
         print("mcfleet study: %s" % e, file=sys.stderr)
         return 2
-    except (BadInput, BadFile) as e:
+    except CannotWrite as e:
         print("mcfleet study: %s" % e, file=sys.stderr)
-        return 2
+        return 3
+    except ImportError as e:
+        print("mcfleet study: --html needs matplotlib: %s" % e, file=sys.stderr)
+        return 3
     if not res["figures"]:
         print("mcfleet study: nothing to study: no figure with data in %s%s" % (
-            ", ".join(opt.inputs), " matching --test" if opt.test else ""), file=sys.stderr)
+            ", ".join(show(i) for i in opt.inputs), " matching --test" if opt.test else ""), file=sys.stderr)
         return 3
-    body = json.dumps(res, indent=1) + "\n" if opt.format == "json" else text_report(res)
+    # strict JSON: jsonable made every NaN and infinity null, allow_nan=False holds it to that
+    body = json.dumps(res, indent=1, allow_nan=False) + "\n" if opt.format == "json" else text_report(res)
+    doing = ("-o", opt.output)
     try:
-        if opt.output:
-            write("-o", opt.output, opt.force, lambda f: f.write(body))
-        else:
+        if opt.output is None:
             sys.stdout.write(body)
-        if opt.html:
-            from mcfleet_study_html import write_page
+        else:
+            write("-o", opt.output, opt.force, lambda f: f.write(body))
+        if opt.html is not None:
+            doing = ("--html", opt.html)
             write_page(opt.html, res, opt.force)
     except Refused as e:
         print("mcfleet study: %s" % e, file=sys.stderr)
         return 2
     except OSError as e:
-        print("mcfleet study: cannot write: %s" % e, file=sys.stderr)
+        what = "the standard output" if doing[1] is None else "%s %s" % (doing[0], show(doing[1]))
+        print("mcfleet study: %s: cannot write: %s" % (what, e.strerror or e), file=sys.stderr)
         return 3
     return 0
 
