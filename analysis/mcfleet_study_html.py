@@ -27,30 +27,34 @@ def components_plot(f):
         if lo is not None and hi is not None:
             ax.plot([lo, hi], [y, y], color="black", lw=1.5)
     ax.set_yticks(ys)
-    ax.set_yticklabels([c["level"] for c in comps])
+    ax.set_yticklabels([short(c["level"], 30) for c in comps])
     ax.set_xlabel("standard deviation, % of the median (95 % interval)")
     ax.set_title(short("%s %s: spread by level" % (show(f["test"]), show(f["metric"]))), fontsize=10)
     fig.tight_layout()
-    return web.png(fig, "spread by level of %s" % f["test"])
+    return web.png(fig, "spread by level of %s" % show(f["test"]))
 
 
 def covariate_plot(f, c):
     pts = [(g["covs"][c["name"]], g["mean"]) for g in f["gpus"] if c["name"] in g["covs"]]
     fig, ax = plt.subplots(figsize=(4.2, 3.2))
     ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=8, alpha=0.6)
-    ax.set_xlabel("%s (%s)" % (c["name"], c["unit"]))
+    ax.set_xlabel(short("%s (%s)" % (c["name"], c["unit"])))
     ax.set_ylabel("GPU's figure, % of the median")
     ax.set_title(short("%s: rho %+.2f" % (show(f["test"]), c["rho"])), fontsize=9)
     fig.tight_layout()
-    return web.png(fig, "%s against %s" % (f["test"], c["name"]))
+    return web.png(fig, "%s against %s" % (show(f["test"]), c["name"]))
 
 
-def groups_plot(f, level):
+def groups_plot(f, level, levels):
+    """the GPUs by the groups of LEVEL, each group named as the study names it
+    (cabinet/chassis: chassis 0 of two cabinets are two groups)"""
+    above = levels[:levels.index(level) + 1] if level != "node" else []
     by = {}
     for g in f["gpus"]:
-        by.setdefault(g["loc"].get(level, "?") if level != "node" else g["host"], []).append(g["mean"])
+        key = "/".join(g["loc"].get(lv, "?") for lv in above) if above else g["host"]
+        by.setdefault(key, []).append(g["mean"])
     names = sorted(by)
-    out = {g["group"].split("/")[-1]: g for g in f["groups"] if g["level"] == level}
+    out = {g["group"]: g for g in f["groups"] if g["level"] == level}
     fig, ax = plt.subplots(figsize=(min(12, 1.5 + 0.35 * len(names)), 3.2))
     for i, n in enumerate(names):
         hit = out.get(n, {}).get("stands_out")
@@ -61,7 +65,7 @@ def groups_plot(f, level):
     ax.set_ylabel("GPU's figure, % of the median")
     ax.set_title(short("%s by %s (red: stands out)" % (show(f["test"]), level)), fontsize=9)
     fig.tight_layout()
-    return web.png(fig, "%s by %s" % (f["test"], level))
+    return web.png(fig, "%s by %s" % (show(f["test"]), level))
 
 
 def classes_plot(kind, c):
@@ -84,8 +88,9 @@ def classes_plot(kind, c):
     return web.png(fig, "classes of %s" % kind)
 
 
-def figure_section(f, levels):
-    out = ['<h3 id="%s">%s %s %s</h3>' % (esc(f["test"] + f.get("sku", "")), esc(show(f["test"])), esc(show(f["metric"])), esc(show(f.get("sku", "")))),
+def figure_section(i, f, levels):
+    out = ['<h3 id="f%d">%s %s %s</h3>' % (i, esc(show(f["test"])), esc(show(f["metric"])),
+                                           esc(show(f.get("sku", "")))),
            "<p>%s, %s is better, kind %s: %d GPUs on %d nodes, %d runs, median %s</p>" % (
                esc(show(f["unit"]) or "no unit"), "higher" if f["better"] > 0 else "lower", esc(f["kind"]), f["n_gpus"],
                f["n_nodes"], f["n_runs"], esc("%.6g" % f["median"]))]
@@ -98,7 +103,7 @@ def figure_section(f, levels):
                 ci([None if x is None else 100 * x for x in (c.get("share_ci") or [None, None])], "%.0f")))
         out.append("</table>" + components_plot(f))
     for n in f.get("notes", []):
-        out.append("<div>note: %s</div>" % esc(n))
+        out.append("<div>note: %s</div>" % esc(show(n)))
     if f["covariates"]:
         out.append("<table><tr><th>covariate</th><th>GPUs</th><th>Spearman rho</th><th>95 % interval</th><th>p</th>"
                    "<th>effect</th></tr>")
@@ -114,10 +119,10 @@ def figure_section(f, levels):
         out.append("<p><b>Stand out:</b> " + "; ".join(esc("%s %s %+.2f %% %s (Holm p %s)" % (
             g["level"], show(g["group"]), g["dev"], ci(g["ci"]), pval(g["p_adj"]))) for g in hits) + "</p>")
     for lv in [lv for lv in levels if any(g["level"] == lv for g in f["groups"])][:2]:
-        out.append(groups_plot(f, lv))
+        out.append(groups_plot(f, lv, levels))
     r = f.get("repeatability")
     if r:
-        out.append("<p>Repeatability across runs: ICC %.2f %s</p>" % (r["icc"], ci(r["ci"])))
+        out.append("<p>Repeatability across runs: ICC %s %s</p>" % (num(r["icc"]), ci(r["ci"])))
     return out
 
 
@@ -129,7 +134,8 @@ def page(res):
     out.append("<p>%d inputs, %d runs, %d nodes; location %s (%s). Scale: 100 ln(value / median), percent of each "
                "figure's median; intervals 95 %%.</p>" % (
                    len(res["inputs"]), len(res["runs"]), len(res["nodes"]),
-                   esc(" > ".join(res["location"]["levels"]) or "no levels"), esc(res["location"]["pattern"])))
+                   esc(show(" > ".join(res["location"]["levels"])) or "no levels"),
+                   esc(show(res["location"]["pattern"]))))
     out.append("<ul>" + "".join("<li>%s</li>" % esc(show(i["path"])) for i in res["inputs"][:50]) + "</ul>")
     for r in res["refused"][:20]:
         out.append("<div>refused: %s: %s</div>" % (esc(show(r["where"])), esc(show(r["why"]))))
@@ -144,14 +150,16 @@ def page(res):
         out.append("</table>" + classes_plot(kind, c))
     out.append("<h2>Figures</h2><table><tr><th>test</th><th>metric</th><th>GPUs</th><th>largest level</th>"
                "<th>sd %</th><th>stands out</th></tr>")
-    for f in res["figures"][:MAX_TABLE_ROWS]:
+    for i, f in enumerate(res["figures"][:MAX_TABLE_ROWS]):
         top = max(f["components"], key=lambda c: c["var"]) if f["components"] else None
-        out.append('<tr><td><a href="#%s">%s</a></td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td></tr>' % (
-            esc(f["test"] + f.get("sku", "")), esc(show(f["test"])), esc(show(f["metric"])), f["n_gpus"], esc(top["level"] if top else "-"),
+        name = esc(show(f["test"]))
+        out.append('<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td></tr>' % (
+            '<a href="#f%d">%s</a>' % (i, name) if i < MAX_FIGURE_SECTIONS else name, esc(show(f["metric"])),
+            f["n_gpus"], esc(top["level"] if top else "-"),
             num(top["sd"]) if top else "-", esc(", ".join(show(g["group"]) for g in f["groups"] if g["stands_out"])[:200])))
     out.append("</table>")
-    for f in res["figures"][:MAX_FIGURE_SECTIONS]:
-        out += figure_section(f, res["location"]["levels"] + ["node"])
+    for i, f in enumerate(res["figures"][:MAX_FIGURE_SECTIONS]):
+        out += figure_section(i, f, res["location"]["levels"] + ["node"])
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 

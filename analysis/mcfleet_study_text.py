@@ -5,6 +5,8 @@ import math
 
 from mcfleet_results import show
 
+CLASS_KINDS = "matrix, compute, memory, power or link (a study table's kind column)"
+
 COV_STEP = {"sm_mhz": (100.0, "100 MHz"), "power_w": (100.0, "100 W"), "temp_c": (10.0, "10 degC"),
             "throttle_frac": (0.1, "10 % of the time throttled"), "numa_local": (1.0, "NUMA-local"),
             "pcie_ok": (1.0, "a full PCIe link")}
@@ -28,7 +30,7 @@ def components_text(f):
     out = ["  spread by level    sd %    95% interval      share    95% interval    groups"]
     for c in f["components"]:
         out.append("  %-16s %6s  %-17s %5s %%  %-15s %6d%s" % (
-            c["level"], num(c["sd"]), ci(c.get("sd_ci")), num(100 * c["share"], "%.0f"),
+            show(c["level"]), num(c["sd"]), ci(c.get("sd_ci")), num(100 * c["share"], "%.0f"),
             ci([None if x is None else 100 * x for x in (c.get("share_ci") or [None, None])], "%.0f"),
             c["groups"], "  (estimate below 0, set to 0)" if c.get("truncated") else ""))
     return out
@@ -41,7 +43,7 @@ def covariates_text(f):
         sig = c["p"] is not None and c["p"] < 0.01 and c["rho_ci"][0] is not None and \
             (c["rho_ci"][0] > 0 or c["rho_ci"][1] < 0)
         out.append("  follows %-13s rho %+.2f %s p %s; %+.2f %% per %s %s%s" % (
-            c["name"], c["rho"], ci(c["rho_ci"]), pval(c["p"]), c["slope"] * step, what,
+            show(c["name"]), c["rho"], ci(c["rho_ci"]), pval(c["p"]), c["slope"] * step, show(what),
             ci([None if x is None else x * step for x in c["slope_ci"]]), "" if sig else "  (not significant)"))
     return out
 
@@ -63,11 +65,15 @@ def runs_text(f):
     out = []
     r = f.get("repeatability")
     if r:
-        out.append("  repeatability: ICC %.2f %s (1: a GPU's run means are what it was; 0: the runs scatter as "
-                   "much as the GPUs)" % (r["icc"], ci(r["ci"]) if r["ci"][0] is not None else
-                                          "(%d GPUs: no interval below 5)" % r["groups"]))
+        if r["icc"] is None:   # no spread at all, or too few runs per GPU: no ratio to take
+            out.append("  repeatability: no ICC (%d GPUs, %d run means: no spread to divide, or one run mean per "
+                       "GPU)" % (r["groups"], r["n"]))
+        else:
+            out.append("  repeatability: ICC %.2f %s (1: a GPU's run means are what it was; 0: the runs scatter as "
+                       "much as the GPUs)" % (r["icc"], ci(r["ci"]) if r["ci"][0] is not None else
+                                              "(%d GPUs: no interval below 5)" % r["groups"]))
     r = f.get("run_shared_in_node")
-    if r and r["icc"] == r["icc"] and r["icc"] > 0.5:
+    if r and r["icc"] is not None and r["icc"] > 0.5:   # the JSON's null where there is none
         out.append("  the GPUs of a node move together from run to run (node-run ICC %.2f %s): the run level is the "
                    "node's run (its job, its state), not each GPU's noise" % (
                        r["icc"], ci(r["ci"]) if r["ci"][0] is not None else ""))
@@ -82,11 +88,12 @@ def runs_text(f):
 
 def classes_text(res):
     if not res["classes"]:
-        return ["  none: no figure of a workload kind"]
+        return ["  none: no figure of kind %s" % CLASS_KINDS]
     out = []
     for kind, c in res["classes"].items():
-        out.append("%s: %d class%s over %d GPUs (noise %.2f %%): %s" % (
-            kind, c["k"], "" if c["k"] == 1 else "es", len(c["gpus"]), c["noise"], c["rule"]))
+        out.append("%s: %d class%s over %d GPUs (noise %s): %s" % (
+            kind, c["k"], "" if c["k"] == 1 else "es", len(c["gpus"]), "%.2f %%" % c["noise"] if c["noise"] else
+            "not measured: no spread below the GPU level", c["rule"]))
         for k in c["classes"]:
             out.append("  class %s  %5d GPUs  centre %+.2f %%  %.2f %% behind class A  [%s, %s]" % (
                 k["name"], k["n_gpus"], k["centre"], k["slowdown"], num(k["min"]), num(k["max"])))
@@ -102,9 +109,10 @@ def text_report(res):
         len(res["inputs"]), "" if len(res["inputs"]) == 1 else "s", len(res["runs"]),
         "" if len(res["runs"]) == 1 else "s", len(res["nodes"]), "" if len(res["nodes"]) == 1 else "s")]
     loc = res["location"]
-    out.append("location: %s (%s)" % (" > ".join(loc["levels"]) or "no levels", loc["pattern"]))
+    out.append("location: %s (%s)" % (show(" > ".join(loc["levels"])) or "no levels", show(loc["pattern"])))
     if loc["hosts_unparsed"]:
-        out.append("  %d node names the pattern does not match (location '?'): %s" % (
+        out.append("  %d nodes not placed (location '?': the name does not match, not in the map, or a cell "
+                   "empty): %s" % (
             len(loc["hosts_unparsed"]), ", ".join(show(h) for h in loc["hosts_unparsed"][:5])))
     for r in res["refused"][:10]:
         out.append("refused: %s: %s" % (show(r["where"]), show(r["why"])))
@@ -121,7 +129,7 @@ def text_report(res):
         if f["components"]:
             out += components_text(f)
         for n in f.get("notes", []):
-            out.append("  note: %s" % n)
+            out.append("  note: %s" % show(n))
         out += covariates_text(f) + groups_text(f) + runs_text(f)
     out.append("")
     out.append("performance classes (a node takes its slowest GPU's class)")
