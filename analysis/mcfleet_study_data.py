@@ -429,7 +429,18 @@ def place(levels, where):
 
 def read_inputs(paths, all_metrics=False):
     table = Table()
+    seen = {}
     for p in paths:
+        try:   # one file twice (week*.h5 and week1.h5 again) would count each observation twice
+            st = os.stat(p)
+            key = (st.st_dev, st.st_ino)
+        except OSError:
+            key = None   # the reader says why
+        if key in seen:
+            raise BadInput("%s: given twice (also as %s): each observation would count twice"
+                           % (show(p), show(seen[key])))
+        if key is not None:
+            seen[key] = p
         if p.lower().endswith(".csv"):   # TABLE.CSV from a spreadsheet too
             read_csv(p, table)
         else:

@@ -290,6 +290,7 @@ def options():
                        (["--boot", "x"], "argument --boot: invalid int value")):
         study("option " + " ".join(args), [p] + args, 2, said)
     study("test-matches-nothing", [p, "--test", "no-such-*"], 3, "nothing to study")
+    study("input-twice", [p, os.path.join(work, ".", "fleet.csv")], 2, "given twice (also as %s)" % p)
     study("no-input", [], 2, "no input")
 
     os.makedirs(os.path.join(work, "dir"), exist_ok=True)
