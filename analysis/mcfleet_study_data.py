@@ -325,9 +325,10 @@ def column_names(what, line, names):
 
 def read_csv(path, table):
     """a study table into TABLE; a bad cell or header is BadInput naming path:line"""
-    with open_text(path, path) as f:
+    name = show(path)   # in messages: on one line whatever the file is called
+    with open_text(name, path) as f:
         count = [0]
-        lines = text_lines(path, f, count)
+        lines = text_lines(name, f, count)
         comments, header, hline = [], None, 0
         for line in lines:
             if line.startswith("#"):
@@ -337,28 +338,28 @@ def read_csv(path, table):
                 try:
                     header = next(csv.reader([line]))
                 except csv.Error as e:
-                    raise BadInput("%s:%d: %s" % (path, count[0], e))
+                    raise BadInput("%s:%d: %s" % (name, count[0], e))
                 hline = count[0]
                 break
         if header is None:
-            raise BadInput("%s: no header row (the columns gpu, test, value at least; docs/study.md)" % path)
-        header = column_names(path, hline, header)
+            raise BadInput("%s: no header row (the columns gpu, test, value at least; docs/study.md)" % name)
+        header = column_names(name, hline, header)
         col = {h: i for i, h in enumerate(header)}
         for need in ("gpu", "test", "value"):
             if need not in col:
                 raise BadInput("%s:%d: no column '%s' (a study table needs gpu, test and value; docs/study.md)"
-                               % (path, hline, need))
+                               % (name, hline, need))
         locs = [h for h in header if h.startswith("loc:")]
         covs = [h for h in header if h.startswith("cov:")]
         known = {"gpu", "test", "value", "metric", "unit", "better", "kind", "run", "rep", "time", "host", "sku"}
         extra = [h for h in header if h not in known and h not in locs and h not in covs]
         if extra:
             raise BadInput("%s:%d: unknown column '%s' (known: %s, loc:<level>, cov:<name>; docs/study.md)"
-                           % (path, hline, extra[0], ", ".join(sorted(known))))
+                           % (name, hline, extra[0], ", ".join(sorted(known))))
         levels = [h[4:] for h in locs]
         if table.loc_levels and levels and levels != table.loc_levels:
             raise BadInput("%s:%d: location levels %s differ from an earlier table's %s"
-                           % (path, hline, levels, table.loc_levels))
+                           % (name, hline, levels, table.loc_levels))
         table.loc_levels = table.loc_levels or levels
         rows, bad, gpus, runs = 0, 0, set(), set()
         # the named cells of a row, stripped, each its default where absent or empty (one pass per row: 100,000
@@ -366,11 +367,11 @@ def read_csv(path, table):
         named = ("value", "better", "kind", "test", "metric", "sku", "gpu", "host", "run", "unit", "time")
         given = [(col.get(n), d) for n, d in zip(named, ("", "1", "other", "", "value", "", "", "", "1", "", ""))]
         given += [(col[h], "") for h in locs + covs]
-        for lineno, row in csv_rows(path, lines, count):
+        for lineno, row in csv_rows(name, lines, count):
             if len(row) != len(header):
                 multi = " (a quoted cell runs over several lines from here: a quote not closed?)" \
                     if any("\n" in c or "\r" in c for c in row) else ""
-                raise BadInput("%s:%d: %d cells, the header has %d%s" % (path, lineno, len(row), len(header), multi))
+                raise BadInput("%s:%d: %d cells, the header has %d%s" % (name, lineno, len(row), len(header), multi))
             cells = [(row[i].strip() or d) if i is not None else d for i, d in given]
             value, b, kind, test, metric, sku, gpu, host, run, unit, when = cells[:11]
             try:
@@ -380,45 +381,45 @@ def read_csv(path, table):
             if not (math.isfinite(v) and v > 0):
                 bad += 1
                 if bad <= 5:
-                    table.refused.append(("%s:%d" % (path, lineno), "value '%s' is not a positive finite number: "
+                    table.refused.append(("%s:%d" % (name, lineno), "value '%s' is not a positive finite number: "
                                           "row not studied" % show(value[:40])))
                 continue
             if b not in ("1", "+1", "-1"):
-                raise BadInput("%s:%d: better '%s': +1 (higher is better) or -1 (lower)" % (path, lineno, show(b[:40])))
+                raise BadInput("%s:%d: better '%s': +1 (higher is better) or -1 (lower)" % (name, lineno, show(b[:40])))
             if kind not in KINDS:
-                raise BadInput("%s:%d: kind '%s': one of %s" % (path, lineno, show(kind[:40]), ", ".join(KINDS)))
+                raise BadInput("%s:%d: kind '%s': one of %s" % (name, lineno, show(kind[:40]), ", ".join(KINDS)))
             node = host or gpu
             if not test or not gpu:
-                raise BadInput("%s:%d: an empty %s" % (path, lineno, "test" if not test else "gpu"))
+                raise BadInput("%s:%d: an empty %s" % (name, lineno, "test" if not test else "gpu"))
             fi = table.index("fig", (test, metric, sku), lambda: table.figures.append(
                 {"test": test, "metric": metric, "unit": unit, "better": int(b), "kind": kind, "sku": sku}))
             if table.figures[fi]["better"] != int(b):
                 raise BadInput("%s:%d: better %s, where earlier rows of %s %s say %d"
-                               % (path, lineno, b, show(test), show(metric), table.figures[fi]["better"]))
+                               % (name, lineno, b, show(test), show(metric), table.figures[fi]["better"]))
             ri = table.index("run", (path, run), lambda: table.runs.append(
-                {"id": run, "path": path, "time": parse_time(when)}))
+                {"id": run, "path": name, "time": parse_time(when)}))
             ui = table.index("unit", (gpu, node), lambda: table.units.append({"gpu": gpu, "node": node, "bus": ""}))
             if levels:
                 here = tuple(cells[11:11 + len(levels)])   # "": not known
-                was = table.loc.setdefault(node, (here, "%s:%d" % (path, lineno)))
+                was = table.loc.setdefault(node, (here, "%s:%d" % (name, lineno)))
                 if was[0] != here:
                     raise BadInput("%s:%d: node %s at %s, where %s put it at %s" % (
-                        path, lineno, show(node), place(levels, here), was[1], place(levels, was[0])))
+                        name, lineno, show(node), place(levels, here), was[1], place(levels, was[0])))
             cv = {}
             for c, x in zip(covs, cells[11 + len(levels):]):
                 try:
                     cv[c[4:]] = float(x or "nan")
                 except ValueError:
-                    raise BadInput("%s:%d: column %s: '%s' is not a number" % (path, lineno, c, show(x[:40])))
+                    raise BadInput("%s:%d: column %s: '%s' is not a number" % (name, lineno, c, show(x[:40])))
             table.add(fi, ui, ri, [v], cv)
             rows += 1
             gpus.add(gpu)
             runs.add(run)
         if bad > 5:
-            table.refused.append((path, "%d rows in all with a value that is not a positive finite number" % bad))
+            table.refused.append((name, "%d rows in all with a value that is not a positive finite number" % bad))
         if not rows:
-            raise BadInput("%s: no row with a value to study" % path)
-    table.inputs.append({"path": path, "kind": "csv", "runs": len(runs), "gpus": len(gpus), "rows": rows,
+            raise BadInput("%s: no row with a value to study" % name)
+    table.inputs.append({"path": name, "kind": "csv", "runs": len(runs), "gpus": len(gpus), "rows": rows,
                          "rows_refused": bad, "comments": comments[:20]})
 
 

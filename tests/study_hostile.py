@@ -126,6 +126,10 @@ def tables():
     if hasattr(os, "mkfifo") and not os.path.exists(fifo):
         os.mkfifo(fifo)
         study("fifo", [fifo], 2, fifo + ": not a regular file")
+    p = put("new\nline.csv", H + "A,t,1\nB,t\n")   # a file's name with a newline: its message still one line
+    err, _ = study("newline-name", [p], 2, "new?line.csv:3: 2 cells")
+    if "\n" in err.strip():
+        fail("newline-name", "the message over several lines: %r" % err)
     d = os.path.join(work, "folder.csv")
     os.makedirs(d, exist_ok=True)
     study("directory", [d], 2, d + ": cannot open: Is a directory")
