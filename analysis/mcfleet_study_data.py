@@ -244,22 +244,22 @@ def read_h5(path, table, all_metrics=False):
 
 
 def parse_time(text):
-    """unix seconds from ISO 8601 (2026-11-26T01:45:52Z) or a number; NaN where neither"""
+    """unix seconds from ISO 8601 (2026-11-26T01:45:52Z) or a number; NaN
+    where neither, or before 1970 or past 10^11 s (no run's time: 1e308 would
+    overflow the days between runs)"""
     text = (text or "").strip()
     if not text:
         return math.nan
     try:
-        return float(text)
+        t = float(text)
     except ValueError:
-        pass
-    import datetime
-    try:
-        t = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return math.nan
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=datetime.timezone.utc)
-    return t.timestamp()
+        import datetime
+        try:
+            d = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            return math.nan
+        t = (d if d.tzinfo else d.replace(tzinfo=datetime.timezone.utc)).timestamp()
+    return t if 0 <= t < 1e11 else math.nan
 
 
 def text_lines(what, f, count):

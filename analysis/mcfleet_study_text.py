@@ -5,7 +5,7 @@ import math
 
 from mcfleet_results import show
 
-CLASS_KINDS = "matrix, compute, memory, power or link (a study table's kind column)"
+CLASS_KINDS = "matrix, compute, memory, power, link or other (a study table's kind column)"
 
 COV_STEP = {"sm_mhz": (100.0, "100 MHz"), "power_w": (100.0, "100 W"), "temp_c": (10.0, "10 degC"),
             "throttle_frac": (0.1, "10 % of the time throttled"), "numa_local": (1.0, "NUMA-local"),
