@@ -327,7 +327,7 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog="mcfleet study", formatter_class=argparse.RawDescriptionHelpFormatter,
                                 usage=usage.strip(), description=doc.rsplit("\nExit codes", 1)[0],
                                 epilog="Exit codes: 0 studied; 2 bad usage or input (the file:line or option "
-                                "named); 3 nothing to study, an output that cannot be written, or a missing Python "
+                                "named);\n3 nothing to study, an output that cannot be written, or a missing Python "
                                 "module.\nExamples:\n  mcfleet study week1.h5 week2.h5 week3.h5\n"
                                 "  mcfleet study fleet.h5 --location 'nid(?P<cabinet>\\d{3})\\d{3}' --html study.html\n"
                                 "  mcfleet study table.csv --format json -o study.json   # docs/study.md: the table")
