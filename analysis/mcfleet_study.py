@@ -157,7 +157,8 @@ def figure_study(fi, a, table, where, levels, opt):
         nrun = ids(node_ix[cunit] * (len(table.runs) + 1) + crun)
         if np.bincount(nrun).max() > 1 and len(np.unique(nrun)) > 1:
             out["run_shared_in_node"] = st.icc(cmeans - umeans[cunit], nrun, n_boot=opt.boot, seed=opt.seed)
-    out["noise"] = noise_of(out["components"], out["n_runs"])
+    runs_per_gpu = float(np.median(np.bincount(cunit, minlength=uniq.size)))
+    out["noise"] = noise_of(out["components"], max(runs_per_gpu, 1.0), float(np.median(nu)) / max(runs_per_gpu, 1.0))
     return out, umean
 
 
@@ -175,16 +176,25 @@ def group_median(inv, x, n):
     return out
 
 
-def noise_of(components, nruns):
-    """the spread of one GPU's figure from one run to another (percent): the
-    run and repetition components below the GPU; with one run, a single
-    repetition's (conservative: said in docs/study.md)"""
-    below, seen = 0.0, False
+def noise_of(components, runs, per_run):
+    """how much a GPU's score (its mean over the study's runs) would move in a
+    repeat of the study (percent): the run component over the runs a GPU has
+    and the repetition component over all its repetitions. With one run the
+    run-to-run part is inside the GPU level, unknown: then a single
+    repetition's spread stands for it (conservative: docs/study.md)"""
+    below, seen = [], False
     for c in components:
         if seen:
-            below += c["var"]
+            below.append(c)
         seen = seen or "gpu" in c["level"].split("+")   # "node+gpu": one GPU per node
-    return float(np.sqrt(below)) if below > 0 else 0.0
+    var = {c["level"]: c["var"] for c in below}
+    if "run" in var and "repetition" in var:
+        v = var["run"] / runs + var["repetition"] / (runs * per_run)
+    elif "run" in var:   # one observation per run (a table of per-run rows)
+        v = var["run"] / runs
+    else:                # one run: a repetition's own spread
+        v = sum(var.values())
+    return float(np.sqrt(v)) if v > 0 else 0.0
 
 
 def covariates(gpus, opt):
