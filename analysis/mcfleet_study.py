@@ -265,7 +265,7 @@ def classes(figs, umeans, table, opt):
         units = sorted(score)
         s = np.array([np.mean(score[u]) for u in units])
         noise = float(np.median([figs[i]["noise"] for i in fis]))
-        c = st.classes_1d(s, noise, kmax=opt.kmax)
+        c = st.classes_1d(s, noise, kmax=opt.kmax, min_gap=opt.min_rel)
         labels = np.asarray(c["labels"])
         centres = [float(x) for x in c["centres"]]
         best = max(centres)

@@ -42,7 +42,8 @@ classes_1d  exact 1-D k-means by dynamic programming over the sorted, binned
   noise^2 so that classes finer than a rerun can reproduce gain nothing (the
   classification likelihood of k-means alone grows with every split of a
   unimodal spread, the mixture's does not); then adjacent classes whose centres lie
-  closer than 2 x noise are merged (k lowered until none are). One class for
+  closer than 2 x noise (or min_gap, the study's --min-rel: a difference too
+  small to matter to a scheduler) are merged (k lowered until none are). One class for
   a fleet whose spread is noise. Before that, scores more than 6 robust
   spreads (1.4826 MAD, at least the noise) below the median are set apart as
   the last class, where they are at most 5 % of the fleet (more are a class
@@ -361,16 +362,26 @@ def _mixture_bic(x, w, starts, floor, n, iterations=60):
     return -2 * ll + (2 * k) * math.log(max(n, 2))
 
 
-def classes_1d(scores, noise, kmax=5, min_size=1):
+def classes_1d(scores, noise, kmax=5, min_size=1, min_gap=0.0):
     """classes of the scores (higher is better): the far-low outliers set
-    apart first, then the bulk classed (see the module's text)"""
+    apart first, then the bulk classed (see the module's text); adjacent
+    classes closer than max(2 x noise, min_gap) are one"""
     s = np.asarray(scores, float)
     med = float(np.median(s)) if s.size else 0.0
     spread = max(MAD_SCALE * float(np.median(np.abs(s - med))) if s.size else 0.0, float(noise))
     low = s < med - OUTLIER_SPREADS * spread
     if not low.any() or low.sum() > OUTLIER_SHARE * s.size or kmax < 2:   # many: a class, classed as one
-        return _classes_bulk(s, noise, kmax)
-    c = _classes_bulk(s[~low], noise, kmax - 1)
+        return _classes_bulk(s, noise, kmax, min_gap)
+    c = _classes_bulk(s[~low], noise, kmax - 1, min_gap)
+    if c["centres"][-1] - float(s[low].mean()) < max(2 * max(float(noise), 1e-6), min_gap):
+        # the outliers sit next to the bulk's last class: one class with it
+        labels = np.empty(s.size, dtype=np.int64)
+        labels[~low] = c["labels"]
+        labels[low] = c["k"] - 1
+        c["labels"] = labels.tolist()
+        c["centres"][-1] = float(s[labels == c["k"] - 1].mean())
+        c["rule"] += "; %d far-low GPU%s joined the last class" % (int(low.sum()), "" if low.sum() == 1 else "s")
+        return c
     labels = np.empty(s.size, dtype=np.int64)
     labels[~low] = c["labels"]
     labels[low] = c["k"]
@@ -384,10 +395,11 @@ def classes_1d(scores, noise, kmax=5, min_size=1):
     return c
 
 
-def _classes_bulk(scores, noise, kmax):
+def _classes_bulk(scores, noise, kmax, min_gap=0.0):
     s = np.asarray(scores, float)
     n = s.size
     floor = max(float(noise), 1e-6)
+    gap = max(2 * floor, float(min_gap))
     res = max(floor / 20, 1e-4)   # bins far finer than the noise: the optimum is the same partition
     binned = np.round(s / res) * res
     x, inv, w = np.unique(binned, return_inverse=True, return_counts=True)
@@ -405,7 +417,7 @@ def _classes_bulk(scores, noise, kmax):
 
     while k > 1:
         c, _ = centres_of(k)
-        if min(np.diff(c)) >= 2 * floor:
+        if min(np.diff(c)) >= gap:
             break
         k -= 1
     c, starts = centres_of(k)
@@ -419,6 +431,6 @@ def _classes_bulk(scores, noise, kmax):
     why = ("BIC of a normal mixture over the exact 1-D k-means partitions for k = 1..%d (variance floored at the "
            "noise, %.2f %%) chose %d" % (min(kmax, x.size), floor, chosen))
     if k < chosen:
-        why += "; classes closer than twice the noise merged to %d" % k
+        why += "; classes closer than %.2f %% (twice the noise, or --min-rel) merged to %d" % (gap, k)
     return {"k": int(k), "centres": centres, "labels": labels.tolist(), "bounds": bounds, "rule": why,
             "bic": [bic[kk] for kk in sorted(bic)]}

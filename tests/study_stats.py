@@ -98,6 +98,13 @@ assert c["k"] == 2 and c["labels"][-1] == 1 and sum(c["labels"]) == 1, c["k"]
 c = st.classes_1d(np.r_[rng.normal(0, 1.5, 391), [-16.0]], 0.21)
 assert c["k"] == 2 and c["labels"][-1] == 1 and sum(c["labels"]) == 1 and "set apart" in c["rule"], c["rule"]
 
+# classes closer than --min-rel are one, however small the noise (a 0.2 % class is no use to a scheduler)
+two = np.r_[rng.normal(0, 0.05, 100), rng.normal(0.2, 0.05, 100)]
+assert st.classes_1d(two, 0.01)["k"] == 2 and st.classes_1d(two, 0.01, min_gap=1.0)["k"] == 1
+# far-low GPUs next to a class of slow ones join it rather than make a class of their own
+c = st.classes_1d(np.r_[rng.normal(0, 0.5, 300), rng.normal(-6, 0.1, 4), [-6.3]], 0.3, min_gap=1.0)
+assert c["k"] == 2 and sum(c["labels"]) == 5, (c["k"], c["rule"])
+
 # Spearman against a hand computation: ranks 1..6 vs 2,1,4,3,6,5: 1 - 6*6/(6*35) = 0.8286
 r = st.rank_correlation([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5])
 assert abs(r["rho"] - (1 - 6 * 6 / (6 * 35))) < 1e-12, r
