@@ -150,12 +150,7 @@ def run_drains(plan, out=sys.stdout, err=sys.stderr):
     """runs each scontrol of the plan; how many failed (each said)"""
     failed = 0
     for n, args, line in plan:
-        try:
-            p = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               timeout=60)
-            said, code = p.stdout.decode("utf-8", "replace").strip(), p.returncode
-        except (OSError, subprocess.SubprocessError) as e:
-            said, code = str(e), -1
+        said, code = slurm.run(args)
         if code == 0:
             print("drained %s: %s" % (n, line), file=out)
         else:

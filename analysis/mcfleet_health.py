@@ -419,12 +419,7 @@ def main(argv):
             print(line)
     if a.drain and code == UNHEALTHY:
         args, line = slurm.drain_command(a.node, summary)
-        try:
-            p = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               timeout=60)
-            said, rc = p.stdout.decode("utf-8", "replace").strip(), p.returncode
-        except (OSError, subprocess.SubprocessError) as e:
-            said, rc = str(e), -1
+        said, rc = slurm.run(args)
         print("drained %s: %s" % (a.node, line) if rc == 0 else
               "mcfleet health: could not drain %s (scontrol exit %d): %s" % (a.node, rc, said), file=sys.stderr)
     if a.prom:

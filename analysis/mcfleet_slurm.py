@@ -29,6 +29,7 @@ Features: mcf_<kind>_<class> (mcf_matrix_A, mcf_memory_B): `sbatch
 features replaced.
 """
 import re
+import subprocess
 
 FEATURE_PREFIX = "mcf_"
 WEIGHT_SCALE = 10.0       # weight units per percent of slowdown
@@ -348,3 +349,14 @@ def drain_command(node, reason):
         raise Bad("node name '%s' is not one Slurm names a node by" % reason_text(node))
     args = ["scontrol", "update", "NodeName=" + node, "State=DRAIN", "Reason=" + reason]
     return args, 'scontrol update NodeName=%s State=DRAIN Reason="%s"' % (node, reason)
+
+
+def run(args):
+    """(what it said, its exit code) of one scontrol command; -1 where it
+    could not be run or took over 60 s (export --drain, health --drain)"""
+    try:
+        p = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=60)
+        return p.stdout.decode("utf-8", "replace").strip(), p.returncode
+    except (OSError, subprocess.SubprocessError) as e:
+        return str(e), -1
