@@ -29,7 +29,7 @@ For each figure:
                    GPU's run means (1: a GPU is what it was), and per GPU with
                    three runs or more its trend per run (Theil-Sen, Kendall)
 Then performance classes per workload kind (matrix, compute, memory, power
-(tests with a duration), link): each GPU's score is the mean of its figures
+(tests with a duration), link, other): each GPU's score is the mean of its figures
 in that kind (percent from the median, higher better); classes by exact 1-D
 k-means, k by BIC with the variance floored at the measurement noise, classes
 closer than twice the noise merged. A node's class is its slowest GPU's.
@@ -51,7 +51,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcfleet_study_data import COVARIATE_UNITS, BadInput, locate, read_inputs   # noqa: E402
 import mcfleet_study_stats as st   # noqa: E402
 
-CLASS_KINDS = ("matrix", "compute", "memory", "power", "link")
+CLASS_KINDS = ("matrix", "compute", "memory", "power", "link", "other")
 MIN_GPUS_COV = 5   # fewer GPUs than this: no correlation is worth printing
 
 
@@ -139,15 +139,23 @@ def figure_study(fi, a, table, where, levels, opt):
             rr = crun[mine]
             t = np.array([table.runs[r]["time"] for r in rr])
             timed = np.isfinite(t).all() and len(np.unique(t)) == len(t)
-            g["trend"] = st.trend(t if timed else np.arange(len(rr), dtype=float), cmeans[mine])
-            g["trend"]["per"] = "second" if timed else "run"
+            days = (t - t.min()) / 86400.0 if timed else np.arange(len(rr), dtype=float)
+            g["trend"] = st.trend(days, cmeans[mine])
+            g["trend"]["per"] = "day" if timed else "run"
         gpus.append(g)
     out["gpus"] = gpus
     out["covariates"] = covariates(gpus, opt)
     out["groups"] = standing_out(gpus, levels, opt)
     out["repeatability"] = None
+    out["run_shared_in_node"] = None
     if out["n_runs"] > 1 and cells.size > uniq.size:
         out["repeatability"] = st.icc(cmeans, cunit, n_boot=opt.boot, seed=opt.seed)
+        # do a node's GPUs move together from run to run (one job on the node)? the ICC of each
+        # GPU's run mean less its own mean, grouped by node and run
+        node_ix = ids([table.units[u]["node"] for u in uniq])
+        nrun = ids(node_ix[cunit] * (len(table.runs) + 1) + crun)
+        if np.bincount(nrun).max() > 1 and len(np.unique(nrun)) > 1:
+            out["run_shared_in_node"] = st.icc(cmeans - umeans[cunit], nrun, n_boot=opt.boot, seed=opt.seed)
     out["noise"] = noise_of(out["components"], out["n_runs"])
     return out, umean
 

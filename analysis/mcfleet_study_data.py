@@ -80,7 +80,9 @@ class Table:
         self.run += [run] * n
         self.value += list(values)
         for name in set(self.cov) | set(covs):
-            col = self.cov.setdefault(name, [math.nan] * (len(self.value) - n))
+            col = self.cov.get(name)
+            if col is None:   # a column first seen now: NaN for the observations before
+                col = self.cov[name] = [math.nan] * (len(self.value) - n)
             v = covs.get(name, math.nan)
             col += list(v) if isinstance(v, (list, np.ndarray)) else [v] * n
 

@@ -43,7 +43,11 @@ classes_1d  exact 1-D k-means by dynamic programming over the sorted, binned
   classification likelihood of k-means alone grows with every split of a
   unimodal spread, the mixture's does not); then adjacent classes whose centres lie
   closer than 2 x noise are merged (k lowered until none are). One class for
-  a fleet whose spread is noise. PAL (Sinha et al., SC'24, placement/pal.py)
+  a fleet whose spread is noise. Before that, scores more than 6 robust
+  spreads (1.4826 MAD, at least the noise) below the median are set apart as
+  the last class, where they are at most 5 % of the fleet (more are a class
+  of their own, found as any other): one broken GPU would otherwise pull the optimal partition
+  of everyone else (k-means splits the bulk before it isolates one point). PAL (Sinha et al., SC'24, placement/pal.py)
   picks k by silhouette, which cannot return 1, and its get_optimal_k
   returns inside its loop after the first candidate: always k = 2 plus the
   outliers it counts beforehand.
@@ -54,6 +58,9 @@ import numpy as np
 
 Z95 = 1.959963984540054
 MIN_GROUPS_CI = 5   # fewer groups: the ICC has no bootstrap interval
+MAD_SCALE = 1.4826  # a normal sample's sd per unit of median absolute deviation
+OUTLIER_SPREADS = 6.0   # a score this many robust spreads below the median is an outlier, classed apart
+OUTLIER_SHARE = 0.05    # ... where such scores are at most this share of the fleet (more are a class)
 
 
 def _relabel(g):
@@ -355,6 +362,29 @@ def _mixture_bic(x, w, starts, floor, n, iterations=60):
 
 
 def classes_1d(scores, noise, kmax=5, min_size=1):
+    """classes of the scores (higher is better): the far-low outliers set
+    apart first, then the bulk classed (see the module's text)"""
+    s = np.asarray(scores, float)
+    med = float(np.median(s)) if s.size else 0.0
+    spread = max(MAD_SCALE * float(np.median(np.abs(s - med))) if s.size else 0.0, float(noise))
+    low = s < med - OUTLIER_SPREADS * spread
+    if not low.any() or low.sum() > OUTLIER_SHARE * s.size or kmax < 2:   # many: a class, classed as one
+        return _classes_bulk(s, noise, kmax)
+    c = _classes_bulk(s[~low], noise, kmax - 1)
+    labels = np.empty(s.size, dtype=np.int64)
+    labels[~low] = c["labels"]
+    labels[low] = c["k"]
+    c["labels"] = labels.tolist()
+    c["bounds"] = c["bounds"] + [float(s[~low].min())]
+    c["centres"] = c["centres"] + [float(s[low].mean())]
+    c["k"] += 1
+    c["rule"] += ("; %d GPU%s more than %g robust spreads (%.2f %% each, 1.4826 MAD or the noise) below the median "
+                  "set apart first as the last class" % (int(low.sum()), "" if low.sum() == 1 else "s",
+                                                          OUTLIER_SPREADS, spread))
+    return c
+
+
+def _classes_bulk(scores, noise, kmax):
     s = np.asarray(scores, float)
     n = s.size
     floor = max(float(noise), 1e-6)

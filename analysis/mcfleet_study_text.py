@@ -50,8 +50,9 @@ def groups_text(f):
     out = []
     for g in f["groups"]:
         if g["stands_out"]:
-            out.append("  stands out: %s %s %+.2f %% %s (%d %ss, Holm p %s)" % (
-                g["level"], show(g["group"]), g["dev"], ci(g["ci"]), g["n"], g["unit"], pval(g["p_adj"])))
+            out.append("  stands out: %s %s %+.2f %% %s, %s (%d %ss, Holm p %s)" % (
+                g["level"], show(g["group"]), g["dev"], ci(g["ci"]), "worse" if g["dev"] * f["better"] < 0 else "better",
+                g["n"], g["unit"], pval(g["p_adj"])))
     tested = {g["level"] for g in f["groups"]}
     if tested and not any(g["stands_out"] for g in f["groups"]):
         out.append("  no %s stands out" % " or ".join(sorted(tested)))
@@ -65,6 +66,11 @@ def runs_text(f):
         out.append("  repeatability: ICC %.2f %s (1: a GPU's run means are what it was; 0: the runs scatter as "
                    "much as the GPUs)" % (r["icc"], ci(r["ci"]) if r["ci"][0] is not None else
                                           "(%d GPUs: no interval below 5)" % r["groups"]))
+    r = f.get("run_shared_in_node")
+    if r and r["icc"] == r["icc"] and r["icc"] > 0.5:
+        out.append("  the GPUs of a node move together from run to run (node-run ICC %.2f %s): the run level is the "
+                   "node's run (its job, its state), not each GPU's noise" % (
+                       r["icc"], ci(r["ci"]) if r["ci"][0] is not None else ""))
     worse = [g for g in f["gpus"] if g.get("trend") and g["trend"]["p"] is not None and g["trend"]["p"] < 0.05
              and f["better"] * g["trend"]["slope"] < 0]
     for g in sorted(worse, key=lambda g: f["better"] * g["trend"]["slope"])[:5]:
@@ -75,6 +81,8 @@ def runs_text(f):
 
 
 def classes_text(res):
+    if not res["classes"]:
+        return ["  none: no figure of a workload kind"]
     out = []
     for kind, c in res["classes"].items():
         out.append("%s: %d class%s over %d GPUs (noise %.2f %%): %s" % (

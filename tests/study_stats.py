@@ -94,6 +94,10 @@ assert st.classes_1d(np.r_[rng.normal(0, 0.1, 100), rng.normal(-0.5, 0.1, 100)],
 c = st.classes_1d(np.r_[rng.normal(0, 0.5, 300), [-40.0]], 0.5)
 assert c["k"] == 2 and c["labels"][-1] == 1 and sum(c["labels"]) == 1, c["k"]
 
+# one far outlier is set apart and does not split the bulk (SC22's Longhorn SGEMM: 4 classes before)
+c = st.classes_1d(np.r_[rng.normal(0, 1.5, 391), [-16.0]], 0.21)
+assert c["k"] == 2 and c["labels"][-1] == 1 and sum(c["labels"]) == 1 and "set apart" in c["rule"], c["rule"]
+
 # Spearman against a hand computation: ranks 1..6 vs 2,1,4,3,6,5: 1 - 6*6/(6*35) = 0.8286
 r = st.rank_correlation([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5])
 assert abs(r["rho"] - (1 - 6 * 6 / (6 * 35))) < 1e-12, r
