@@ -1,24 +1,72 @@
 #!/bin/sh
-# The study recovers planted structure (issue 30): a synthetic fleet of 48
+# The study recovers planted structure (issue 30): synthetic fleets of 48
 # nodes in 6 cabinets (HPE Cray xnames), 192 GPUs, 3 runs, whose repetition
-# noise is real (each H200's repetitions in a results file measured on the
-# device, resampled; tests/study_fleet.py), with a cabinet 3 % slower in the
-# matrix and power-limited figures, node, GPU and run effects. The study must
-# find every planted level's sd inside its 95 % interval, name the planted
-# cabinet and no other (its deviation's interval holding -3 %), find the
-# clock's planted effect (15 MHz per percent: 6.67 % per 100 MHz) and none in
-# the temperature, and put the slow cabinet's GPUs in a slower class; in a
-# fleet without the slow cabinet no cabinet stands out and the memory figure,
-# planted without it, has one class.
+# noise is real (each GPU's repetitions in a results file measured on the
+# device, resampled; tests/study_fleet.py): two fleets on 2 x H200
+# repetitions, one on 2 x H100's (heavier-tailed: one H100's fp16 scatters
+# by 1 %) with a chassis effect planted too and one node per slot, one
+# measured node by node (a run per node: GPU and run merged), and a null
+# fleet. First the fleets themselves are checked without the study
+# (numpy on the table, h5py on the source): the slow cabinet is 3 % slow
+# where planted, the repetitions scatter as the source's do. Then the study
+# must find every planted level's sd inside its 95 % interval (a level
+# merged with the ones it cannot be told from holds their sum), its
+# repetition level as the real data's spread, name the planted cabinet and
+# no other (its deviation's interval holding -3 %), find the clock's planted
+# effect (15 MHz per percent: 6.67 % per 100 MHz, diluted by the clock's
+# 2 MHz of noise to about 6.2) and none in the temperature, and put the slow cabinet's GPUs in a slower class; in the
+# null fleet no cabinet stands out, and the memory figure, planted without
+# the cabinet, has one class. tests/study_coverage.py runs many seeds: how
+# often each check holds (docs/study-bench.md).
 . "$srcdir/tests/lib.sh"
 need_h5py
-src="$srcdir/docs/bench/2026-11-26-x2-disturbed/run1-clean.h5"
-for seed in 1 2; do
-    "$PYTHON_H5" "$srcdir/tests/study_fleet.py" "$src" -o "$work/fleet$seed.csv" --seed $seed || fail "generator"
-    "$MCFLEET" study "$work/fleet$seed.csv" --format json -o "$work/s$seed.json" || fail "study of fleet $seed"
+h200="$srcdir/docs/bench/2026-11-26-x2-disturbed/run1-clean.h5"
+h100="$srcdir/docs/bench/2026-11-25-h100x2-fleet/run1-acceptance.h5"
+gen() { "$PYTHON_H5" "$srcdir/tests/study_fleet.py" "$@" || fail "generator: $*"; }
+gen "$h200" -o "$work/fleet1.csv" --seed 1
+gen "$h200" -o "$work/fleet2.csv" --seed 2
+gen "$h100" -o "$work/fleet3.csv" --seed 4 --chassis-sd 0.6 --slots 4 --nodes 1
+gen "$h200" -o "$work/bynode.csv" --seed 5 --runs 1 --run-per-node
+gen "$h200" -o "$work/null.csv" --seed 3 --slow 0
+# the same seed, the same fleet
+gen "$h200" -o "$work/again.csv" --seed 1
+cmp -s "$work/fleet1.csv" "$work/again.csv" || fail "the generator is not deterministic given its seed"
+
+# the fleets as planted, by numpy alone: the study is not trusted to check its own input
+"$PYTHON_H5" - "$work" "$h200" "$h100" <<'PY' || fail "the synthetic fleets are not what was planted"
+import csv, json, sys
+import h5py, numpy as np
+w, src = sys.argv[1], {"h200": sys.argv[2], "h100": sys.argv[3]}
+def real_sd(path, test, metric):   # the source's repetitions, each relative to its rank's median
+    with h5py.File(path, "r") as f:
+        v = f["results"][test][metric][()].astype(float)
+    rel = 100 * np.log(v / np.median(v, axis=1, keepdims=True))
+    return np.std(rel, ddof=1)
+for name, source in (("fleet1", "h200"), ("fleet3", "h100"), ("null", "h200")):
+    path = "%s/%s.csv" % (w, name)
+    lines = open(path).read().splitlines()
+    truth = json.loads(next(l for l in lines if l.startswith("# planted: "))[len("# planted: "):])
+    rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
+    for test, t in truth["figures"].items():
+        r = [x for x in rows if x["test"] == test]
+        y = 100 * np.log(np.array([float(x["value"]) for x in r]))
+        cell = np.unique(["%s/%s" % (x["gpu"], x["run"]) for x in r], return_inverse=True)[1]
+        resid = y - (np.bincount(cell, y) / np.bincount(cell))[cell]
+        rep = np.sqrt((resid ** 2).sum() / (y.size - cell.max() - 1))
+        want = real_sd(src[source], test, t["metric"])
+        assert abs(rep / want - 1) < 0.1, (name, test, "repetitions", rep, want)
+        cab = np.array([x["host"][1:5] for x in r])
+        med = {c: np.median(y[cab == c]) for c in set(cab)}
+        slow = med.pop(truth["slow_cabinet"]) - np.median(list(med.values()))
+        planted = truth["slow"] if t["slow_here"] else 0.0
+        # the cabinet's median moves with its chassis' and nodes' draws too (sd about 0.5 with chassis)
+        assert abs(slow - planted) < 1.5, (name, test, "slow cabinet", slow, planted)
+        assert t["slow_here"] == (truth["slow"] != 0 and t["kind"] in truth["slow_kinds"]), (name, test)
+PY
+
+for f in fleet1 fleet2 fleet3 bynode null; do
+    "$MCFLEET" study "$work/$f.csv" --format json -o "$work/$f.json" || fail "study of $f"
 done
-"$PYTHON_H5" "$srcdir/tests/study_fleet.py" "$src" -o "$work/null.csv" --seed 3 --slow 0 || fail "generator"
-"$MCFLEET" study "$work/null.csv" --format json -o "$work/null.json" || fail "study of the null fleet"
 "$PYTHON_H5" - "$work" <<'PY' || fail "planted structure not recovered"
 import json, sys
 w = sys.argv[1]
@@ -26,30 +74,53 @@ def planted(path):
     for line in open(path):
         if line.startswith("# planted: "):
             return json.loads(line[len("# planted: "):])
-for seed in (1, 2):
-    truth = planted("%s/fleet%d.csv" % (w, seed))
-    res = json.load(open("%s/s%d.json" % (w, seed)))
+def truth_sd(t, level):   # a merged level ("slot+board") holds the sum of its parts' variances
+    return sum(t["sd"].get(p, 0.0) ** 2 for p in level.split("+")) ** 0.5
+levels = {"fleet1": ["cabinet", "chassis", "slot+board", "node", "gpu", "run", "repetition"],
+          "fleet3": ["cabinet", "chassis", "slot+board+node", "gpu", "run", "repetition"]}
+levels["fleet2"] = levels["fleet1"]
+# each node measured in a run of its own: a GPU's run is its GPU (merged)
+levels["bynode"] = ["cabinet", "chassis", "slot+board", "node", "gpu+run", "repetition"]
+for name in ("fleet1", "fleet2", "fleet3", "bynode"):
+    # fleet3's chassis effect makes a cabinet's nodes share more than their cabinet: over 100
+    # seeds (docs/bench/2026-11-28-issue30/study-bench/coverage-chassis.txt) the slow cabinet
+    # is named alone in 91-95, its deviation's interval holds -3 % in 77-80, no cabinet is
+    # named in the memory figure in 93, the slope's interval holds the planted one in 90-97;
+    # the chassis' draws are real structure the memory classes may split. Those are not
+    # asserted there: the levels, the cabinet named, the correlations are.
+    strict = name != "fleet3"
+    truth = planted("%s/%s.csv" % (w, name))
+    res = json.load(open("%s/%s.json" % (w, name)))
     assert res["location"]["levels"] == ["cabinet", "chassis", "slot", "board"], res["location"]
+    assert sorted(f["test"] for f in res["figures"]) == sorted(truth["figures"]), res["figures"]
     for f in res["figures"]:
         t = truth["figures"][f["test"]]
-        comps = {c["level"]: c for c in f["components"]}
-        assert set(comps) == {"cabinet", "chassis", "slot+board", "node", "gpu", "run", "repetition"}, comps.keys()
-        for level, sd in t["sd"].items():
-            c = comps["slot+board" if level == "slot" else level]
+        assert [c["level"] for c in f["components"]] == levels[name], (name, f["components"])
+        for c in f["components"]:
+            sd = truth_sd(t, c["level"])
             lo, hi = c["sd_ci"]
-            assert lo - 1e-9 <= sd <= hi + 1e-9, (seed, f["test"], level, sd, c)
+            assert lo - 1e-9 <= sd <= hi + 1e-9, (name, f["test"], c["level"], sd, c)
+        rep = f["components"][-1]["sd"]   # the residual: the real data's spread, resampled
+        assert abs(rep / t["noise"]["sd_real"] - 1) < 0.1, (name, f["test"], rep, t["noise"])
+        if truth["planted_sd"]["chassis"] > 0:
+            assert f["components"][1]["sd_ci"][1] > 0, (name, "chassis planted, its interval is 0", f["components"][1])
         found = [g for g in f["groups"] if g["stands_out"] and g["level"] == "cabinet"]
-        if t["kind"] in ("matrix", "power"):
-            assert [g["group"] for g in found] == [truth["slow_cabinet"]], (seed, f["test"], found)
+        if t["slow_here"] and not strict:
+            assert truth["slow_cabinet"] in [g["group"] for g in found], (name, f["test"], found)
+        elif t["slow_here"]:
+            assert [g["group"] for g in found] == [truth["slow_cabinet"]], (name, f["test"], found)
             assert found[0]["ci"][0] <= truth["slow"] <= found[0]["ci"][1], found[0]
-        else:
-            assert not found, (seed, f["test"], found)
+        elif strict:
+            assert not found, (name, f["test"], found)
         cov = {c["name"]: c for c in f["covariates"]}
         assert cov["sm_mhz"]["rho_ci"][0] > 0 and cov["sm_mhz"]["p"] < 0.01, cov["sm_mhz"]
-        lo, hi = cov["sm_mhz"]["slope_ci"]
-        assert lo <= 1 / 15 <= hi, ("clock slope", cov["sm_mhz"])   # percent per MHz planted
-        assert cov["temp_c"]["rho_ci"][0] < 0 < cov["temp_c"]["rho_ci"][1] or cov["temp_c"]["p"] > 0.01, cov["temp_c"]
-    for kind in ("matrix", "power"):
+        lo, hi = cov["sm_mhz"]["slope_ci"]   # percent per MHz: 1/15, diluted by the clock's own noise
+        assert lo <= t["sm_mhz_slope"] <= hi or not strict, (name, f["test"], "clock slope", t["sm_mhz_slope"],
+                                                             cov["sm_mhz"])
+        assert cov["temp_c"]["rho_ci"][0] < 0 < cov["temp_c"]["rho_ci"][1], cov["temp_c"]
+    if name == "bynode":   # its classes: the study takes the noise from below a level named "gpu" only
+        continue
+    for kind in truth["slow_kinds"]:
         c = res["classes"][kind]
         assert c["k"] >= 2, (kind, c["k"], c["rule"])
         slow = [v["class"] for g, v in c["gpus"].items() if "x%sc" % truth["slow_cabinet"] in g]
@@ -57,13 +128,13 @@ for seed in (1, 2):
         # most of the slow cabinet's GPUs in a class below the one most others are in
         top = max(set(rest), key=rest.count)
         assert sum(s > top for s in slow) >= 0.75 * len(slow), (kind, slow, top)
-    assert res["classes"]["memory"]["k"] == 1, res["classes"]["memory"]["rule"]
+    assert res["classes"]["memory"]["k"] == 1 or not strict, res["classes"]["memory"]["rule"]
 null = json.load(open("%s/null.json" % w))
 for f in null["figures"]:
     assert not [g for g in f["groups"] if g["stands_out"] and g["level"] == "cabinet"], f["groups"]
 PY
 # the classes as Slurm sees them (mcfleet export): the slow cabinet's nodes weigh more
-"$MCFLEET" export --study "$work/s1.json" --slurm - > "$work/slurm.txt" || fail "export of the study's classes"
+"$MCFLEET" export --study "$work/fleet1.json" --slurm - > "$work/slurm.txt" || fail "export of the study's classes"
 "$PYTHON_H5" - "$work/slurm.txt" <<'PY' || fail "the Slurm lines do not follow the classes"
 import re, sys
 w = {}
