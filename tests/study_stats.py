@@ -1,6 +1,5 @@
 """The study's statistics against planted truths (tests/study_stats.sh).
 Each case is seeded: a failure is reproducible, never a flake."""
-import math
 import sys
 import time
 
