@@ -74,9 +74,9 @@ def runs_text(f):
                                               "(%d GPUs: no interval below 5)" % r["groups"]))
     r = f.get("run_shared_in_node")
     if r and r["icc"] is not None and r["icc"] > 0.5:   # the JSON's null where there is none
-        out.append("  the GPUs of a node move together from run to run (node-run ICC %.2f %s): the run level is the "
+        out.append("  the GPUs of a node move together from run to run (node-run ICC %.2f%s): the run level is the "
                    "node's run (its job, its state), not each GPU's noise" % (
-                       r["icc"], ci(r["ci"]) if r["ci"][0] is not None else ""))
+                       r["icc"], " " + ci(r["ci"]) if r["ci"][0] is not None else ""))
     worse = [g for g in f["gpus"] if g.get("trend") and g["trend"]["p"] is not None and g["trend"]["p"] < 0.05
              and f["better"] * g["trend"]["slope"] < 0]
     for g in sorted(worse, key=lambda g: f["better"] * g["trend"]["slope"])[:5]:
