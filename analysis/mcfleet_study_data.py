@@ -189,7 +189,8 @@ def read_h5(path, table, all_metrics=False):
             if a is not None and b is not None:
                 span = [(float(np.nanmin(a[k])), float(np.nanmax(b[k]))) if np.isfinite(a[k]).any() and
                         np.isfinite(b[k]).any() else (math.nan, math.nan) for k in range(n)]
-            tests.append({"test": name, "kind": kind_of(kernel, duration), "metrics": metrics, "covs": covs,
+            tests.append({"test": name, "measured": r.measured(g, gname)[0], "kind": kind_of(kernel, duration),
+                          "metrics": metrics, "covs": covs,
                           "span": span})
         spans = [[t["span"][k] if t["span"] else (math.nan, math.nan) for t in tests] for k in range(n)]
         thr = throttle_fraction(r, n, spans)
@@ -210,10 +211,11 @@ def read_h5(path, table, all_metrics=False):
     for t in data["tests"]:
         # each SKU its own figure: the spread between two models is no variation
         for m, sku in ((m, x) for m in t["metrics"] for x in sorted(set(data["sku"]))):
-            key = (t["test"], m["metric"], sku)
+            # what the test measured is part of the figure: two decks' tests of one name are two figures
+            key = (t["test"], m["metric"], sku, t["measured"])
             fi = table.index("fig", key, lambda: table.figures.append(
                 {"test": t["test"], "metric": m["metric"], "unit": m["unit"], "better": m["better"], "kind": t["kind"],
-                 "sku": sku}))
+                 "sku": sku, "measured": t["measured"]}))
             if table.figures[fi]["better"] != m["better"]:
                 table.refused.append((show(path), "test %s metric %s: better %d here, %d in an earlier input; not read"
                                       % (t["test"], m["metric"], m["better"], table.figures[fi]["better"])))

@@ -121,10 +121,13 @@ def text_report(res):
                    % ", ".join(show(g) for g in res["gpus_moved"][:5]))
     out.append("scale: 100 ln(value / median), percent of the figure's median; intervals 95 %")
     skus = len({f.get("sku", "") for f in res["figures"]}) > 1
-    for f in res["figures"]:
+    names = [(f["test"], f["metric"], f.get("sku", "")) for f in res["figures"]]
+    for f, name in zip(res["figures"], names):
+        twice = names.count(name) > 1   # one name, two measurements (two decks): say which
         out.append("")
-        out.append("%s %s%s (%s, %s is better, kind %s): %d GPUs on %d nodes, %d run%s, median %s" % (
-            show(f["test"]), show(f["metric"]), " [%s]" % show(f["sku"]) if skus else "", show(f["unit"]) or "no unit", "higher" if f["better"] > 0 else "lower",
+        out.append("%s %s%s%s (%s, %s is better, kind %s): %d GPUs on %d nodes, %d run%s, median %s" % (
+            show(f["test"]), show(f["metric"]), " [%s]" % show(f["sku"]) if skus else "",
+            " {%s}" % show(f.get("measured", "")) if twice else "", show(f["unit"]) or "no unit", "higher" if f["better"] > 0 else "lower",
             f["kind"], f["n_gpus"], f["n_nodes"], f["n_runs"], "" if f["n_runs"] == 1 else "s", "%.6g" % f["median"]))
         if f["components"]:
             out += components_text(f)
