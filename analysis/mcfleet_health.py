@@ -417,6 +417,7 @@ def main(argv):
         print(summary)
         for line in problems + notes:
             print(line)
+    sys.stdout.flush()   # the summary first, before what the drain says on stderr (one log for both)
     if a.drain and code == UNHEALTHY:
         args, line = slurm.drain_command(a.node, summary)
         said, rc = slurm.run(args)
