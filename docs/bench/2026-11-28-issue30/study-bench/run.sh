@@ -21,6 +21,8 @@ failed=$(ls $B/2026-11-28-issue30/health-h200x2/hist/dev/failed/*.h5)
 "$M" study $B/2026-11-27-issue26/acc.h5 $B/2026-11-27-issue26/slow.h5 > $H/issue26-acc-slow.txt
 "$M" study $B/2026-11-27-issue26/acc.h5 $B/2026-11-27-issue26/env.h5 > $H/issue26-acc-env.txt
 "$M" study $B/2026-11-26-x2-disturbed/run1-clean.h5 $B/2026-11-25-h100x2-fleet/run1-acceptance.h5 > $H/h200-h100.txt
+"$M" study $B/2026-11-28-issue30/health-h200x2/generic.h5 > $H/generic.txt
+"$M" study $B/2026-11-27-issue26/def.h5 > $H/def.txt
 # two decks' matrix-fp16 under one name (mma.sync 16x8x16 and wgmma 64x256x16)
 "$M" study $B/2026-11-27-issue26/def.h5 $B/2026-11-27-issue26/acc.h5 --test matrix-fp16 > $H/two-decks.txt
 # three lent VMs, each its own node (every VM calls itself "vm"): 6 H200s
