@@ -60,13 +60,6 @@ class Usage(Exception):
     pass
 
 
-def ids(keys):
-    """a group id (0, 1, ...) for each of KEYS (strings or integers)"""
-    keys = np.asarray(keys)
-    _, inv = np.unique(keys.astype(str) if keys.dtype == object else keys, return_inverse=True)
-    return inv.astype(np.int64)
-
-
 def design(a, sel, table, where, levels):
     """the nested levels of a figure's observations: (names, [ids per level]),
     outermost first, the last name the residual's; ids made per GPU, then
@@ -76,14 +69,14 @@ def design(a, sel, table, where, levels):
     node_of = [table.units[u]["node"] for u in range(len(table.units))]
     names, groups = [], []
     for i, lv in enumerate(levels):
-        per_unit = ids(["/".join(where[n][:i + 1]) for n in node_of])
+        per_unit = st.relabel(["/".join(where[n][:i + 1]) for n in node_of])
         names.append(lv)
         groups.append(per_unit[units])
     names.append("node")
-    groups.append(ids(node_of)[units])
+    groups.append(st.relabel(node_of)[units])
     names.append("gpu")
     groups.append(units.astype(np.int64))
-    cell = ids(units * (len(table.runs) + 1) + runs)
+    cell = st.relabel(units * (len(table.runs) + 1) + runs)
     reps = np.bincount(cell).max() > 1
     if len(np.unique(runs)) > 1 and reps:
         names.append("run")
@@ -153,8 +146,8 @@ def figure_study(fi, a, table, where, levels, opt):
         out["repeatability"] = st.icc(cmeans, cunit, n_boot=opt.boot, seed=opt.seed)
         # do a node's GPUs move together from run to run (one job on the node)? the ICC of each
         # GPU's run mean less its own mean, grouped by node and run
-        node_ix = ids([table.units[u]["node"] for u in uniq])
-        nrun = ids(node_ix[cunit] * (len(table.runs) + 1) + crun)
+        node_ix = st.relabel([table.units[u]["node"] for u in uniq])
+        nrun = st.relabel(node_ix[cunit] * (len(table.runs) + 1) + crun)
         if np.bincount(nrun).max() > 1 and len(np.unique(nrun)) > 1:
             out["run_shared_in_node"] = st.icc(cmeans - umeans[cunit], nrun, n_boot=opt.boot, seed=opt.seed)
     runs_per_gpu = float(np.median(np.bincount(cunit, minlength=uniq.size)))

@@ -64,15 +64,17 @@ OUTLIER_SPREADS = 6.0   # a score this many robust spreads below the median is a
 OUTLIER_SHARE = 0.05    # ... where such scores are at most this share of the fleet (more are a class)
 
 
-def _relabel(g):
-    _, inv = np.unique(np.asarray(g), return_inverse=True)
+def relabel(keys):
+    """a group id (0, 1, ...) for each of KEYS (integers or strings; objects compared as text)"""
+    keys = np.asarray(keys)
+    _, inv = np.unique(keys.astype(str) if keys.dtype == object else keys, return_inverse=True)
     return inv.astype(np.int64)
 
 
 def _structure(levels, names, n):
     """levels relabelled, with the residual appended, the unidentifiable merged"""
     notes = []
-    levs = [_relabel(g) for g in levels] + [np.arange(n, dtype=np.int64)]
+    levs = [relabel(g) for g in levels] + [np.arange(n, dtype=np.int64)]
     names = list(names)
     keep_l, keep_n = [], []
     for i, (g, nm) in enumerate(zip(levs, names)):
@@ -283,7 +285,7 @@ def _icc_of(sums, sq, sizes):
 
 def icc(y, groups, n_boot=200, seed=0):
     y = np.asarray(y, float)
-    g = _relabel(groups)
+    g = relabel(groups)
     sizes = np.bincount(g).astype(float)
     sums = np.bincount(g, weights=y)
     sq = np.bincount(g, weights=y * y)
