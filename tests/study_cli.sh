@@ -2,7 +2,7 @@
 # mcfleet study end to end on the host backend: two runs of 4 ranks, rank 3
 # made 32x slower in both (MCFLEET_INJECT_SLOW); the study reads both files,
 # finds the GPU level the largest, the runs repeatable (ICC), and puts the slow
-# GPU alone in a slower class for matrix and memory work; its text, JSON and
+# GPU alone in the slowest class for matrix and memory work; its text, JSON and
 # page agree; bad input is named (file:line, option) with exit 2, nothing to
 # study is exit 3, an existing output is refused without --force.
 . "$srcdir/tests/lib.sh"
@@ -36,10 +36,15 @@ for f in res["figures"]:
     assert "%s %s" % (f["test"], f["metric"]) in text and f["test"] in page
 for kind in ("matrix", "memory"):
     c = res["classes"][kind]
-    assert c["k"] == 2, (kind, c["k"], c["rule"])
-    slow = [g for g, v in c["gpus"].items() if v["class"] == "B"]
+    # the slow rank alone in the last class, far below the best; the three healthy ranks
+    # are one class on an idle machine, but on a loaded one a rank that shares its core
+    # with the load in both runs is persistently slower: a class of its own is then right
+    assert 2 <= c["k"] <= 3, (kind, c["k"], c["rule"])
+    last = c["classes"][-1]
+    slow = [g for g, v in c["gpus"].items() if v["class"] == last["name"]]
     assert len(slow) == 1 and slow[0].endswith("#local3"), (kind, c["gpus"])
-    assert c["classes"][1]["slowdown"] > 200, c["classes"]
+    assert last["slowdown"] > 200 and c["classes"][0]["n_gpus"] >= 1, c["classes"]
+    assert all(cl["slowdown"] < 150 for cl in c["classes"][:-1]), c["classes"]
 assert "<img" in page and "performance classes" in text
 PY
 
