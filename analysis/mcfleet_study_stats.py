@@ -14,9 +14,14 @@ nested_components  the variance of a nested random-effects model
   above use the truncated value. Unbiased for any balance before truncation.
   A level with one group is dropped; a level whose every group holds one
   group of the next (one GPU per node) cannot be told from it and is merged
-  into it ("node+gpu"); both are said. Intervals: parametric bootstrap, the
-  fitted model simulated on the same design (normal effects) and refitted,
-  percentiles of each variance, standard deviation and share.
+  into it ("node+gpu"); both are said. Intervals: generalized pivots from a
+  parametric bootstrap: the fitted model simulated on the same design
+  (normal effects); a draw's sums of squares over their expectation under the
+  fitted model are pivots (chi-square / df when balanced), the observed sums
+  over one draw's pivots, solved as above, one plausible set of variances
+  (Weerahandi's generalized intervals; exact for a balanced level);
+  percentiles of those. Plain percentiles of re-estimates undercover a level
+  of few groups (81 % for 4 cabinets, docs/study-bench.md).
 rank_correlation  Spearman's rho (average ranks for ties); interval by
   Fisher's z with the Bonett-Wright standard error sqrt((1 + rho^2/2) /
   (n - 3)); p from z = atanh(rho) sqrt((n - 3) / 1.06) (Fieller, Hartley and
@@ -116,14 +121,19 @@ def _coefficients(levs, n):
     return k[1:] - k[:-1], sizes
 
 
-def _fit(y, levs, sizes, K):
-    n = y.size
-    T = [n * y.mean() ** 2]
+def _sums_of_squares(y, levs, sizes):
+    """SS_l of each level, the residual's last (Henderson I's sequential sums)"""
+    T = [y.size * y.mean() ** 2]
     for g, s in zip(levs, sizes):
         sums = np.bincount(g, weights=y, minlength=s.size)
         T.append(float((sums ** 2 / s).sum()))
-    SS = np.diff(np.array(T))
-    L = len(levs)
+    return np.diff(np.array(T))
+
+
+def _solve(SS, K):
+    """the variances from the sums of squares, from the residual up; a negative set to 0
+    and the levels above solved with the 0"""
+    L = K.shape[1]
     var = np.zeros(L)
     neg = np.zeros(L, dtype=bool)
     for l in range(L - 1, -1, -1):
@@ -139,16 +149,21 @@ def nested_components(y, levels, names, n_boot=200, seed=0, level=0.95):
     n = y.size
     levs, names, notes = _structure(levels, names, n)
     K, sizes = _coefficients(levs, n)
-    var, neg = _fit(y, levs, sizes, K)
+    SS = _sums_of_squares(y, levs, sizes)
+    var, neg = _solve(SS, K)
     rng = np.random.default_rng(seed)
     boot = np.empty((n_boot, len(levs)))
     sd = np.sqrt(var)
+    expect = K @ var   # each sum of squares' expectation under the fitted model
     for b in range(n_boot):
         ys = np.zeros(n)
         for g, s, sdl in zip(levs, sizes, sd):
             if sdl > 0:
                 ys += sdl * rng.standard_normal(s.size)[g]
-        boot[b], _ = _fit(ys, levs, sizes, K)
+        # generalized pivot: a draw's SS over its expectation is (nearly) free of the variances;
+        # the observed SS over it is one plausible expectation, solved for the variances
+        piv = np.where(expect > 0, _sums_of_squares(ys, levs, sizes) / np.where(expect > 0, expect, 1.0), 1.0)
+        boot[b], _ = _solve(SS / np.maximum(piv, 1e-12), K)
     lo, hi = 50 * (1 - level), 50 * (1 + level)
     tot = var.sum()
     btot = boot.sum(axis=1, keepdims=True)
@@ -164,7 +179,8 @@ def nested_components(y, levels, names, n_boot=200, seed=0, level=0.95):
         if neg[l]:
             notes.append("the %s component's estimate fell below 0: set to 0 (no spread of its own detected)" % nm)
     return {"components": comps, "total_var": float(tot), "notes": notes,
-            "method": "Henderson's method I (nested, unbalanced), intervals by parametric bootstrap (%d draws)" % n_boot}
+            "method": "Henderson's method I (nested, unbalanced), intervals by generalized pivots from a parametric bootstrap "
+                      "(%d draws)" % n_boot}
 
 
 def ranks(x):

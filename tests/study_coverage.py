@@ -77,6 +77,7 @@ def main():
                 if t.get("slow_here"):
                     cab[key, "planted"] += 1
                     cab[key, "named alone"] += found == [truth["slow_cabinet"]]
+                    cab[key, "named (alone or not)"] += truth["slow_cabinet"] in found
                     g = [g for g in f["groups"] if g["level"] == "cabinet" and g["group"] == truth["slow_cabinet"]]
                     cab[key, "deviation's interval holds it"] += bool(g) and inside(truth["slow"], g[0]["ci"])
                 else:
