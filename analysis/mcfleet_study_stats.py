@@ -20,7 +20,9 @@ nested_components  the variance of a nested random-effects model
   fitted model are pivots (chi-square / df when balanced), the observed sums
   over one draw's pivots, solved as above, one plausible set of variances
   (Weerahandi's generalized intervals; exact for a balanced level);
-  percentiles of those. Plain percentiles of re-estimates undercover a level
+  percentiles of those. Where an estimate fell below 0 the pivots can all
+  land on 0; the upper bound is then the larger of theirs and the plain
+  bootstrap's (the draws refitted). Plain percentiles of re-estimates undercover a level
   of few groups (81 % for 4 cabinets, docs/study-bench.md).
 rank_correlation  Spearman's rho (average ranks for ties); interval by
   Fisher's z with the Bonett-Wright standard error sqrt((1 + rho^2/2) /
@@ -153,6 +155,7 @@ def nested_components(y, levels, names, n_boot=200, seed=0, level=0.95):
     var, neg = _solve(SS, K)
     rng = np.random.default_rng(seed)
     boot = np.empty((n_boot, len(levs)))
+    plain = np.empty((n_boot, len(levs)))   # the draws refitted: the plain parametric bootstrap
     sd = np.sqrt(var)
     expect = K @ var   # each sum of squares' expectation under the fitted model
     for b in range(n_boot):
@@ -162,19 +165,27 @@ def nested_components(y, levels, names, n_boot=200, seed=0, level=0.95):
                 ys += sdl * rng.standard_normal(s.size)[g]
         # generalized pivot: a draw's SS over its expectation is (nearly) free of the variances;
         # the observed SS over it is one plausible expectation, solved for the variances
-        piv = np.where(expect > 0, _sums_of_squares(ys, levs, sizes) / np.where(expect > 0, expect, 1.0), 1.0)
+        SSb = _sums_of_squares(ys, levs, sizes)
+        piv = np.where(expect > 0, SSb / np.where(expect > 0, expect, 1.0), 1.0)
         boot[b], _ = _solve(SS / np.maximum(piv, 1e-12), K)
+        plain[b], _ = _solve(SSb, K)
     lo, hi = 50 * (1 - level), 50 * (1 + level)
     tot = var.sum()
     btot = boot.sum(axis=1, keepdims=True)
     bshare = np.divide(boot, btot, out=np.zeros_like(boot), where=btot > 0)
+    ptot = plain.sum(axis=1, keepdims=True)
+    pshare = np.divide(plain, ptot, out=np.zeros_like(plain), where=ptot > 0)
     comps = []
     for l, nm in enumerate(names):
         vci = np.percentile(boot[:, l], [lo, hi])
+        sci = np.percentile(bshare[:, l], [lo, hi])
+        if neg[l]:   # an observed SS below its expectation can collapse the pivots onto 0: not proof of none
+            vci[1] = max(vci[1], float(np.percentile(plain[:, l], hi)))
+            sci[1] = max(sci[1], float(np.percentile(pshare[:, l], hi)))
         comps.append({"level": nm, "groups": int(sizes[l].size), "var": float(var[l]), "sd": float(sd[l]),
                       "share": float(var[l] / tot) if tot > 0 else 0.0, "var_ci": [float(vci[0]), float(vci[1])],
                       "sd_ci": [float(math.sqrt(vci[0])), float(math.sqrt(vci[1]))],
-                      "share_ci": [float(x) for x in np.percentile(bshare[:, l], [lo, hi])],
+                      "share_ci": [float(sci[0]), float(sci[1])],
                       "truncated": bool(neg[l])})
         if neg[l]:
             notes.append("the %s component's estimate fell below 0: set to 0 (no spread of its own detected)" % nm)
