@@ -201,6 +201,9 @@ def read_h5(path, table, all_metrics=False):
             t["covs"]["pcie_ok"] = pcie
         meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("start_time", "mcfleet_version", "backend", "deck_path")}
         meta["complete"] = r.attr_int(r.meta, "/meta", "complete", default=1)
+        # what was injected for testing (MCFLEET_INJECT*): a planted slow GPU must not read as a real one
+        meta["injected"] = "; ".join(t for t in (r.attr_text(r.meta, "/meta", k) for k in ("injected", "injected_slow"))
+                                     if t.strip())
         return {"keys": keys, "node": node, "bus": bus, "sku": sku, "tests": tests, "meta": meta, "nranks": n}
 
     data = reading(path, read)
@@ -242,6 +245,7 @@ def read_h5(path, table, all_metrics=False):
     table.inputs.append({"path": show(path), "kind": "h5", "runs": 1, "gpus": len(gpus), "start_time":
                          data["meta"]["start_time"], "complete": data["meta"]["complete"],
                          "backend": data["meta"]["backend"], "deck": data["meta"]["deck_path"],
+                         "injected": show(data["meta"]["injected"]),
                          "gpus_without_identity": unnamed})
 
 

@@ -137,6 +137,12 @@ def page(res):
                    esc(show(" > ".join(res["location"]["levels"])) or "no levels"),
                    esc(show(res["location"]["pattern"]))))
     out.append("<ul>" + "".join("<li>%s</li>" % esc(show(i["path"])) for i in res["inputs"][:50]) + "</ul>")
+    for i in res["inputs"]:
+        if i.get("injected"):
+            out.append("<p><b>Injected for testing</b> in %s: %s</p>" % (esc(show(i["path"])), esc(show(i["injected"])[:300])))
+        if not i.get("complete", 1):
+            out.append("<p><b>Incomplete run</b>: %s (stopped or failed: what it finished is studied)</p>"
+                       % esc(show(i["path"])))
     for r in res["refused"][:20]:
         out.append("<div>refused: %s: %s</div>" % (esc(show(r["where"])), esc(show(r["why"]))))
     out.append("<h2>Performance classes</h2><p>A node takes its slowest GPU's class; Slurm's Weight and Features "

@@ -114,6 +114,11 @@ def text_report(res):
         out.append("  %d nodes not placed (location '?': the name does not match, not in the map, or a cell "
                    "empty): %s" % (
             len(loc["hosts_unparsed"]), ", ".join(show(h) for h in loc["hosts_unparsed"][:5])))
+    for i in res["inputs"]:
+        if i.get("injected"):
+            out.append("INJECTED FOR TESTING in %s: %s" % (show(i["path"]), show(i["injected"])[:300]))
+        if not i.get("complete", 1):
+            out.append("incomplete run: %s (stopped or failed: what it finished is studied)" % show(i["path"]))
     for r in res["refused"][:10]:
         out.append("refused: %s: %s" % (show(r["where"]), show(r["why"])))
     if res["gpus_moved"]:

@@ -46,7 +46,16 @@ for kind in ("matrix", "memory"):
     assert last["slowdown"] > 200 and c["classes"][0]["n_gpus"] >= 1, c["classes"]
     assert all(cl["slowdown"] < 150 for cl in c["classes"][:-1]), c["classes"]
 assert "<img" in page and "performance classes" in text
+# the planted slowdown is said, never passed off as a real slow GPU
+assert all("st-*@3, 32 times" in i["injected"] for i in res["inputs"]), res["inputs"]
+assert text.count("INJECTED FOR TESTING in ") == 2 and "Injected for testing" in page
 PY
+# a run that did not finish (complete = 0, as a killed run leaves it) is named as such
+cp "$work/run1.h5" "$work/cut.h5"
+"$PYTHON_H5" -c "import h5py, sys; h5py.File(sys.argv[1], 'r+')['meta'].attrs['complete'] = 0" "$work/cut.h5"
+"$MCFLEET" study "$work/cut.h5" --boot 20 | grep -q "^incomplete run: .*cut.h5 (stopped or failed" \
+    || fail "an incomplete run not said"
+"$MCFLEET" study "$work/run1.h5" --boot 20 | grep -q "^incomplete run" && fail "a complete run called incomplete"
 
 run() { rc=0; "$@" >"$work/out" 2>"$work/err" || rc=$?; }
 # bad input: named, exit 2
