@@ -19,11 +19,12 @@ nested_components  the variance of a nested random-effects model
   (normal effects); a draw's sums of squares over their expectation under the
   fitted model are pivots (chi-square / df when balanced), the observed sums
   over one draw's pivots, solved as above, one plausible set of variances
-  (Weerahandi's generalized intervals; exact for a balanced level);
-  percentiles of those. Where an estimate fell below 0 the pivots can all
-  land on 0; the upper bound is then the larger of theirs and the plain
-  bootstrap's (the draws refitted). Plain percentiles of re-estimates undercover a level
-  of few groups (81 % for 4 cabinets, docs/study-bench.md).
+  (Weerahandi's generalized intervals; exact for the last level of a
+  balanced design); percentiles of those. Where an estimate fell below 0
+  the pivots can all land on 0; the upper bound is then the larger of
+  theirs and the plain bootstrap's (the draws refitted). Plain percentiles
+  of re-estimates undercover a level of few groups (82 % for 4 cabinets,
+  tests/study_stats.py).
 rank_correlation  Spearman's rho (average ranks for ties); interval by
   Fisher's z with the Bonett-Wright standard error sqrt((1 + rho^2/2) /
   (n - 3)); p from z = atanh(rho) sqrt((n - 3) / 1.06) (Fieller, Hartley and
