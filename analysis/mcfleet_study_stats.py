@@ -190,6 +190,9 @@ def nested_components(y, levels, names, n_boot=200, seed=0, level=0.95):
                       "truncated": bool(neg[l])})
         if neg[l]:
             notes.append("the %s component's estimate fell below 0: set to 0 (no spread of its own detected)" % nm)
+        if l < len(names) - 1 and sizes[l].size < MIN_GROUPS_CI:
+            notes.append("level %s has %d groups: its interval is wide (few groups say little about a spread)"
+                         % (nm, sizes[l].size))
     return {"components": comps, "total_var": float(tot), "notes": notes,
             "method": "Henderson's method I (nested, unbalanced), intervals by generalized pivots from a parametric bootstrap "
                       "(%d draws)" % n_boot}
