@@ -17,7 +17,8 @@ For each figure:
                    > node > GPU > run > repetition; the location levels from
                    the node names, --location), each level's standard
                    deviation in percent and share of the variance, with 95 %
-                   intervals from a parametric bootstrap of the fitted model
+                   intervals (generalized pivots from a parametric bootstrap
+                   of the fitted model: wide where a level has few groups)
   follows          the GPUs' figures against their clock under load, power,
                    temperature, throttled share, NUMA locality and PCIe state:
                    Spearman's rho with its interval and p, and the Theil-Sen
@@ -32,7 +33,7 @@ Then performance classes per workload kind (matrix, compute, memory, power
 (tests with a duration), link, other): each GPU's score is the mean of its figures
 in that kind (percent from the median, higher better); classes by exact 1-D
 k-means, k by BIC with the variance floored at the measurement noise, classes
-closer than twice the noise merged. A node's class is its slowest GPU's.
+closer than twice the noise or --min-rel merged. A node's class is its slowest GPU's.
 `mcfleet export --study STUDY.json` turns the classes into Slurm weights and
 features and a Prometheus textfile (docs/operations.md).
 
