@@ -224,7 +224,7 @@ def standing_out(gpus, levels, opt):
         adj = mean - shift
         if lv == "node":   # the GPUs of each node
             grp = np.array(hosts, dtype=object)
-            vals, unit, of_unit = adj, "gpu", np.arange(len(gpus))
+            vals, unit, of_unit, deff = adj, "gpu", np.arange(len(gpus)), 1.0
             if len(set(hosts)) < 2 or len(set(hosts)) == len(hosts):
                 break
         else:   # the nodes of each group of this level
@@ -238,8 +238,15 @@ def standing_out(gpus, levels, opt):
             unit, of_unit = "node", node_of
             if len(set(key)) < 2:
                 continue
-        for r in st.groups_standing_out(vals, grp, opt.min_rel, alpha=opt.alpha, seed=opt.seed):
-            out.append(dict(r, level=lv, group=str(r["group"]), unit=unit))
+            # the nodes of a chassis share its draw: a cabinet's mean varies more than its node
+            # count says (Kish's design effect from the levels between this one and the node)
+            loc_of_node = [None] * len(nodes)
+            for h, loc in zip(hosts, loc_of):
+                loc_of_node[ix[h]] = loc
+            subs = [["/".join(loc[:j + 1]) for loc in loc_of_node] for j in range(i + 1, len(levels))]
+            deff = st.design_effect(vals, grp.astype(str), subs)
+        for r in st.groups_standing_out(vals, grp, opt.min_rel, alpha=opt.alpha, seed=opt.seed, deff=deff):
+            out.append(dict(r, level=lv, group=str(r["group"]), unit=unit, design_effect=deff))
             if r["stands_out"]:
                 member = np.array([grp[u] == r["group"] for u in of_unit])
                 shift[member] += r["dev"]

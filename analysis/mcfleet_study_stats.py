@@ -37,7 +37,9 @@ groups_standing_out  each group's mean against the rest's; under random
   relabelling of the units (a permutation test) the group's mean has the
   finite-population mean and variance s^2/k (N-k)/(N-1): p from that normal
   approximation (exact moments, scales to any number of groups), Holm-adjusted
-  over the groups; interval from the Welch standard error.
+  over the groups; interval from the Welch standard error. Both variances
+  times Kish's design effect where the units are clustered below the groups
+  (design_effect: a cabinet's nodes in chassis).
 trend  Theil-Sen slope of y against t, Kendall's tau and its p (normal, with
   the continuity correction; three points never reach p < 0.05).
 icc  one-way random-effects ICC(1) from the ANOVA mean squares with the
@@ -256,12 +258,45 @@ def slope(x, y, seed=0):
     return {"slope": float(np.median(s)), "slope_ci": [float(s[lo]), float(s[hi])]}
 
 
-def groups_standing_out(values, group, min_rel, alpha=0.01, seed=0):
+def design_effect(values, group, sub_levels):
+    """Kish's design effect of a group's mean of VALUES whose units are clustered in SUB_LEVELS
+    (each nested in GROUP, outermost first): 1 + sum over sub-levels of (m_c - 1) rho_c, rho_c
+    the share of the units' within-group variance that level c holds (Henderson I on the
+    units), m_c its size-weighted mean cluster size. 1 where the units are not clustered"""
+    v = np.asarray(values, float)
+    n = v.size
+    top = relabel(group)
+    levs = [top]
+    for sub in sub_levels:
+        g = relabel(sub)
+        count = int(g.max()) + 1 if n else 0
+        if count in (int(levs[-1].max()) + 1, n):   # the same partition as above, or one unit a cluster
+            continue
+        levs.append(g)
+    if len(levs) == 1 or n < 3:
+        return 1.0
+    levs.append(np.arange(n, dtype=np.int64))
+    K, sizes = _coefficients(levs, n)
+    var, _ = _solve(_sums_of_squares(v, levs, sizes), K)
+    within = float(var[1:].sum())
+    if within <= 0:
+        return 1.0
+    deff = 1.0
+    for c in range(1, len(levs) - 1):
+        m = float((sizes[c] ** 2).sum()) / n
+        deff += (m - 1.0) * var[c] / within
+    return float(deff) if np.isfinite(deff) else 1.0   # values near 1e308 overflow: no clustering said
+
+
+def groups_standing_out(values, group, min_rel, alpha=0.01, seed=0, deff=1.0):
+    """each group's mean against the rest's (the module's text); DEFF inflates the variance of
+    a group's mean where the units are clustered below the groups (design_effect)"""
     v = np.asarray(values, float)
     g = np.asarray(group)
     names, inv = np.unique(g.astype(str), return_inverse=True)
     N = v.size
     s2 = v.var(ddof=1) if N > 1 else 0.0
+    deff = float(deff) if np.isfinite(deff) and deff > 1.0 else 1.0
     out = []
     for i, name in enumerate(names):
         mine = inv == i
@@ -271,10 +306,11 @@ def groups_standing_out(values, group, min_rel, alpha=0.01, seed=0):
             continue
         dev = float(v[mine].mean() - rest.mean())
         # the group's mean under relabelling: mean of the whole, variance s2/k (N-k)/(N-1)
-        sd_perm = math.sqrt(s2 / k * (N - k) / (N - 1)) if N > 1 and s2 > 0 else 0.0
+        sd_perm = math.sqrt(deff * s2 / k * (N - k) / (N - 1)) if N > 1 and s2 > 0 else 0.0
         shift = float(v[mine].mean() - v.mean())
         p = _normal_p(shift / sd_perm) if sd_perm > 0 else (1.0 if shift == 0 else 0.0)
-        se = math.sqrt((v[mine].var(ddof=1) / k if k > 1 else s2) + (rest.var(ddof=1) / rest.size if rest.size > 1 else s2))
+        se = math.sqrt(deff * ((v[mine].var(ddof=1) / k if k > 1 else s2) +
+                               (rest.var(ddof=1) / rest.size if rest.size > 1 else s2)))
         out.append({"group": str(name), "n": k, "dev": dev, "ci": [dev - Z95 * se, dev + Z95 * se], "p": p})
     # Holm: the i-th smallest p times (m - i), kept monotone
     order = sorted(range(len(out)), key=lambda j: out[j]["p"])

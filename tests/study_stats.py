@@ -146,6 +146,24 @@ assert [k for k, o in out.items() if o["stands_out"]] == ["7"], out
 v2 = np.r_[rng.normal(0, 0.01, 60), rng.normal(-0.5, 0.01, 12)]
 assert not any(o["stands_out"] for o in st.groups_standing_out(v2, g, 1.0))
 
+# groups whose units are clustered below them (a cabinet's nodes in chassis): Kish's design
+# effect near its planted value (30 clusters of 4, cluster and unit sd 1: 1 + 3 x 0.5 = 2.5),
+# 1 without clusters; with it the groups' test keeps its alpha where ignoring the clusters
+# names a group in most fleets planted with none
+gc, cc = np.repeat(np.arange(6), 20), np.repeat(np.arange(30), 4)
+ds = [st.design_effect(rng.standard_normal(30)[cc] + rng.standard_normal(120), gc, [cc]) for _ in range(50)]
+assert 2.2 < float(np.median(ds)) < 2.8, np.median(ds)
+assert st.design_effect(rng.standard_normal(120), gc, [np.arange(120)]) == 1.0
+named = {True: 0, False: 0}
+cab, ch = np.repeat(np.arange(6), 8), np.repeat(np.arange(12), 4)
+for _ in range(300):
+    v = 0.6 * rng.standard_normal(12)[ch] + 0.3 * rng.standard_normal(48)
+    d = st.design_effect(v, cab, [ch])
+    for use in (True, False):
+        named[use] += any(x["stands_out"] for x in st.groups_standing_out(v, cab, 0.0, alpha=0.05,
+                                                                          deff=d if use else 1.0))
+assert named[True] <= 30 and named[False] >= 150, named   # alpha 0.05 of 300 is 15
+
 # trend: a falling GPU; three points never reach p < 0.05
 t = st.trend([0, 1, 2, 3, 4, 5], [5, 4.1, 3, 2.2, 1, 0.1])
 assert t["tau"] == -1 and t["p"] < 0.05 and abs(t["slope"] + 1) < 0.1, t

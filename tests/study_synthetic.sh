@@ -82,12 +82,13 @@ levels["fleet2"] = levels["fleet1"]
 # each node measured in a run of its own: a GPU's run is its GPU (merged)
 levels["bynode"] = ["cabinet", "chassis", "slot+board", "node", "gpu+run", "repetition"]
 for name in ("fleet1", "fleet2", "fleet3", "bynode"):
-    # fleet3's chassis effect makes a cabinet's nodes share more than their cabinet: over 100
-    # seeds (docs/bench/2026-11-28-issue30/study-bench/coverage-chassis.txt) the slow cabinet
-    # is named alone in 91-95, its deviation's interval holds -3 % in 77-80, no cabinet is
-    # named in the memory figure in 93, the slope's interval holds the planted one in 90-97;
-    # the chassis' draws are real structure the memory classes may split. Those are not
-    # asserted there: the levels, the cabinet named, the correlations are.
+    # fleet3's chassis effect makes a cabinet's nodes share more than their cabinet; the cabinet
+    # test takes that in (a design effect) and so has less power: over 100 seeds
+    # (docs/bench/2026-11-28-issue30/study-bench/coverage-chassis.txt) the slow cabinet is named
+    # in 75-76 of 100 (alone in all but one); its deviation's interval holds -3 % in 86-90; a cabinet is
+    # named in the memory figure (none planted) in 2; the slope's interval holds the planted one
+    # in 88-95; the chassis' draws are real structure the memory classes may split. Those are
+    # not asserted there: the levels, no wrong cabinet, the design effect, the correlations are.
     strict = name != "fleet3"
     truth = planted("%s/%s.csv" % (w, name))
     res = json.load(open("%s/%s.json" % (w, name)))
@@ -105,8 +106,14 @@ for name in ("fleet1", "fleet2", "fleet3", "bynode"):
         if truth["planted_sd"]["chassis"] > 0:
             assert f["components"][1]["sd_ci"][1] > 0, (name, "chassis planted, its interval is 0", f["components"][1])
         found = [g for g in f["groups"] if g["stands_out"] and g["level"] == "cabinet"]
-        if t["slow_here"] and not strict:
-            assert truth["slow_cabinet"] in [g["group"] for g in found], (name, f["test"], found)
+        if not strict:   # only the slow cabinet may be named, and the chassis are seen
+            assert [g["group"] for g in found] in ([], [truth["slow_cabinet"]] if t["slow_here"] else []), \
+                (name, f["test"], found)
+            cab = [g for g in f["groups"] if g["level"] == "cabinet"]
+            assert cab and cab[0]["design_effect"] > 1.2, (name, f["test"], cab[:1])
+            if t["slow_here"]:
+                dev = [g["dev"] for g in cab if g["group"] == truth["slow_cabinet"]][0]
+                assert dev < truth["slow"] / 2, (name, f["test"], dev)
         elif t["slow_here"]:
             assert [g["group"] for g in found] == [truth["slow_cabinet"]], (name, f["test"], found)
             assert found[0]["ci"][0] <= truth["slow"] <= found[0]["ci"][1], found[0]
