@@ -55,6 +55,7 @@ import mcfleet_study_stats as st   # noqa: E402
 
 CLASS_KINDS = ("matrix", "compute", "memory", "power", "link", "other")
 MIN_GPUS_COV = 5   # fewer GPUs than this: no correlation is worth printing
+DEFF_SAID = 1.2    # a level tested with a design effect from this up is said beside its groups
 
 
 class Usage(Exception):
@@ -141,6 +142,7 @@ def figure_study(fi, a, table, where, levels, opt):
     out["gpus"] = gpus
     out["covariates"] = covariates(gpus, opt)
     out["groups"] = standing_out(gpus, levels, opt)
+    out["clustered"] = {g["level"]: g["design_effect"] for g in out["groups"] if g["design_effect"] >= DEFF_SAID}
     out["repeatability"] = None
     out["run_shared_in_node"] = None
     if out["n_runs"] > 1 and cells.size > uniq.size:
@@ -220,6 +222,14 @@ def standing_out(gpus, levels, opt):
     loc_of = [[g["loc"][lv] for lv in levels] for g in gpus]
     hosts = [g["host"] for g in gpus]
     mean = np.array([g["mean"] for g in gpus])
+    nodes = sorted(set(hosts))
+    ix = {n: k for k, n in enumerate(nodes)}
+    node_of = np.array([ix[h] for h in hosts])
+    loc_of_node = [None] * len(nodes)
+    for h, loc in zip(hosts, loc_of):
+        loc_of_node[ix[h]] = loc
+    # each node's group at each level, outermost first ("cabinet/chassis": chassis 0 of two cabinets differ)
+    node_key = [["/".join(loc[:j + 1]) for loc in loc_of_node] for j in range(len(levels))]
     for i, lv in enumerate(levels + ["node"]):
         adj = mean - shift
         if lv == "node":   # the GPUs of each node
@@ -228,23 +238,14 @@ def standing_out(gpus, levels, opt):
             if len(set(hosts)) < 2 or len(set(hosts)) == len(hosts):
                 break
         else:   # the nodes of each group of this level
-            key = ["/".join(loc[:i + 1]) for loc in loc_of]
-            nodes = sorted(set(hosts))
-            ix = {n: k for k, n in enumerate(nodes)}
-            node_of = np.array([ix[h] for h in hosts])
             vals = np.bincount(node_of, adj) / np.bincount(node_of)
-            grp = np.empty(len(nodes), dtype=object)
-            grp[node_of] = key
+            grp = np.array(node_key[i], dtype=object)
             unit, of_unit = "node", node_of
-            if len(set(key)) < 2:
+            if len(set(node_key[i])) < 2:
                 continue
             # the nodes of a chassis share its draw: a cabinet's mean varies more than its node
             # count says (Kish's design effect from the levels between this one and the node)
-            loc_of_node = [None] * len(nodes)
-            for h, loc in zip(hosts, loc_of):
-                loc_of_node[ix[h]] = loc
-            subs = [["/".join(loc[:j + 1]) for loc in loc_of_node] for j in range(i + 1, len(levels))]
-            deff = st.design_effect(vals, grp.astype(str), subs)
+            deff = st.design_effect(vals, node_key[i], node_key[i + 1:])
         for r in st.groups_standing_out(vals, grp, opt.min_rel, alpha=opt.alpha, seed=opt.seed, deff=deff):
             out.append(dict(r, level=lv, group=str(r["group"]), unit=unit, design_effect=deff))
             if r["stands_out"]:

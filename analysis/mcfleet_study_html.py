@@ -118,10 +118,8 @@ def figure_section(i, f, levels):
     if hits:
         out.append("<p><b>Stand out:</b> " + "; ".join(esc("%s %s %+.2f %% %s (Holm p %s)" % (
             g["level"], show(g["group"]), g["dev"], ci(g["ci"]), pval(g["p_adj"]))) for g in hits) + "</p>")
-    deffs = {g["level"]: g.get("design_effect", 1.0) for g in f["groups"]}
-    for lv, d in deffs.items():
-        if d >= 1.2:
-            out.append("<p>%s tested with design effect %.2f (its nodes share the levels below it)</p>" % (esc(lv), d))
+    for lv, d in f.get("clustered", {}).items():
+        out.append("<p>%s tested with design effect %.2f (its nodes share the levels below it)</p>" % (esc(lv), d))
     for lv in [lv for lv in levels if any(g["level"] == lv for g in f["groups"])][:2]:
         out.append(groups_plot(f, lv, levels))
     r = f.get("repeatability")

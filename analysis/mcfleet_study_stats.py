@@ -265,17 +265,13 @@ def design_effect(values, group, sub_levels):
     units), m_c its size-weighted mean cluster size. 1 where the units are not clustered"""
     v = np.asarray(values, float)
     n = v.size
-    top = relabel(group)
-    levs = [top]
-    for sub in sub_levels:
-        g = relabel(sub)
-        count = int(g.max()) + 1 if n else 0
-        if count in (int(levs[-1].max()) + 1, n):   # the same partition as above, or one unit a cluster
-            continue
-        levs.append(g)
-    if len(levs) == 1 or n < 3:
+    if n < 3:
         return 1.0
-    levs.append(np.arange(n, dtype=np.int64))
+    # the decomposition's own structure: a sub-level that repeats the groups or holds one unit each
+    # is merged away; what is left between the groups and the units is the clustering
+    levs, _, _ = _structure([group] + list(sub_levels), ["group"] + ["sub"] * len(sub_levels) + ["unit"], n)
+    if len(levs) < 3:
+        return 1.0
     K, sizes = _coefficients(levs, n)
     var, _ = _solve(_sums_of_squares(v, levs, sizes), K)
     within = float(var[1:].sum())

@@ -58,11 +58,9 @@ def groups_text(f):
     tested = {g["level"] for g in f["groups"]}
     if tested and not any(g["stands_out"] for g in f["groups"]):
         out.append("  no %s stands out" % " or ".join(sorted(tested)))
-    deffs = {g["level"]: g.get("design_effect", 1.0) for g in f["groups"]}
-    for level, d in deffs.items():
-        if d >= 1.2:
-            out.append("  %s tested with design effect %.2f: its nodes share the levels below it, so a %s's mean "
-                       "varies %.2f times more than its node count says" % (level, d, level, d))
+    for level, d in f.get("clustered", {}).items():
+        out.append("  %s tested with design effect %.2f: its nodes share the levels below it, so a %s's mean "
+                   "varies %.2f times more than its node count says" % (level, d, level, d))
     return out
 
 
