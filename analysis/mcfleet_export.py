@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """mcfleet export: a run's verdict and a study's performance classes in the
-forms operations use: Slurm node lines, a Prometheus textfile, drain commands.
+forms operations use: Slurm node lines, Prometheus textfiles, drain commands.
 
   mcfleet export [RUN.h5] [--study STUDY.json] [--slurm FILE|-] [--slurm-conf CONF]
-                 [--slurm-update] [--weight-kind KIND] [--prom FILE|-]
-                 [--drain-lines | --drain] [--node NAME] [--force] [report options]
+                 [--slurm-update] [--weight-kind KIND] [--prom DIR|FILE|-] [--fleet]
+                 [--figures none|judged|all] [--drain-lines | --drain] [--node NAME] [--force]
+                 [report options]
 
 Slurm (--study, from `mcfleet study --format json`): each node gets a Weight
 (Slurm allocates the LOWEST weight first: 1 + round(10 x its class's slowdown
@@ -20,28 +21,41 @@ lines, for a site that generates its node definitions. --slurm-update prints
 `scontrol update` commands that apply them at once (lost at the next
 reconfigure or restart: install the merged file too).
 
-Prometheus (--prom): a node_exporter textfile (put it in the collector's
---collector.textfile.directory, named *.prom), written atomically with mode
-0644: per GPU (labels node, gpu, test, metric) the run's figures, verdict and
-FAIL causes (RUN.h5) and the study's medians and classes (--study), plus each
-node's class and Slurm weight. --node NAME keeps one node's series (one file
-per node, written on the node).
+Prometheus (--prom), node_exporter textfiles written atomically, mode 0644:
+  --prom DIR            one file per node, DIR/mcfleet-<node>.prom (the default
+                        form: copy each to its node's textfile directory)
+  --prom FILE --node N  node N's file alone (run on the node itself)
+  --prom FILE --fleet   every node in one file, for a central node_exporter
+A node's file holds its GPUs' verdict, causes and worst cause (RUN.h5), their
+class per workload kind and the node's class and weight (--study): at most
+5 + 2 x kinds series a GPU. The fleet file adds each test's judged figure per
+GPU and the fleet's counts. --figures none|judged|all overrides (all: every
+figure of every test, and the study's per-GPU medians). The series written
+are counted on standard error.
 
 Drain (RUN.h5): the verdict is the C report's (`mcfleet report RUN.h5
 --format json`, with the report options given here, e.g. --profiles DIR).
 --drain-lines prints, for each node with a GPU that FAILs, `scontrol update
-NodeName=N State=DRAIN Reason="mcfleet: GPU <bus or uuid> <test> FAIL ..."`;
+NodeName=N State=DRAIN 'Reason=mcfleet: GPU <bus or uuid> <test> FAIL ...'`;
 --drain runs them (an operator's choice, never the default) and says what
 each scontrol answered. --node NAME limits them to one node.
+
+Every node name given to Slurm, a shell or a file name is checked first
+(1-64 letters, digits, '.', '_', '-', starting with a letter or digit): one
+that is not is refused with exit 2, naming the file and line (or rank) it
+came from, and nothing is written or run. Host lists of --slurm-conf are
+matched without being expanded; a line that must be split is expanded
+within 65536 names (docs/operations.md, "Node names").
 
 Outputs are never overwritten without --force (and never a symlink, FIFO,
 device or directory); - is standard output.
 
 Exit codes: 0 done (with --drain-lines or --drain: no GPU FAILs); 1 with
 --drain-lines or --drain: a node has a GPU that FAILs (its line printed, or it
-was drained); 2 bad usage, a study or results file that cannot be used, an
-output refused; 3 an output that cannot be written, a scontrol that failed,
-the mcfleet binary that cannot be run.
+was drained); 2 bad usage, a node name refused, a study, results or
+slurm.conf file that cannot be used, an output refused; 3 an output that
+cannot be written, a scontrol that failed, the mcfleet binary that cannot be
+run.
 """
 import argparse
 import json
@@ -50,53 +64,96 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mcfleet_compare  # noqa: E402
 import mcfleet_creport as creport  # noqa: E402
+import mcfleet_hostlist as hostlist  # noqa: E402
 import mcfleet_outpath as outpath  # noqa: E402
 import mcfleet_prom as prom  # noqa: E402
 import mcfleet_slurm as slurm  # noqa: E402
-from mcfleet_results import BadFile, quiet_pipe, reading, show  # noqa: E402
+from mcfleet_results import BadFile, Results, quiet_pipe, reading, show  # noqa: E402
 
 Bad = slurm.Bad
 
 
-# ---------------------------------------------------------------- the API `mcfleet study` calls
-def slurm_lines(study, conf_text=None, weight_kind="all"):
-    """Slurm lines of the study's classes: bare NodeName lines, or with
-    conf_text (the site's file with its NodeName lines) that file whole, the
-    weights and features merged in. Returns the text; Bad where the study has
-    no classes. Nodes of the study the file lacks are named in a comment at
-    its end."""
-    if conf_text is None:
-        return slurm.fragment_lines(study, weight_kind)
-    text, notes = slurm.merge(study, conf_text, weight_kind)
-    if notes:
-        text = text.rstrip("\n") + "\n" + "".join("# mcfleet export: %s\n" % n for n in notes)
-    return text if text.endswith("\n") else text + "\n"
+# ---------------------------------------------------------------- where a node name came from
+def json_line(text, name):
+    """the first line of a JSON text that holds NAME as a string, or 0"""
+    for form in (json.dumps(name), json.dumps(name, ensure_ascii=False)):
+        at = text.find(form)
+        if at >= 0:
+            return text.count("\n", 0, at) + 1
+    return 0
 
 
-def prometheus_text(study=None, report=None, node=None, units=None):
-    """the textfile's text: the run's GPUs (report: the C report's JSON; units:
-    {(test, metric): unit}), the study's medians and classes (study); node:
-    one node's series only"""
-    fams = prom.Families()
-    if report is not None:
-        prom.from_report(fams, report, units or {}, node)
+def study_where(path, text, study):
+    """where(node): the study file and line naming NODE, and the input the
+    study read it from where it says (its "node_names_refused")"""
+    origin = {r.get("node"): r.get("from") for r in study.get("node_names_refused") or [] if isinstance(r, dict)}
+
+    def where(node):
+        line = json_line(text, node)
+        at = "%s:%d" % (show(path), line) if line else show(path)
+        return at + (" (from %s)" % show(origin[node]) if origin.get(node) else "")
+    return where
+
+
+def report_where(path, g):
+    return "%s: rank %s's node (/ranks/slurm_nodename, else /ranks/hostname)" % (show(path), g.get("rank"))
+
+
+# ---------------------------------------------------------------- Prometheus
+def prom_files(a, study, rep, units, judged, where_study):
+    """{node or None: text} of the textfiles asked for, and the GPUs they hold"""
+    per_node = a.prom != "-" and os.path.isdir(a.prom)
+    figures = a.figures or ("judged" if a.fleet else "none")
+    files = prom.Files(node=a.node, per_node=per_node)
+    if rep is not None:
+        prom.from_report(files, rep, units or {}, judged or {}, figures)
     if study is not None:
         weights = None
         try:
-            weights = slurm.node_classes(study)
-        except Bad:
-            pass   # a study without classes: its figures alone
-        prom.from_study(fams, study, node, weights)
-    return fams.text()
+            weights = slurm.node_classes(study, where=where_study)
+        except Bad as e:
+            if "no performance classes" not in str(e):
+                raise
+        prom.from_study(files, study, weights, figures)
+    texts = files.texts()
+    if per_node:   # every node of a file name passes the rule
+        for n in texts:
+            g = next((g for g in (rep or {}).get("gpus", []) if prom.gpu_node(g) == n), None)
+            hostlist.check_name(n, report_where(a.file, g) if g else where_study(n))
+    return texts, files.series()
 
 
-def write_prom(path, text, force=True):
-    """PATH replaced atomically by TEXT, mode 0644 (mcfleet_prom.write)"""
-    prom.write(path, text, force)
+def gpus_of(rep, study, node=None):
+    """the GPUs the textfiles are about: the run's, else the study's ({(node, gpu)})"""
+    if rep is not None:
+        got = {(prom.gpu_node(g), i) for g, i in zip(rep.get("gpus", []), prom.gpu_ids(rep))}
+    else:
+        got = {(v.get("host", ""), gpu) for b in (study.get("classes") or {}).values()
+               for gpu, v in (b.get("gpus") or {}).items()}
+        got |= {(g.get("host", ""), g.get("gpu", "")) for f in study.get("figures", []) for g in f.get("gpus", [])}
+    return {x for x in got if node is None or x[0] == node}
 
 
+def prom_path(a, node):
+    return os.path.join(a.prom, "mcfleet-%s.prom" % node) if node is not None else a.prom
+
+
+def judged_metrics(path):
+    """({(test, metric): unit}, {test: its judged metric}) of a results file (in a child process)"""
+    def read():
+        r = Results(path)
+        units, judged = {}, {}
+        for name, gname, g in r.tests():
+            metrics = [m for m in r.attr_text(g, gname, "summary_metrics").split(",") if m]
+            judged[name] = r.summary_metric(g, gname)
+            for m in metrics:
+                units[(name, m)] = r.unit(g, gname, m)
+        return units, judged
+    return reading(path, read)
+
+
+# ---------------------------------------------------------------- drains
 def gpu_name(g, ident):
     """a GPU as an operator finds it: its PCI bus, else its identity (UUID, serial)"""
     bus = (g.get("pci_bus_id") or "").strip()
@@ -117,9 +174,10 @@ def cause_words(c):
     return "%s: %s" % (c.get("rule", "?"), " ".join(str(c.get("text", "")).split())[:60])
 
 
-def drain_plan(report, node=None):
-    """[(node, scontrol words, the line printed)] for each node with a GPU
-    that FAILs in the C report's JSON"""
+def drain_plan(report, node=None, path="RUN.h5"):
+    """[(node, scontrol words, the shell line)] for each node with a GPU
+    that FAILs in the C report's JSON; every node name checked before any is
+    returned (Bad naming the file and rank)"""
     by_node = {}
     for g, ident in zip(report.get("gpus", []), prom.gpu_ids(report)):
         if g.get("verdict") != "FAIL":
@@ -136,14 +194,9 @@ def drain_plan(report, node=None):
         more = len(causes) - 1
         reason = "mcfleet: GPU %s %s%s" % (gpu_name(g, g["ident"]), what, "; +%d more on %d GPU%s" % (
             more, len(gpus), "" if len(gpus) == 1 else "s") if more else "")
-        args, line = slurm.drain_command(n, reason)
+        args, line = slurm.drain_command(n, reason, report_where(path, gpus[0]))
         plan.append((n, args, line))
     return plan
-
-
-def drain_lines(report, node=None):
-    """the scontrol drain commands (drain_plan), as lines"""
-    return [line for _, _, line in drain_plan(report, node)]
 
 
 def run_drains(plan, out=sys.stdout, err=sys.stderr):
@@ -161,32 +214,25 @@ def run_drains(plan, out=sys.stdout, err=sys.stderr):
 
 # ---------------------------------------------------------------- the command
 def load_study(path):
+    """(the study, where(node)) of mcfleet study's JSON"""
     try:
         with open(path, encoding="utf-8") as f:
-            study = json.load(f)
+            text = f.read()
+        study = json.loads(text)
     except (OSError, ValueError) as e:
         raise Bad("--study %s: %s" % (show(path), getattr(e, "strerror", None) or e))
     if not isinstance(study, dict) or not (isinstance(study.get("classes"), dict) or isinstance(study.get("figures"),
                                                                                                   list)):
         raise Bad("--study %s: not the JSON of mcfleet study (no \"classes\" or \"figures\")" % show(path))
-    return study
+    return study, study_where(path, text, study)
 
 
-def units_of(path):
-    """{(test, metric): unit} of a results file (mcfleet compare's reader, in a child process)"""
-    run = reading(path, lambda: mcfleet_compare.read_run(path))
-    return {(t, m): v["unit"] for t, test in run["tests"].items() for m, v in test["metrics"].items()}
-
-
-def emit(option, path, text, force):
-    if path == "-":
-        sys.stdout.write(text)
-        return
-    if option == "--prom":
-        prom.write(path, text, force)
-    else:
-        outpath.write(option, path, force, lambda f: f.write(text))
-    print("wrote %s" % show(path), file=sys.stderr)
+def read_conf(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, ValueError) as e:
+        raise Bad("--slurm-conf %s: %s" % (show(path), getattr(e, "strerror", None) or e))
 
 
 def main(argv):
@@ -200,11 +246,15 @@ def main(argv):
     ap.add_argument("--slurm-update", action="store_true", help="print scontrol update commands that apply them now")
     ap.add_argument("--weight-kind", default="all", metavar="KIND",
                     help="the workload kind (matrix, memory, power) that orders the weights (default: all)")
-    ap.add_argument("--prom", metavar="FILE", help="write the Prometheus textfile (FILE.prom; - for standard output)")
+    ap.add_argument("--prom", metavar="DIR|FILE", help="Prometheus textfiles: a directory (one file per node), or "
+                    "FILE with --node or --fleet (- for standard output)")
+    ap.add_argument("--fleet", action="store_true", help="--prom FILE holds every node (a central node_exporter)")
+    ap.add_argument("--figures", choices=prom.FIGURES, help="per-test figures in the textfiles (default: none in a "
+                    "node's file, judged in the fleet's)")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--drain-lines", action="store_true", help="print a drain command per node with a FAIL GPU")
     g.add_argument("--drain", action="store_true", help="run those drain commands (scontrol)")
-    ap.add_argument("--node", metavar="NAME", help="one node's series and drain only")
+    ap.add_argument("--node", metavar="NAME", help="one node's textfile and drain only")
     ap.add_argument("--force", action="store_true", help="replace existing outputs (regular files)")
     quiet_pipe()
     try:
@@ -218,7 +268,7 @@ def main(argv):
         return 2
 
 
-def export(a, passthrough):
+def check_usage(a, passthrough):
     stdout_users = [o for o, v in (("--slurm", a.slurm), ("--prom", a.prom)) if v == "-"]
     if len(stdout_users) > 1 or (stdout_users and (a.drain_lines or a.drain or a.slurm_update)):
         raise Bad("only one output may go to standard output (-): %s" % ", ".join(
@@ -232,20 +282,31 @@ def export(a, passthrough):
         raise Bad("--drain-lines and --drain need the results file RUN.h5")
     if a.prom and not (a.file or a.study):
         raise Bad("--prom needs RUN.h5, --study STUDY.json or both")
+    if (a.fleet or a.figures) and not a.prom:
+        raise Bad("--fleet and --figures go with --prom")
+    if a.prom and a.fleet and a.node:
+        raise Bad("--fleet and --node: one file holds the fleet or one node, not both")
+    if a.prom and not (a.fleet or a.node) and (a.prom == "-" or not os.path.isdir(a.prom)):
+        raise Bad("--prom %s: give a directory (one file per node, mcfleet-<node>.prom), --node NAME (that node's "
+                  "file, as node_exporter is deployed) or --fleet (every node in one file)" % show(a.prom))
+    if a.prom and os.path.isdir(a.prom) and (a.fleet or a.node):
+        raise Bad("--prom %s is a directory: --node and --fleet write one file (give its path)" % show(a.prom))
     if passthrough and not a.file:
         raise Bad("unknown option%s %s" % ("s" if len(passthrough) > 1 else "", " ".join(passthrough)))
+    if a.node is not None:
+        hostlist.check_name(a.node, "--node")
     for opt, path in (("--slurm", a.slurm), ("--prom", a.prom)):
-        if path and path != "-":
+        if path and path != "-" and not os.path.isdir(path):
             outpath.check(opt, path, a.force)   # before any work
-    study = load_study(a.study) if a.study else None
-    conf = None
-    if a.slurm_conf:
-        try:
-            with open(a.slurm_conf, encoding="utf-8") as f:
-                conf = f.read()
-        except OSError as e:
-            raise Bad("--slurm-conf %s: %s" % (show(a.slurm_conf), e.strerror or e))
-    rep = units = None
+
+
+def export(a, passthrough):
+    """computes every output first (a refused name or line writes nothing), then writes them"""
+    check_usage(a, passthrough)
+    study, where = load_study(a.study) if a.study else (None, None)
+    conf = read_conf(a.slurm_conf) if a.slurm_conf else None
+    conf_name = show(a.slurm_conf) if a.slurm_conf else None
+    rep = units = judged = None
     if a.file:
         r = creport.run(a.file, passthrough)
         if r.report is None or r.code == 2 or r.report.get("verdict") == "MALFORMED":
@@ -256,47 +317,83 @@ def export(a, passthrough):
             print("mcfleet export: %s is an incomplete run (mcfleet report says which tests); its GPUs are still "
                   "judged" % show(a.file), file=sys.stderr)
         if a.prom:
-            units = units_of(a.file)
-    rc = 0
+            units, judged = judged_metrics(a.file)
+    slurm_text = updates = prom_texts = plan = None
+    if a.slurm:
+        if conf is None:
+            slurm_text = slurm.fragment_lines(study, a.weight_kind, where)
+        else:
+            text, notes = slurm.merge(study, conf, a.weight_kind, conf_name, where)
+            if notes:
+                text = text.rstrip("\n") + "\n" + "".join("# mcfleet export: %s\n" % n for n in notes)
+            slurm_text = text if text.endswith("\n") else text + "\n"
+    if a.slurm_update:
+        names = list(slurm.node_classes(study, a.weight_kind, where))
+        current, note = (slurm.conf_nodes(conf, names, conf_name), None) if conf is not None else live_state()
+        updates = ([note] if note else []) + slurm.update_commands(study, current, a.weight_kind, where)
+    if a.prom:
+        prom_texts, nseries = prom_files(a, study, rep, units, judged, where)
+        if a.prom != "-" and os.path.isdir(a.prom):
+            for n in prom_texts:
+                outpath.check("--prom", prom_path(a, n), a.force)
+    if a.drain_lines or a.drain:
+        plan = drain_plan(rep, a.node, a.file)
     try:
-        if a.slurm:
-            emit("--slurm", a.slurm, slurm_lines(study, conf, a.weight_kind), a.force)
-        if a.slurm_update:
-            current = slurm.conf_nodes(conf) if conf is not None else live_state()
-            for line in slurm.update_commands(study, current, a.weight_kind):
-                print(line)
-        if a.prom:
-            emit("--prom", a.prom, prometheus_text(study, rep, a.node, units), a.force)
+        if slurm_text is not None:
+            emit("--slurm", a.slurm, slurm_text, a.force)
+        for line in updates or []:
+            print(line)
+        if prom_texts is not None:
+            write_prom(a, prom_texts, nseries, rep, study)
     except OSError as e:
         print("mcfleet export: cannot write: %s" % (e.strerror or e), file=sys.stderr)
         return 3
-    if a.drain_lines or a.drain:
-        plan = drain_plan(rep, a.node)
-        if a.drain_lines:
-            for _, _, line in plan:
-                print(line)
-        elif run_drains(plan):
-            return 3
-        if not plan:
-            print("mcfleet export: no GPU FAILs%s: nothing to drain" % (" on " + a.node if a.node else ""),
-                  file=sys.stderr)
-        rc = 1 if plan else 0
-    return rc
+    if plan is None:
+        return 0
+    if a.drain_lines:
+        for _, _, line in plan:
+            print(line)
+    elif run_drains(plan):
+        return 3
+    if not plan:
+        print("mcfleet export: no GPU FAILs%s: nothing to drain" % (" on " + a.node if a.node else ""),
+              file=sys.stderr)
+    return 1 if plan else 0
+
+
+def emit(option, path, text, force):
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    outpath.write(option, path, force, lambda f: f.write(text))
+    print("wrote %s" % show(path), file=sys.stderr)
+
+
+def write_prom(a, texts, nseries, rep, study):
+    for node, text in sorted(texts.items(), key=lambda x: x[0] or ""):
+        if a.prom == "-":
+            sys.stdout.write(text)
+        else:
+            prom.write(prom_path(a, node), text, a.force)
+    ngpus = len(gpus_of(rep, study, a.node))
+    where = "standard output" if a.prom == "-" else show(a.prom) if len(texts) == 1 and None in texts else \
+        "%d files in %s" % (len(texts), show(a.prom))
+    print("wrote %s: %d series%s" % (where, nseries, " for %d GPUs (%.1f a GPU)" % (ngpus, nseries / ngpus)
+                                     if ngpus else ""), file=sys.stderr)
 
 
 def live_state():
-    """the nodes' weights and features as slurmctld has them now, or None
-    (then the commands carry ours alone, said)"""
+    """(the nodes' weights and features as slurmctld has them now, None),
+    or (None, a comment line saying the commands carry ours alone)"""
     try:
         p = subprocess.run(["scontrol", "show", "node", "-o"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, timeout=60)
         if p.returncode == 0:
-            return slurm.live_nodes(p.stdout.decode("utf-8", "replace"))
+            return slurm.live_nodes(p.stdout.decode("utf-8", "replace")), None
     except (OSError, subprocess.SubprocessError):
         pass
-    print("# mcfleet export: scontrol show node failed: AvailableFeatures below replace the nodes' own features "
-          "(give --slurm-conf to keep them)")
-    return None
+    return None, ("# mcfleet export: scontrol show node failed: AvailableFeatures below replace the nodes' own "
+                  "features (give --slurm-conf to keep them)")
 
 
 if __name__ == "__main__":

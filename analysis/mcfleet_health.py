@@ -61,7 +61,8 @@ import mcfleet_creport as creport  # noqa: E402
 import mcfleet_prom as prom  # noqa: E402
 import mcfleet_slurm as slurm  # noqa: E402
 from mcfleet_export import cause_words, gpu_name  # noqa: E402
-from mcfleet_results import BadFile, quiet_pipe, reading, show  # noqa: E402
+import mcfleet_hostlist as hostlist  # noqa: E402
+from mcfleet_results import BadFile, Results, quiet_pipe, reading, show  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_HISTORY = "/var/lib/mcfleet/health"
@@ -78,10 +79,19 @@ class Usage(Exception):
 
 
 def node_name(given):
-    name = given or os.environ.get("SLURMD_NODENAME") or socket.gethostname().split(".")[0]
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,127}", name or ""):
-        raise Usage("node name '%s' is not one a Slurm node or a folder can be named (--node)" % show(name or ""))
-    return name
+    """this node's name, by the node-name rule (mcfleet_hostlist): it names
+    the history folder and the node drained; a name refused is exit 2,
+    before anything runs"""
+    if given is not None:
+        name, where = given, "--node"
+    elif os.environ.get("SLURMD_NODENAME"):
+        name, where = os.environ["SLURMD_NODENAME"], "SLURMD_NODENAME"
+    else:
+        name, where = socket.gethostname().split(".")[0], "the host name (give --node)"
+    try:
+        return hostlist.check_name(name, where)
+    except hostlist.Bad as e:
+        raise Usage(str(e))
 
 
 def find_deck(deck):
@@ -254,9 +264,46 @@ def summary_of(problems, ngpus, compared, notes):
         len(tests), "" if len(tests) == 1 else "s") if tests else "", "; baseline still building" if building else "")
 
 
-def keep_runs(folder, anchors, keep):
-    """prunes FOLDER's runs (oldest first by name) to its first ANCHORS and its newest KEEP"""
-    runs = sorted(glob.glob(os.path.join(folder, "*.h5")))
+def run_start(path, node):
+    """(the recorded start of a results file, None) where it is a run of NODE
+    (every rank's /ranks/slurm_nodename, as the launch set it), else (None, why)"""
+    r = Results(path)
+    names = sorted(set(show(x) for x in r.rank_column("slurm_nodename", "str", "")))
+    if names != [node]:
+        return None, "its ranks ran on %s, not %s" % (", ".join("'%s'" % x for x in names[:3]), node)
+    start = r.attr_text(r.meta, "/meta", "start_time")
+    return (start, None) if start else (None, "it records no start time")
+
+
+def runs_of(folder, node, aside, notes):
+    """FOLDER's runs that read as runs of NODE, oldest first by their recorded
+    start; any other *.h5 (unreadable, another node's) is moved to ASIDE
+    with its .log, and said in NOTES: never counted as a run, never pruned
+    in place of one"""
+    good = []
+    for p in sorted(glob.glob(os.path.join(folder, "*.h5"))):
+        try:
+            start, why = reading(p, lambda p=p: run_start(p, node))
+        except BadFile as e:
+            start, why = None, show(str(e)).replace(p + ": ", "", 1)
+        if start is not None:
+            good.append((start, p))
+            continue
+        try:
+            os.makedirs(aside, exist_ok=True)
+            for q in (p, p[:-3] + ".log"):
+                if os.path.exists(q):
+                    shutil.move(q, os.path.join(aside, os.path.basename(q)))
+            notes.append("mcfleet: note: %s is not a health run of this node (%s): moved to %s"
+                         % (show(p), why, show(aside)))
+        except OSError as e:
+            notes.append("mcfleet: note: %s is not a health run of this node (%s), and cannot be moved aside: %s"
+                         % (show(p), why, e.strerror or e))
+    return [p for _, p in sorted(good)]
+
+
+def keep_runs(runs, anchors, keep):
+    """prunes RUNS (oldest first) to the first ANCHORS and the newest KEEP"""
     drop = runs[anchors:len(runs) - keep] if len(runs) > anchors + keep else []
     for p in drop:
         for q in (p, p[:-3] + ".log"):
@@ -323,7 +370,9 @@ def check(a):
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + ".%06dZ" % (time.time() % 1 * 1e6)
     run_path = os.path.join(hist, "run-%s.h5" % stamp)
     log = run_path[:-3] + ".log"
-    baseline = sorted(glob.glob(os.path.join(base, "*.h5")))
+    aside, swept = os.path.join(hist, "aside"), []
+    baseline = runs_of(base, a.node, aside, swept)
+    runs_of(failed, a.node, aside, swept)
     try:
         rc = launch(a, a.deck, run_path, log)
     except Cannot:
@@ -339,6 +388,7 @@ def check(a):
             rc, os.path.join(failed, os.path.basename(log)), tail(log)))
     try:
         problems, notes, compared, ngpus = judge(a, run_path, baseline)
+        notes += swept
     except Cannot:
         for p in (run_path, log):
             shutil.move(p, os.path.join(failed, os.path.basename(p)))
@@ -347,9 +397,10 @@ def check(a):
     dest = base if code == OK else failed
     for p in (run_path, log):
         shutil.move(p, os.path.join(dest, os.path.basename(p)))
-    keep_runs(base, a.baseline_runs, a.keep)
-    keep_runs(failed, 0, a.keep)
-    nbase = len(glob.glob(os.path.join(base, "*.h5")))
+    kept = runs_of(base, a.node, aside, notes)
+    keep_runs(kept, a.baseline_runs, a.keep)
+    keep_runs(runs_of(failed, a.node, aside, notes), 0, a.keep)
+    nbase = min(len(kept), a.baseline_runs + a.keep)
     summary = summary_of(problems, ngpus, compared, notes)
     write_json(status_path, {"time": time.time(), "node": a.node, "code": code, "summary": summary,
                              "problems": [p[1] for p in problems], "run": os.path.join(dest, os.path.basename(run_path)),

@@ -95,63 +95,112 @@ def gpu_ids(rep):
                     [g.get("local_rank", -1) for g in gpus])
 
 
-def from_report(fams, rep, units, node=None):
-    """the run's per-GPU figures and verdicts (the C report's JSON); units:
-    {(test, metric): unit} from the file"""
+FIGURES = ("none", "judged", "all")   # which per-test figures a file carries (docs/operations.md)
+
+
+class Files:
+    """the textfiles being filled: one (the fleet's, or one node's: NODE), or
+    one per node (per_node). of(node) is the Families a node's series go to,
+    None where they go nowhere; fleet is the Families of fleet-wide series
+    (None in per-node files and in one node's)"""
+
+    def __init__(self, node=None, per_node=False):
+        self.node, self.per_node = node, per_node
+        self.files = {}
+        self.one = None if per_node else Families()
+        self.fleet = self.one if node is None and not per_node else None
+
+    def of(self, node):
+        if self.per_node:
+            return self.files.setdefault(node, Families())
+        return self.one if self.node is None or node == self.node else None
+
+    def texts(self):
+        """{node: text} per node, else {None: text}"""
+        if self.per_node:
+            return {n: f.text() for n, f in self.files.items()}
+        return {None: self.one.text()}
+
+    def series(self):
+        fams = list(self.files.values()) if self.per_node else [self.one]
+        return sum(len(f["samples"]) for x in fams for f in x.fam.values())
+
+
+def from_report(files, rep, units, judged, figures="judged"):
+    """the run's GPUs (the C report's JSON): identity, verdict, causes, the
+    report's worst cause, and the per-test figures FIGURES asks for ("judged":
+    each test's judged metric, {test: metric} in JUDGED; "all": every one).
+    units: {(test, metric): unit} from the file"""
     for g, gpu in zip(rep.get("gpus", []), gpu_ids(rep)):
         n = gpu_node(g)
-        if node is not None and n != node:
+        fams = files.of(n)
+        if fams is None:
             continue
+        lab = {"node": n, "gpu": gpu}
         fams.add("mcfleet_gpu_info", "a GPU of the run: 1, its PCI bus, name and rank as labels",
-                 {"node": n, "gpu": gpu, "bus": g.get("pci_bus_id", ""), "name": g.get("device_name", ""),
-                  "rank": g.get("rank")}, 1)
+                 dict(lab, bus=g.get("pci_bus_id", ""), name=g.get("device_name", ""), rank=g.get("rank")), 1)
         if g.get("verdict") in VERDICT_CODE:
             fams.add("mcfleet_gpu_verdict", "the GPU's acceptance verdict (mcfleet report): 0 PASS, 1 WARN, 2 FAIL",
-                     {"node": n, "gpu": gpu}, VERDICT_CODE[g["verdict"]])
-        fails = sum(1 for c in g.get("causes", []) if c.get("level") == "FAIL")
-        fams.add("mcfleet_gpu_fail_causes", "how many rules the GPU FAILs (mcfleet report)", {"node": n, "gpu": gpu},
-                 fails)
+                     lab, VERDICT_CODE[g["verdict"]])
+        causes = g.get("causes", [])
+        for level in ("FAIL", "WARN"):
+            fams.add("mcfleet_gpu_%s_causes" % level.lower(), "how many rules the GPU %ss (mcfleet report)"
+                     % level, lab, sum(1 for c in causes if c.get("level") == level))
+        worst = next((c for c in causes if c.get("level") in ("FAIL", "WARN")
+                      and isinstance(c.get("deviation"), (int, float))), None)
+        if worst is not None:   # the report's own order: worst first
+            fams.add("mcfleet_gpu_worst_cause_deviation_ratio", "the GPU's worst cause (mcfleet report): its "
+                     "deviation from the reference (-0.12: 12 % below), the rule, test and whose fault as labels",
+                     dict(lab, level=worst["level"], rule=worst.get("rule", ""), test=worst.get("test", ""),
+                          metric=worst.get("metric", ""), attribution=worst.get("attribution", "")),
+                     worst["deviation"])
+        if figures == "none":
+            continue
         for key, v in sorted((g.get("figures") or {}).items()):
             test, _, metric = key.partition(" ")
+            if figures == "judged" and judged.get(test) != metric:
+                continue
             figure(fams, "mcfleet_gpu_figure", "the GPU's figure in the run (the median of its repetitions)", n, gpu,
                    test, metric, units.get((test, metric), ""), v)
-    counts = rep.get("counts") or {}
-    if node is None:
+    if files.fleet is not None:
+        counts = rep.get("counts") or {}
         for k in ("pass", "warn", "fail"):
-            fams.add("mcfleet_run_gpus", "GPUs of the run by verdict", {"verdict": k.upper()}, counts.get(k))
+            files.fleet.add("mcfleet_run_gpus", "GPUs of the run by verdict", {"verdict": k.upper()}, counts.get(k))
 
 
-def from_study(fams, study, node=None, weights=None):
-    """the study's per-GPU medians, classes and the nodes' Slurm weights"""
-    for f in study.get("figures", []):
-        for g in f.get("gpus", []):
-            if node is not None and g.get("host") != node:
-                continue
-            figure(fams, "mcfleet_study_figure", "the GPU's median over the study's runs", g.get("host", ""),
-                   g.get("gpu", ""), f.get("test", ""), f.get("metric", ""), f.get("unit", ""), g.get("median"))
+def from_study(files, study, weights=None, figures="judged"):
+    """the study's classes (each GPU's score and class per workload kind, each
+    node's class and Slurm weight), and with figures "all" its per-GPU medians"""
+    if figures == "all":
+        for f in study.get("figures", []):
+            for g in f.get("gpus", []):
+                fams = files.of(g.get("host", ""))
+                if fams is not None:
+                    figure(fams, "mcfleet_study_figure", "the GPU's median over the study's runs", g.get("host", ""),
+                           g.get("gpu", ""), f.get("test", ""), f.get("metric", ""), f.get("unit", ""),
+                           g.get("median"))
     for kind, block in sorted((study.get("classes") or {}).items()):
-        for c in block.get("classes", []):
-            if node is None:
-                fams.add("mcfleet_class_slowdown_ratio", "a performance class's slowdown behind the best class of its "
-                         "kind (0.03: 3 % slower)", {"kind": kind, "class": c.get("name")},
-                         None if c.get("slowdown") is None else c["slowdown"] / 100.0)
-                fams.add("mcfleet_class_gpus", "GPUs in a performance class", {"kind": kind, "class": c.get("name")},
-                         c.get("n_gpus"))
+        for c in block.get("classes", []) if files.fleet is not None else []:
+            files.fleet.add("mcfleet_class_slowdown_ratio", "a performance class's slowdown behind the best class of "
+                            "its kind (0.03: 3 % slower)", {"kind": kind, "class": c.get("name")},
+                            None if c.get("slowdown") is None else c["slowdown"] / 100.0)
+            files.fleet.add("mcfleet_class_gpus", "GPUs in a performance class", {"kind": kind, "class": c.get("name")},
+                            c.get("n_gpus"))
         for gpu, v in sorted((block.get("gpus") or {}).items()):
-            if node is not None and v.get("host") != node:
-                continue
-            lab = {"node": v.get("host", ""), "gpu": gpu, "kind": kind}
-            fams.add("mcfleet_gpu_class", "the GPU's performance class of a workload kind: 1, the class as a label",
-                     dict(lab, **{"class": v.get("class")}), 1)
-            fams.add("mcfleet_gpu_class_score_ratio", "the GPU's score of a workload kind against the fleet median "
-                     "(log ratio; -0.03: about 3 % slower)", lab, None if v.get("score") is None else v["score"] / 100.0)
+            fams = files.of(v.get("host", ""))
+            if fams is not None:
+                fams.add("mcfleet_gpu_class_score_ratio", "the GPU's score of a workload kind against the fleet median "
+                         "(log ratio; -0.03: about 3 % slower), its performance class as a label",
+                         {"node": v.get("host", ""), "gpu": gpu, "kind": kind, "class": v.get("class")},
+                         None if v.get("score") is None else v["score"] / 100.0)
         for n, v in sorted((block.get("nodes") or {}).items()):
-            if node is not None and n != node:
-                continue
-            fams.add("mcfleet_node_class", "the node's performance class of a workload kind (its slowest GPU's): 1, "
-                     "the class as a label", {"node": n, "kind": kind, "class": v.get("class")}, 1)
+            fams = files.of(n)
+            if fams is not None:
+                fams.add("mcfleet_node_class", "the node's performance class of a workload kind (its slowest GPU's): "
+                         "1, the class as a label", {"node": n, "kind": kind, "class": v.get("class")}, 1)
     for n, r in sorted((weights or {}).items()):
-        if node is None or n == node:
+        fams = files.of(n)
+        if fams is not None:
             fams.add("mcfleet_node_slurm_weight", "the node's Slurm Weight from its classes (lower is allocated "
                      "first; docs/operations.md)", {"node": n}, r["weight"])
 

@@ -1,6 +1,8 @@
 """Slurm's side of the exports (docs/operations.md): the study's performance
 classes as node Weight and Features, and drain commands, in Slurm's own
-syntax.
+syntax. Every node name written here has passed the one node-name rule
+(mcfleet_hostlist.check_name), and every line meant for a shell is its
+words quoted by shlex (shell_line), so that no byte of data can end it.
 
 Found on Slurm 22.05 (tests/health_slurm.sh proves each on a live cluster):
   - a second NodeName line for a node slurm.conf already defines is fatal:
@@ -9,6 +11,9 @@ Found on Slurm 22.05 (tests/health_slurm.sh proves each on a live cluster):
     rewrites them, splitting a range (n[1-16]) into runs of nodes that share a
     weight and features, each keeping every other key of its line (a per-node
     Port, NodeAddr or NodeHostname list split with it), in the same order.
+    Host lists are matched without expanding them (mcfleet_hostlist); only a
+    line that holds a node of the study is expanded to be split, within
+    HOSTLIST_MAX names, and the file within EXPAND_BUDGET.
   - `scontrol update NodeName=.. Weight=.. AvailableFeatures=..` works at once
     but is lost at the next `scontrol reconfigure` or restart (scontrol(1)):
     update_commands() are for the interval until the merged file is in place.
@@ -28,8 +33,13 @@ Features: mcf_<kind>_<class> (mcf_matrix_A, mcf_memory_B): `sbatch
 --constraint=mcf_matrix_A`. The site's own features are kept, earlier mcf_
 features replaced.
 """
+import math
 import re
+import shlex
 import subprocess
+
+import mcfleet_hostlist as hostlist
+from mcfleet_hostlist import Bad, check_name, shown
 
 FEATURE_PREFIX = "mcf_"
 WEIGHT_SCALE = 10.0       # weight units per percent of slowdown
@@ -37,91 +47,19 @@ WEIGHT_MAX = 9999         # ours stays below SITE_FACTOR
 SITE_FACTOR = 10000       # a site's Weight w becomes w * SITE_FACTOR + ours
 REASON_MAX = 120          # bytes of a drain reason: Slurm 22.05 took 609, sinfo -R shows 20; NHC prefixes its own
 PER_NODE_KEYS = ("nodeaddr", "nodehostname", "port")   # lists that pair with NodeName's nodes, one each
+EXPAND_BUDGET = 1 << 20   # names merge() expands in one file, over all the lines it splits
+NAME_PART = re.compile(r"[A-Za-z0-9_]+")   # a kind or class name inside a feature
 
 
-class Bad(Exception):
-    """a study or configuration the export cannot use (exit 2)"""
-
-
-# ---------------------------------------------------------------- hostlists
-def _split_top(text):
-    """TEXT split at commas outside brackets"""
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch == "["
-        depth -= ch == "]"
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur)
-    return [x for x in out if x]
-
-
-def _range(spec):
-    """'1-3,5' or '01-03' -> ['1','2','3','5'] / ['01','02','03'] (zero padding kept)"""
-    out = []
-    for part in spec.split(","):
-        lo, _, hi = part.partition("-")
-        if not lo.isdigit() or (hi and not hi.isdigit()):
-            raise Bad("bad range '%s' in a host list" % spec)
-        width = len(lo) if lo.startswith("0") and len(lo) > 1 else 0
-        for n in range(int(lo), int(hi or lo) + 1):
-            out.append("%0*d" % (width, n) if width else str(n))
-    return out
-
-
-def expand(hostlist):
-    """a Slurm host list ('n[1-3],x1c[0-1]s[2,4]', a port range '17001-17016')
-    as the names in its order"""
-    hostlist = hostlist.strip().strip('"')
-    if re.fullmatch(r"\d+(-\d+)?(,\d+(-\d+)?)*", hostlist):   # a port list: 17001-17016
-        return _range(hostlist)
-    names = []
-    for item in _split_top(hostlist):
-        parts = [""]
-        for text, spec in re.findall(r"([^\[]*)(?:\[([^\]]*)\])?", item):
-            parts = [p + text for p in parts]
-            if spec:
-                parts = [p + n for p in parts for n in _range(spec)]
-        names.extend(parts)
-    return names
-
-
-def compress(names):
-    """names (in their order) as a host list that expands to the same order:
-    consecutive names of one prefix, suffix and padding share a bracket"""
-    groups = []
-    for name in names:
-        m = re.fullmatch(r"(.*?)(\d+)(\D*)", name)
-        key = (m.group(1), m.group(3), len(m.group(2)) if m.group(2).startswith("0") and len(m.group(2)) > 1 else 0) \
-            if m else (name, None, 0)
-        if m and groups and groups[-1][0] == key:
-            groups[-1][1].append(int(m.group(2)))
-        else:
-            groups.append((key, [int(m.group(2))] if m else []))
-    out = []
-    for (prefix, suffix, width), nums in groups:
-        if suffix is None:
-            out.append(prefix)
-            continue
-        fmt = lambda n: "%0*d" % (width, n) if width else str(n)  # noqa: E731
-        spans, start = [], 0
-        for i in range(1, len(nums) + 1):
-            if i == len(nums) or nums[i] != nums[i - 1] + 1:
-                a, b = nums[start], nums[i - 1]
-                spans.append(fmt(a) if a == b else "%s-%s" % (fmt(a), fmt(b)))
-                start = i
-        out.append("%s%s%s" % (prefix, spans[0] if len(nums) == 1 else "[%s]" % ",".join(spans), suffix))
-    return ",".join(out)
+def shell_line(words):
+    """WORDS as one shell command line: each word quoted where it needs it"""
+    return " ".join(shlex.quote(w) for w in words)
 
 
 # ---------------------------------------------------------------- classes
 def class_slowdowns(kind_block):
     """{class name: slowdown in percent behind the best class}: the study's
     "slowdown" where given, else from the centres (percent of log ratio)"""
-    import math
     out = {}
     classes = kind_block.get("classes") or []
     centres = [c.get("centre") for c in classes if isinstance(c.get("centre"), (int, float))]
@@ -135,10 +73,11 @@ def class_slowdowns(kind_block):
     return out
 
 
-def node_classes(study, weight_kind="all"):
+def node_classes(study, weight_kind="all", where=None):
     """{node: {"weight": int, "features": [mcf_...], "classes": {kind: class}}}
     from the study's classes (the node's class is its slowest GPU's: the
-    study's "nodes" per kind)"""
+    study's "nodes" per kind). Every node name passes the node-name rule:
+    where(node) says where a refused one came from (else "the study")."""
     classes = study.get("classes")
     if not isinstance(classes, dict) or not classes:
         raise Bad("the study has no performance classes (its \"classes\" is empty): nothing to export to Slurm")
@@ -149,13 +88,16 @@ def node_classes(study, weight_kind="all"):
         block = classes[kind]
         if not isinstance(block, dict) or not isinstance(block.get("nodes"), dict):
             raise Bad("the study's classes.%s has no \"nodes\"" % kind)
-        if not re.fullmatch(r"[A-Za-z0-9_]+", kind):
-            raise Bad("the study's class kind '%s' is not a Slurm feature name part (letters, digits, _)" % kind)
+        if not NAME_PART.fullmatch(kind):
+            raise Bad("the study's class kind '%s' is not a Slurm feature name part (letters, digits, _)"
+                      % shown(kind))
         slow = class_slowdowns(block)
         for node, v in block["nodes"].items():
+            check_name(node, where(node) if where else "the study's classes.%s.nodes" % kind)
             cls = str(v.get("class", "")) if isinstance(v, dict) else ""
-            if not re.fullmatch(r"[A-Za-z0-9_]+", cls):
-                raise Bad("the study's classes.%s.nodes.%s has no usable class name ('%s')" % (kind, node, cls))
+            if not NAME_PART.fullmatch(cls):
+                raise Bad("the study's classes.%s.nodes.%s has no usable class name ('%s')"
+                          % (kind, node, shown(cls)))
             rec = out.setdefault(node, {"classes": {}, "slowdown": {}})
             rec["classes"][kind] = cls
             rec["slowdown"][kind] = slow.get(cls, 0.0)
@@ -177,10 +119,10 @@ def combined(ours, site_weight, site_features):
     return weight, feats
 
 
-def fragment_lines(study, weight_kind="all"):
+def fragment_lines(study, weight_kind="all", where=None):
     """NodeName=<n> Weight=<w> Features=<f> per node: for a site whose node
     definitions do not name these nodes yet (else merge())"""
-    nodes = node_classes(study, weight_kind)
+    nodes = node_classes(study, weight_kind, where)
     head = ["# mcfleet export: Slurm Weight and Features of the study's performance classes (docs/operations.md)",
             "# weight = 1 + round(10 x the class's slowdown in percent, %s); lower is allocated first"
             % ("the largest over the kinds" if weight_kind == "all" else "kind " + weight_kind),
@@ -204,79 +146,110 @@ def _value(tok):
     return tok.split("=", 1)[1].strip('"') if "=" in tok else ""
 
 
-def merge(study, conf_text, weight_kind="all"):
-    """conf_text (a slurm.conf, or the file it Includes with the NodeName
-    lines) with the study's weights and features merged into its NodeName
-    lines. Returns (text, notes): notes name the study's nodes the file does
-    not define and lines that could not be split."""
-    nodes = node_classes(study, weight_kind)
-    seen, notes, out = set(), [], []
+def conf_lines(conf_text):
+    """(first line number, the line with its continuations joined) of a slurm.conf"""
     lines = conf_text.split("\n")
     i = 0
     while i < len(lines):
-        line = lines[i]
-        while line.endswith("\\") and i + 1 < len(lines):   # a continued line, joined
+        start, line = i + 1, lines[i]
+        while line.endswith("\\") and i + 1 < len(lines):
             i += 1
             line = line[:-1] + " " + lines[i]
         i += 1
-        body, hash_, comment = line.partition("#")
-        toks = _tokens(body)
-        if not toks or _key(toks[0]) != "nodename" or _value(toks[0]).lower() == "default":
+        yield start, line
+
+
+def node_line(line, where):
+    """(tokens, HostList) of a NodeName line, or None for any other line
+    (NodeName=DEFAULT included)"""
+    toks = _tokens(line.partition("#")[0])
+    if not toks or _key(toks[0]) != "nodename" or _value(toks[0]).lower() == "default":
+        return None
+    return toks, hostlist.parse(_value(toks[0]), where)
+
+
+def merge(study, conf_text, weight_kind="all", conf_name="--slurm-conf", where=None):
+    """conf_text (a slurm.conf, or the file it Includes with the NodeName
+    lines) with the study's weights and features merged into its NodeName
+    lines. Returns (text, notes): notes name the study's nodes the file does
+    not define and lines that could not be split. A host list that cannot be
+    read, or that must be split and is too large, is Bad naming
+    conf_name:line."""
+    nodes = node_classes(study, weight_kind, where)
+    ours = hostlist.Names(nodes)
+    seen, notes, out = set(), [], []
+    budget = [EXPAND_BUDGET]
+    for lineno, line in conf_lines(conf_text):
+        at = "%s:%d" % (conf_name, lineno)
+        parsed = node_line(line, at)
+        held = parsed[1].held(ours) if parsed else None
+        if not held:
             out.append(line)
             continue
-        names = expand(_value(toks[0]))
-        if not any(n in nodes for n in names):
-            out.append(line)
-            continue
-        per_node = {}
-        for t in toks[1:]:
-            k = _key(t)
-            if k in PER_NODE_KEYS:
-                vals = expand(_value(t))
-                if len(vals) == len(names) and len(names) > 1:
-                    per_node[k] = (t.split("=", 1)[0], vals)
-                elif len(vals) != 1:
-                    notes.append("left as it is: its %s lists %d values for %d nodes: %s" % (
-                        t.split("=", 1)[0], len(vals), len(names), line.strip()))
-                    per_node = None
-                    break
-        if per_node is None:
-            out.append(line)
-            continue
-        rest = [t for t in toks[1:] if _key(t) not in ("weight", "feature", "features") and _key(t) not in per_node]
-        site_w = next((int(_value(t)) for t in toks[1:] if _key(t) == "weight" and _value(t).isdigit()), None)
-        site_f = next(([f for f in _value(t).split(",") if f] for t in toks[1:] if _key(t) in ("feature", "features")),
-                      [])
-        runs = []   # consecutive nodes sharing (weight, features)
-        for j, n in enumerate(names):
-            if n in nodes:
-                seen.add(n)
-                w, f = combined(nodes[n], site_w, site_f)
-            else:
-                w, f = site_w, site_f
-            key = (w, tuple(f))
-            if runs and runs[-1][0] == key:
-                runs[-1][1].append(j)
-            else:
-                runs.append((key, [j]))
-        if hash_ and len(runs) > 1:
-            out.append("#" + comment)   # the line's comment, above the lines it became
-        for (w, f), idx in runs:
-            words = ["%s=%s" % (toks[0].split("=", 1)[0], compress([names[j] for j in idx]))]
-            words += rest
-            for k, (spelled, vals) in per_node.items():
-                sel = [vals[j] for j in idx]
-                words.append("%s=%s" % (spelled, compress_values(sel)))
-            if w is not None:
-                words.append("Weight=%d" % w)
-            if f:
-                words.append("Features=%s" % ",".join(f))
-            out.append(" ".join(words) + ((" " + hash_ + comment) if hash_ and len(runs) == 1 else ""))
+        out.extend(split_line(line, parsed, nodes, at, budget, notes, seen))
     missing = sorted(set(nodes) - seen)
     if missing:
         notes.append("%d node%s of the study not defined by a NodeName line of this file (not written): %s" % (
-            len(missing), "" if len(missing) == 1 else "s", compress(missing)))
+            len(missing), "" if len(missing) == 1 else "s", hostlist.compress(missing)))
     return "\n".join(out), notes
+
+
+def _expand(hl, at, budget):
+    """HL's names within the per-list limit and what is left of the file's budget"""
+    if hl.count() > budget[0]:
+        raise Bad("%s: host list '%s' (%d names) would take mcfleet past %d names expanded in one file: "
+                  "split the file" % (at, shown(hl.text), hl.count(), EXPAND_BUDGET))
+    names = hl.expand()
+    budget[0] -= len(names)
+    return names
+
+
+def split_line(line, parsed, nodes, at, budget, notes, seen):
+    """one NodeName line holding nodes of the study, as the lines it becomes"""
+    toks, hl = parsed
+    names = _expand(hl, at, budget)
+    for n in names:
+        check_name(n, at)   # each name this line writes back
+    hash_, comment = line.partition("#")[1:]
+    per_node = {}
+    for t in toks[1:]:
+        k = _key(t)
+        if k in PER_NODE_KEYS:
+            vals = hostlist.parse_values(_value(t), at)
+            if vals.count() == len(names) and len(names) > 1:
+                per_node[k] = (t.split("=", 1)[0], _expand(vals, at, budget))
+            elif vals.count() != 1:
+                notes.append("left as it is: its %s lists %d values for %d nodes: %s" % (
+                    t.split("=", 1)[0], vals.count(), len(names), line.strip()))
+                return [line]
+    rest = [t for t in toks[1:] if _key(t) not in ("weight", "feature", "features") and _key(t) not in per_node]
+    site_w = next((int(_value(t)) for t in toks[1:] if _key(t) == "weight" and _value(t).isdigit()), None)
+    site_f = next(([f for f in _value(t).split(",") if f] for t in toks[1:] if _key(t) in ("feature", "features")),
+                  [])
+    runs = []   # consecutive nodes sharing (weight, features)
+    for j, n in enumerate(names):
+        if n in nodes:
+            seen.add(n)
+            w, f = combined(nodes[n], site_w, site_f)
+        else:
+            w, f = site_w, site_f
+        key = (w, tuple(f))
+        if runs and runs[-1][0] == key:
+            runs[-1][1].append(j)
+        else:
+            runs.append((key, [j]))
+    out = ["#" + comment] if hash_ and len(runs) > 1 else []   # the line's comment, above the lines it became
+    for (w, f), idx in runs:
+        words = ["%s=%s" % (toks[0].split("=", 1)[0], hostlist.compress([names[j] for j in idx]))]
+        words += rest
+        for k, (spelled, vals) in per_node.items():
+            words.append("%s=%s" % (spelled, compress_values([vals[j] for j in idx])))
+        if w is not None:
+            words.append("Weight=%d" % w)
+        if f:
+            words.append("Features=%s" % ",".join(f))
+        out.append(" ".join(words) + ((" " + hash_ + comment) if hash_ and len(runs) == 1 else ""))
+    return out
 
 
 def compress_values(vals):
@@ -286,7 +259,7 @@ def compress_values(vals):
         if nums == list(range(nums[0], nums[0] + len(nums))):
             return str(nums[0]) if len(nums) == 1 else "%d-%d" % (nums[0], nums[-1])
         return ",".join(vals)
-    return compress(vals)
+    return hostlist.compress(vals)
 
 
 def live_nodes(show_node_text):
@@ -303,52 +276,56 @@ def live_nodes(show_node_text):
     return out
 
 
-def conf_nodes(conf_text):
-    """{node: (weight, [features])} of the NodeName lines of a slurm.conf"""
-    out = {}
-    for line in conf_text.replace("\\\n", " ").splitlines():
-        toks = _tokens(line.partition("#")[0])
-        if not toks or _key(toks[0]) != "nodename" or _value(toks[0]).lower() == "default":
+def conf_nodes(conf_text, names, conf_name="--slurm-conf"):
+    """{node: (weight, [features])} for those of NAMES that a NodeName line of
+    the slurm.conf defines (host lists matched, not expanded)"""
+    ours, out = hostlist.Names(names), {}
+    for lineno, line in conf_lines(conf_text):
+        parsed = node_line(line, "%s:%d" % (conf_name, lineno))
+        if not parsed:
             continue
+        toks = parsed[0]
         w = next((int(_value(t)) for t in toks[1:] if _key(t) == "weight" and _value(t).isdigit()), None)
         f = next(([x for x in _value(t).split(",") if x] for t in toks[1:] if _key(t) in ("feature", "features")), [])
-        for n in expand(_value(toks[0])):
+        for n in parsed[1].held(ours):
             out[n] = (w, f)
     return out
 
 
-def update_commands(study, current=None, weight_kind="all"):
+def update_commands(study, current=None, weight_kind="all", where=None):
     """scontrol update commands that set each node's weight and features at
     once (lost at the next reconfigure: merge() makes them last). current:
-    {node: (weight, features)} of the site (live_nodes() or a merged file),
-    so its own features are kept"""
+    {node: (weight, features)} of the site (live_nodes() or conf_nodes()),
+    so its own features are kept. Each a shell line (shell_line)."""
     current = current or {}
     cmds = []
-    for n, r in sorted(node_classes(study, weight_kind).items()):
+    for n, r in sorted(node_classes(study, weight_kind, where).items()):
         w, f = combined(r, *current.get(n, (None, [])))
         feats = ",".join(f)
-        cmds.append("scontrol update NodeName=%s Weight=%d AvailableFeatures=%s ActiveFeatures=%s" % (n, w, feats, feats))
+        cmds.append(shell_line(["scontrol", "update", "NodeName=" + n, "Weight=%d" % w,
+                                "AvailableFeatures=" + feats, "ActiveFeatures=" + feats]))
     return cmds
 
 
 # ---------------------------------------------------------------- drain
 def reason_text(text):
-    """a drain reason as one safe line: no quote, backslash, dollar, backquote
-    or control character; at most REASON_MAX bytes"""
-    text = re.sub(r'[\x00-\x1f\x7f"\\$`]', " ", text)
+    """a drain reason as one readable line: no quote, backslash, dollar,
+    backquote or control character (they mean nothing to a reader of sinfo
+    -R); at most REASON_MAX bytes"""
+    text = re.sub(r'[\x00-\x1f\x7f"\'\\$`]', " ", text)
     text = re.sub(r"\s+", " ", text).strip()
     return text if len(text.encode()) <= REASON_MAX else text.encode()[:REASON_MAX - 3].decode("utf-8", "ignore") + "..."
 
 
-def drain_command(node, reason):
-    """the scontrol words that drain NODE with REASON ("mcfleet: ..."), and the line printed"""
+def drain_command(node, reason, where="--node"):
+    """the scontrol words that drain NODE with REASON ("mcfleet: ..."), and
+    the shell line printed; NODE passes the node-name rule (Bad naming WHERE)"""
+    check_name(node, where)
     reason = reason_text(reason)
     if not reason.startswith("mcfleet:"):
         reason = "mcfleet: " + reason
-    if not re.fullmatch(r"[A-Za-z0-9._\-]+", node):
-        raise Bad("node name '%s' is not one Slurm names a node by" % reason_text(node))
     args = ["scontrol", "update", "NodeName=" + node, "State=DRAIN", "Reason=" + reason]
-    return args, 'scontrol update NodeName=%s State=DRAIN Reason="%s"' % (node, reason)
+    return args, shell_line(args)
 
 
 def run(args):

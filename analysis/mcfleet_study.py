@@ -317,7 +317,8 @@ def study(paths, opt):
             "location": {"levels": levels, "pattern": how, "hosts_unparsed": unparsed},
             "gpus_moved": sorted(g for g, n in moved.items() if len(n) > 1),
             "options": {"min_rel": opt.min_rel, "alpha": opt.alpha, "boot": opt.boot, "seed": opt.seed, "kmax": opt.kmax},
-            "figures": figs, "classes": classes(figs, umeans, table, opt), "nodes": node_info}
+            "figures": figs, "classes": classes(figs, umeans, table, opt), "nodes": node_info,
+            "node_names_refused": [{"node": n, "from": w, "why": y} for n, (w, y) in sorted(table.names_refused.items())]}
 
 
 def jsonable(x):
@@ -432,8 +433,12 @@ def main(argv):
         print("mcfleet study: --html needs matplotlib: %s" % e, file=sys.stderr)
         return 3
     if not res["figures"]:
-        print("mcfleet study: nothing to study: no figure with data in %s%s" % (
-            ", ".join(show(i) for i in opt.inputs), " matching --test" if opt.test else ""), file=sys.stderr)
+        whole = [r for r in res["refused"] if r["where"] in [i["path"] for i in res["inputs"]]]   # a table's own first
+        why = "; ".join("%s: %s" % (r["where"], r["why"]) for r in (whole + [r for r in res["refused"]
+                                                                             if r not in whole])[:3])
+        print("mcfleet study: nothing to study: no figure with data in %s%s%s" % (
+            ", ".join(show(i) for i in opt.inputs), " matching --test" if opt.test else "",
+            " (%s)" % show(why) if why else ""), file=sys.stderr)
         return 3
     # strict JSON: jsonable made every NaN and infinity null, allow_nan=False holds it to that
     body = json.dumps(res, indent=1, allow_nan=False) + "\n" if opt.format == "json" else text_report(res)

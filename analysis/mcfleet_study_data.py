@@ -38,6 +38,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mcfleet_hostlist as hostlist  # noqa: E402
 
 KINDS = ("matrix", "compute", "memory", "power", "link", "other")
 # the families' kernels by workload kind; a test with a duration is power-limited
@@ -76,7 +77,17 @@ class Table:
         self.inputs = []       # {"path", "kind", "runs", "gpus", ...}
         self.loc = {}          # node -> {level: value} (from a table's loc: columns)
         self.loc_levels = []
+        self.names_refused = {}   # node -> (where it was read, why Slurm cannot take its name)
         self._index = {"fig": {}, "unit": {}, "run": {}}
+
+    def node_seen(self, node, where):
+        """a node name read at WHERE: one the node-name rule refuses
+        (mcfleet_hostlist) is kept, studied and said, for mcfleet export
+        refuses it"""
+        if node not in self.names_refused:
+            why = hostlist.name_problem(node)
+            if why:
+                self.names_refused[node] = (where, why)
 
     def index(self, what, key, make):
         ix = self._index[what]
@@ -239,6 +250,8 @@ def read_h5(path, table, all_metrics=False):
                 ui = table.index("unit", (data["keys"][k], data["node"][k]),
                                  lambda: table.units.append({"gpu": data["keys"][k], "node": data["node"][k],
                                                              "bus": data["bus"][k]}))
+                table.node_seen(data["node"][k], "%s: rank %d (/ranks/slurm_nodename, else /ranks/hostname)"
+                                % (show(path), k))
                 gpus.add(ui)
                 table.add(fi, ui, ri, v, {c: vals[k] for c, vals in t["covs"].items()})
     unnamed = sum(k is None for k in data["keys"])
@@ -347,8 +360,11 @@ def read_csv(path, table):
                     raise BadInput("%s:%d: %s" % (name, count[0], e))
                 hline = count[0]
                 break
-        if header is None:
-            raise BadInput("%s: no header row (the columns gpu, test, value at least; docs/study.md)" % name)
+        if header is None:   # an empty table: nothing to study (exit 3 where nothing else is), not a bad one
+            table.refused.append((name, "an empty table: no header row and no rows"))
+            table.inputs.append({"path": name, "kind": "csv", "runs": 0, "gpus": 0, "rows": 0, "rows_refused": 0,
+                                 "comments": comments[:20]})
+            return
         header = column_names(name, hline, header)
         col = {h: i for i, h in enumerate(header)}
         for need in ("gpu", "test", "value"):
@@ -405,6 +421,7 @@ def read_csv(path, table):
             ri = table.index("run", (path, run), lambda: table.runs.append(
                 {"id": run, "path": name, "time": parse_time(when)}))
             ui = table.index("unit", (gpu, node), lambda: table.units.append({"gpu": gpu, "node": node, "bus": ""}))
+            table.node_seen(node, "%s:%d" % (name, lineno))
             if levels:
                 here = tuple(cells[11:11 + len(levels)])   # "": not known
                 was = table.loc.setdefault(node, (here, "%s:%d" % (name, lineno)))
@@ -424,7 +441,8 @@ def read_csv(path, table):
         if bad > 5:
             table.refused.append((name, "%d rows in all with a value that is not a positive finite number" % bad))
         if not rows:
-            raise BadInput("%s: no row with a value to study" % name)
+            table.refused.append((name, "no row with a value to study (%d row%s refused)"
+                                  % (bad, "" if bad == 1 else "s")))
     table.inputs.append({"path": name, "kind": "csv", "runs": len(runs), "gpus": len(gpus), "rows": rows,
                          "rows_refused": bad, "comments": comments[:20]})
 

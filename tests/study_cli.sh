@@ -69,7 +69,8 @@ printf 'gpu,test,value,speed\nA,t,1\n' > "$work/bad2.csv"
 run "$MCFLEET" study "$work/missing.h5"; expect_rc 2
 run "$MCFLEET" study; expect_rc 2
 printf 'gpu,test,value\nA,t,0\nB,t,-1\n' > "$work/empty.csv"
-run "$MCFLEET" study "$work/empty.csv"; expect_rc 2
+run "$MCFLEET" study "$work/empty.csv"; expect_rc 3    # nothing to study (docs/study.md)
+expect_in "$work/err" "empty.csv: no row with a value to study (2 rows refused)"
 run "$MCFLEET" study "$work/run1.h5" --test 'no-such-*'; expect_rc 3
 run "$MCFLEET" study "$work/run1.h5" -o "$work/s.json"; expect_rc 2    # exists: --force
 "$MCFLEET" study --help | grep -q "Exit codes" || fail "--help"

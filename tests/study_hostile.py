@@ -96,9 +96,6 @@ def tables():
     """hostile study tables: refused with exit 2 naming file:line, or studied"""
     H = "gpu,test,value\n"
     bad = [   # name, content, what the message must hold (after the file's path)
-        ("empty", b"", ": no header row"),
-        ("header-only", H, ": no row with a value to study"),
-        ("comments-only", "# a table\n# nothing else\n", ": no header row"),
         ("short-row", H + "A,t,1\nB,t\n", ":3: 2 cells, the header has 3"),
         ("unclosed-quote", H + "A,t,1\n\"B,t,2\nC,t,3\n", ":3: 1 cells, the header has 3 (a quoted cell runs over"),
         ("dup-column", "gpu,test,value,value\nA,t,1,1\n", ":1: column 'value' named twice"),
@@ -117,11 +114,25 @@ def tables():
         ("empty-gpu", H + "A,t,1\n,t,2\n", ":3: an empty gpu"),
         ("not-utf8", (H + "A,t,1\n").encode() + b"B\xff\xfe,t,2\n", ":3: not UTF-8 text (byte 0xff at column 2)"),
         ("oversized-cell", H + "A,t,1\n" + "B" * 200000 + ",t,2\n", ":3: field larger than field limit"),
-        ("all-refused", H + "A,t,0\nB,t,-1\nC,t,nan\nD,t,inf\nE,t,x\n", ": no row with a value to study"),
     ]
     for name, data, said in bad:
         p = put(name + ".csv", data)
         study(name, [p], 2, p + said)
+    empty = [   # nothing to study (exit 3, docs/study.md), the table and why named; beside a table with rows, studied
+        ("empty", b"", ": an empty table: no header row and no rows"),
+        ("header-only", H, ": no row with a value to study (0 rows refused)"),
+        ("comments-only", "# a table\n# nothing else\n", ": an empty table"),
+        ("all-refused", H + "A,t,0\nB,t,-1\nC,t,nan\nD,t,inf\nE,t,x\n", ": no row with a value to study (5 rows"),
+    ]
+    good = put("good.csv", H + "A,t,1\nB,t,1.1\nC,t,0.9\n")
+    for name, data, said in empty:
+        p = put(name + ".csv", data)
+        err, _ = study(name, [p], 3, "nothing to study")
+        if p + said not in err:
+            fail(name, "'%s' not in its message: %s" % (p + said, err.strip()[-500:]))
+        _, res = study(name + "+rows", [p, good], 0)
+        if res is not None and not any(r["where"] == p and said[2:] in r["why"] for r in res["refused"]):
+            fail(name + "+rows", "the empty table not said among the refused: %s" % res["refused"])
     fifo = os.path.join(work, "fifo.csv")   # would wait for a writer for ever
     if hasattr(os, "mkfifo") and not os.path.exists(fifo):
         os.mkfifo(fifo)
