@@ -118,9 +118,11 @@ def prom_files(a, study, rep, units, judged, where_study):
         prom.from_study(files, study, weights, figures)
     texts = files.texts()
     if per_node:   # every node of a file name passes the rule
+        first = {}
+        for g in (rep or {}).get("gpus", []):
+            first.setdefault(prom.gpu_node(g), g)
         for n in texts:
-            g = next((g for g in (rep or {}).get("gpus", []) if prom.gpu_node(g) == n), None)
-            hostlist.check_name(n, report_where(a.file, g) if g else where_study(n))
+            hostlist.check_name(n, lambda n=n: report_where(a.file, first[n]) if n in first else where_study(n))
     return texts, files.series()
 
 
@@ -295,8 +297,11 @@ def check_usage(a, passthrough):
         raise Bad("unknown option%s %s" % ("s" if len(passthrough) > 1 else "", " ".join(passthrough)))
     if a.node is not None:
         hostlist.check_name(a.node, "--node")
+    if a.prom and os.path.islink(a.prom):
+        raise outpath.Refused("--prom '%s' is a symlink: mcfleet never writes through one (give the directory or "
+                              "file it points to)" % show(a.prom))
     for opt, path in (("--slurm", a.slurm), ("--prom", a.prom)):
-        if path and path != "-" and not os.path.isdir(path):
+        if path and path != "-" and not (opt == "--prom" and os.path.isdir(path)):
             outpath.check(opt, path, a.force)   # before any work
 
 

@@ -67,10 +67,12 @@ RULE = ("a node name is 1 to %d ASCII letters, digits, '.', '_' or '-', starting
 
 
 def check_name(name, where):
-    """NAME, or Bad naming WHERE (a 'file:line', an option) and why"""
+    """NAME, or Bad naming WHERE (a 'file:line', an option; or a function
+    that says it, called only for a name refused) and why"""
     why = name_problem(name)
     if why:
-        raise Bad("%s: node name '%s' refused: %s (%s; docs/operations.md)" % (where, shown(name), why, RULE))
+        raise Bad("%s: node name '%s' refused: %s (%s; docs/operations.md)"
+                  % (where() if callable(where) else where, shown(name), why, RULE))
     return name
 
 

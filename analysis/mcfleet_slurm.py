@@ -93,7 +93,7 @@ def node_classes(study, weight_kind="all", where=None):
                       % shown(kind))
         slow = class_slowdowns(block)
         for node, v in block["nodes"].items():
-            check_name(node, where(node) if where else "the study's classes.%s.nodes" % kind)
+            check_name(node, (lambda n=node: where(n)) if where else "the study's classes.%s.nodes" % kind)
             cls = str(v.get("class", "")) if isinstance(v, dict) else ""
             if not NAME_PART.fullmatch(cls):
                 raise Bad("the study's classes.%s.nodes.%s has no usable class name ('%s')"

@@ -133,7 +133,8 @@ def throttle_fraction(r, nranks, spans):
             continue
         src = "power/" + src
         count = r.dataset(g, "/" + src, "count", "int", (nranks,), required=False)
-        if count is None or not count.sum():
+        # series_kept 0 (the deck's power: {series: false}): the samples were taken, not kept
+        if count is None or not count.sum() or r.attr_int(g, "/" + src, "series_kept", default=1) == 0:
             continue
         t = r.dataset(g, "/" + src, "t_s", "float", (None,), required=False)
         why = r.dataset(g, "/" + src, "throttle_reasons", "float", (None,), required=False)
