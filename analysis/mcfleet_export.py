@@ -28,8 +28,8 @@ Prometheus (--prom), node_exporter textfiles written atomically, mode 0644:
   --prom FILE --fleet   every node in one file, for a central node_exporter
 A node's file holds its GPUs' verdict, causes and worst cause (RUN.h5), their
 class per workload kind and the node's class and weight (--study): at most
-5 + 2 x kinds series a GPU. The fleet file adds each test's judged figure per
-GPU and the fleet's counts. --figures none|judged|all overrides (all: every
+5 + K series a GPU and K + 1 a node (K kinds classed, at most 6). The fleet
+file adds each test's judged figure per GPU and the fleet's counts. --figures none|judged|all overrides (all: every
 figure of every test, and the study's per-GPU medians). The series written
 are counted on standard error.
 

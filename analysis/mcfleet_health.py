@@ -24,8 +24,12 @@ folder per node) and judges it:
     is kept. Repetitions spread far beyond the GPU's history (erratic) are
     said, not counted.
 Healthy runs join the baseline (its first --baseline-runs runs kept for good,
-the rest the newest --keep); unhealthy ones are kept aside in failed/ as
-evidence, never in the baseline. The run's output is kept beside it (.log).
+the rest the newest --keep, by their recorded start); unhealthy ones are kept
+in failed/ as evidence, never in the baseline. The run's output is kept
+beside it (.log). A file there that is not a run of this node (unreadable,
+another node's) is moved to aside/ and said, never counted or pruned as one.
+The node's name (--node, else SLURMD_NODENAME, else the host name) must be
+1-64 letters, digits, '.', '_', '-' (docs/operations.md, "Node names").
 
 Output: the first line is a summary fit for Slurm's Reason and NHC
 ("mcfleet: GPU 0000:3b:00.0 matrix-fp64 47% below its baseline"), then one
@@ -37,7 +41,8 @@ healthy and is younger than S seconds (a prolog that need not run it before
 every job).
 
 Exit codes: 0 healthy (or the baseline still building: said); 1 unhealthy
-(drain the node); 2 bad usage (an option, a deck that cannot be found); 3
+(drain the node); 2 bad usage (an option, a deck that cannot be found, a
+node name refused); 3
 could not check (no GPU found, the launcher or mcfleet failed or timed out,
 the run incomplete with no GPU to blame, the history cannot be written, another check holds it past --timeout).
 """
