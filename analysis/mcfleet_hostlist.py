@@ -26,7 +26,7 @@ import bisect
 import re
 
 NAME_MAX = 64             # bytes of a node name: Slurm's MAXHOSTNAMELEN, Linux's HOST_NAME_MAX
-HOSTLIST_MAX = 65536      # names of one range, and of a host list mcfleet expands: Slurm's MAX_RANGE
+HOSTLIST_MAX = 65536      # names of a range, and of a list mcfleet expands: Slurm's MAX_RANGE
 RESERVED = ("default", "all")   # NodeName=DEFAULT sets every node's defaults; ALL names every node
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _LITERAL = re.compile(r"[A-Za-z0-9._-]+")
@@ -48,7 +48,8 @@ def name_problem(name):
         return "it is empty"
     bad = next((c for c in name if not (c.isascii() and (c.isalnum() or c in "._-"))), None)
     if bad is not None:
-        what = {"\n": "a newline", "\r": "a carriage return", "\t": "a tab", " ": "a space"}.get(bad)
+        what = {"\n": "a newline", "\r": "a carriage return", "\t": "a tab",
+                " ": "a space"}.get(bad)
         if what is None:
             what = "'%s'" % bad if bad.isprintable() and bad.isascii() else \
                 "the character U+%04X" % ord(bad)
@@ -62,8 +63,8 @@ def name_problem(name):
     return None
 
 
-RULE = ("a node name is 1 to %d ASCII letters, digits, '.', '_' or '-', starting with a letter or digit"
-        % NAME_MAX)
+RULE = ("a node name is 1 to %d ASCII letters, digits, '.', '_' or '-', starting with a "
+        "letter or digit" % NAME_MAX)
 
 
 def check_name(name, where):
@@ -99,7 +100,8 @@ class HostList:
             if text[pos] == "[":
                 end = text.find("]", pos)
                 if end < 0:
-                    raise Bad("%s: host list '%s': '[' without ']'" % (self.where, shown(self.text)))
+                    raise Bad("%s: host list '%s': '[' without ']'"
+                              % (self.where, shown(self.text)))
                 spans = [_span(s, self) for s in text[pos + 1:end].split(",")]
                 segs.append(("rng", spans, sum(hi - lo + 1 for lo, hi, _ in spans)))
                 pos = end + 1
@@ -133,8 +135,8 @@ class HostList:
         """the names, in order; Bad where they would be more than LIMIT"""
         n = self.count()
         if n > limit:
-            raise Bad("%s: host list '%s' names %d nodes, more than mcfleet expands (%d): split the line"
-                      % (self.where, shown(self.text), n, limit))
+            raise Bad("%s: host list '%s' names %d nodes, more than mcfleet expands (%d): "
+                      "split the line" % (self.where, shown(self.text), n, limit))
         return [name for segs in self.items for name in _item_names(segs)]
 
     def held(self, names):
@@ -196,7 +198,8 @@ def _split_top(text, where):
             cur += ch
     out.append(cur)
     if depth or any(not x for x in out):
-        raise Bad("%s: host list '%s': %s" % (where, shown(text), "'[' without ']'" if depth else "an empty name"))
+        raise Bad("%s: host list '%s': %s"
+                  % (where, shown(text), "'[' without ']'" if depth else "an empty name"))
     return out
 
 
@@ -204,13 +207,15 @@ def _span(text, hl):
     """'3', '1-16' or '001-128' as (lo, hi, width): width the zero-padded digits, else 0"""
     lo, dash, hi = text.partition("-")
     if not lo.isdigit() or not lo.isascii() or (dash and not (hi.isdigit() and hi.isascii())):
-        raise Bad("%s: host list '%s': '[%s]' is not a range of numbers" % (hl.where, shown(hl.text), shown(text)))
+        raise Bad("%s: host list '%s': '[%s]' is not a range of numbers"
+                  % (hl.where, shown(hl.text), shown(text)))
     a, b = int(lo), int(hi) if dash else int(lo)
     if b < a:
-        raise Bad("%s: host list '%s': range %s runs backwards" % (hl.where, shown(hl.text), shown(text)))
+        raise Bad("%s: host list '%s': range %s runs backwards"
+                  % (hl.where, shown(hl.text), shown(text)))
     if b - a + 1 > HOSTLIST_MAX:
-        raise Bad("%s: host list '%s': range %s holds %d names; Slurm refuses a range of more than %d"
-                  % (hl.where, shown(hl.text), shown(text), b - a + 1, HOSTLIST_MAX))
+        raise Bad("%s: host list '%s': range %s holds %d names; Slurm refuses a range of more "
+                  "than %d" % (hl.where, shown(hl.text), shown(text), b - a + 1, HOSTLIST_MAX))
     return a, b, len(lo) if lo.startswith("0") and len(lo) > 1 else 0
 
 
@@ -225,7 +230,8 @@ def _item_names(segs):
         if seg[0] == "lit":
             names = [x + seg[1] for x in names]
         else:
-            names = [x + _fmt(v, w) for x in names for lo, hi, w in seg[1] for v in range(lo, hi + 1)]
+            names = [x + _fmt(v, w) for x in names
+                     for lo, hi, w in seg[1] for v in range(lo, hi + 1)]
     return names
 
 
@@ -291,8 +297,8 @@ def compress(names):
     groups = []
     for name in names:
         m = re.fullmatch(r"(.*?)(\d+)(\D*)", name)
-        key = (m.group(1), m.group(3), len(m.group(2)) if m.group(2).startswith("0") and len(m.group(2)) > 1
-               else 0) if m else (name, None, 0)
+        padded = m and m.group(2).startswith("0") and len(m.group(2)) > 1
+        key = (m.group(1), m.group(3), len(m.group(2)) if padded else 0) if m else (name, None, 0)
         if m and groups and groups[-1][0] == key:
             groups[-1][1].append(int(m.group(2)))
         else:
@@ -306,9 +312,11 @@ def compress(names):
         for i in range(1, len(nums) + 1):
             if i == len(nums) or nums[i] != nums[i - 1] + 1:
                 a, b = nums[start], nums[i - 1]
-                spans.append(_fmt(a, width) if a == b else "%s-%s" % (_fmt(a, width), _fmt(b, width)))
+                spans.append(_fmt(a, width) if a == b
+                             else "%s-%s" % (_fmt(a, width), _fmt(b, width)))
                 start = i
-        out.append("%s%s%s" % (prefix, spans[0] if len(nums) == 1 else "[%s]" % ",".join(spans), suffix))
+        body = spans[0] if len(nums) == 1 else "[%s]" % ",".join(spans)
+        out.append(prefix + body + suffix)
     return ",".join(out)
 
 

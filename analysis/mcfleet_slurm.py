@@ -314,7 +314,9 @@ def reason_text(text):
     -R); at most REASON_MAX bytes"""
     text = re.sub(r'[\x00-\x1f\x7f"\'\\$`]', " ", text)
     text = re.sub(r"\s+", " ", text).strip()
-    return text if len(text.encode()) <= REASON_MAX else text.encode()[:REASON_MAX - 3].decode("utf-8", "ignore") + "..."
+    if len(text.encode()) <= REASON_MAX:
+        return text
+    return text.encode()[:REASON_MAX - 3].decode("utf-8", "ignore") + "..."
 
 
 def drain_command(node, reason, where="--node"):

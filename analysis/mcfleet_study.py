@@ -318,7 +318,8 @@ def study(paths, opt):
             "gpus_moved": sorted(g for g, n in moved.items() if len(n) > 1),
             "options": {"min_rel": opt.min_rel, "alpha": opt.alpha, "boot": opt.boot, "seed": opt.seed, "kmax": opt.kmax},
             "figures": figs, "classes": classes(figs, umeans, table, opt), "nodes": node_info,
-            "node_names_refused": [{"node": n, "from": w, "why": y} for n, (w, y) in sorted(table.names_refused.items())]}
+            "node_names_refused": [{"node": n, "from": w, "why": y}
+                                   for n, (w, y) in sorted(table.names_refused.items())]}
 
 
 def jsonable(x):

@@ -33,7 +33,6 @@ import io
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import time
@@ -200,8 +199,8 @@ for cmd in out.splitlines():
     node = words[1][len("NodeName="):] if len(words) > 1 else "?"
     mine = {"n1": "mcf_matrix_A,mcf_memory_A", "n2": "mcf_matrix_A,mcf_memory_B", "n3": "mcf_matrix_B,mcf_memory_A",
             "n4": "mcf_matrix_C,mcf_memory_A"}.get(node)
-    want = ["update", "NodeName=" + node, words[2] if len(words) > 2 else "?", "AvailableFeatures=%s,%s" % (feats, mine),
-            "ActiveFeatures=%s,%s" % (feats, mine)]
+    want = ["update", "NodeName=" + node, words[2] if len(words) > 2 else "?",
+            "AvailableFeatures=%s,%s" % (feats, mine), "ActiveFeatures=%s,%s" % (feats, mine)]
     if words != want:
         fail("update lines", "sh gave scontrol %s, meant %s (the line: %s)" % (words, want, cmd))
 code, out, err = call(lambda: ex.main([run_h5, "--drain-lines"]))
