@@ -24,7 +24,8 @@ reconfigure or restart: install the merged file too).
 Prometheus (--prom), node_exporter textfiles written atomically, mode 0644:
   --prom DIR            one file per node, DIR/mcfleet-<node>.prom (the default
                         form: copy each to its node's textfile directory)
-  --prom FILE --node N  node N's file alone (run on the node itself)
+  --prom FILE --node N  node N's file alone (run on the node itself; with
+                        --prom DIR, DIR/mcfleet-N.prom)
   --prom FILE --fleet   every node in one file, for a central node_exporter
 A node's file holds its GPUs' verdict, causes and worst cause (RUN.h5), their
 class per workload kind and the node's class and weight (--study): at most
@@ -291,8 +292,8 @@ def check_usage(a, passthrough):
     if a.prom and not (a.fleet or a.node) and (a.prom == "-" or not os.path.isdir(a.prom)):
         raise Bad("--prom %s: give a directory (one file per node, mcfleet-<node>.prom), --node NAME (that node's "
                   "file, as node_exporter is deployed) or --fleet (every node in one file)" % show(a.prom))
-    if a.prom and os.path.isdir(a.prom) and (a.fleet or a.node):
-        raise Bad("--prom %s is a directory: --node and --fleet write one file (give its path)" % show(a.prom))
+    if a.prom and os.path.isdir(a.prom) and a.fleet:
+        raise Bad("--prom %s is a directory: --fleet writes one file (give its path)" % show(a.prom))
     if passthrough and not a.file:
         raise Bad("unknown option%s %s" % ("s" if len(passthrough) > 1 else "", " ".join(passthrough)))
     if a.node is not None:
@@ -306,64 +307,88 @@ def check_usage(a, passthrough):
 
 
 def export(a, passthrough):
-    """computes every output first (a refused name or line writes nothing), then writes them"""
+    """reads the inputs, computes every output (a refused name or line
+    writes nothing), then writes them; the exit code"""
     check_usage(a, passthrough)
-    study, where = load_study(a.study) if a.study else (None, None)
-    conf = read_conf(a.slurm_conf) if a.slurm_conf else None
-    conf_name = show(a.slurm_conf) if a.slurm_conf else None
-    rep = units = judged = None
+    got = read_inputs(a, passthrough)
+    if isinstance(got, int):
+        return got
+    return write_outputs(a, got, compute_outputs(a, got))
+
+
+def read_inputs(a, passthrough):
+    """the study (and where its names are), the site's slurm.conf, the C
+    report's JSON and the run's judged metrics; or the exit code where the
+    report could not read the run"""
+    got = argparse.Namespace(study=None, where=None, conf=None, conf_name=None, rep=None, units=None, judged=None)
+    if a.study:
+        got.study, got.where = load_study(a.study)
+    if a.slurm_conf:
+        got.conf, got.conf_name = read_conf(a.slurm_conf), show(a.slurm_conf)
     if a.file:
         r = creport.run(a.file, passthrough)
         if r.report is None or r.code == 2 or r.report.get("verdict") == "MALFORMED":
             sys.stderr.write(r.stderr or "mcfleet export: %s: the report found it malformed\n" % show(a.file))
             return 3 if r.report is None and r.code not in (1, 2) else 2
-        rep = r.report
+        got.rep = r.report
         if r.code == 3:
             print("mcfleet export: %s is an incomplete run (mcfleet report says which tests); its GPUs are still "
                   "judged" % show(a.file), file=sys.stderr)
         if a.prom:
-            units, judged = judged_metrics(a.file)
-    slurm_text = updates = prom_texts = plan = None
+            got.units, got.judged = judged_metrics(a.file)
+    return got
+
+
+def compute_outputs(a, got):
+    """every output's text, before any is written: Bad where a name or a
+    host list is refused"""
+    out = argparse.Namespace(slurm=None, updates=None, prom=None, nseries=0, plan=None)
     if a.slurm:
-        if conf is None:
-            slurm_text = slurm.fragment_lines(study, a.weight_kind, where)
+        if got.conf is None:
+            out.slurm = slurm.fragment_lines(got.study, a.weight_kind, got.where)
         else:
-            text, notes = slurm.merge(study, conf, a.weight_kind, conf_name, where)
+            text, notes = slurm.merge(got.study, got.conf, a.weight_kind, got.conf_name, got.where)
             if notes:
                 text = text.rstrip("\n") + "\n" + "".join("# mcfleet export: %s\n" % n for n in notes)
-            slurm_text = text if text.endswith("\n") else text + "\n"
+            out.slurm = text if text.endswith("\n") else text + "\n"
     if a.slurm_update:
-        names = list(slurm.node_classes(study, a.weight_kind, where))
-        current, note = (slurm.conf_nodes(conf, names, conf_name), None) if conf is not None else live_state()
-        updates = ([note] if note else []) + slurm.update_commands(study, current, a.weight_kind, where)
+        names = list(slurm.node_classes(got.study, a.weight_kind, got.where))
+        current, note = (slurm.conf_nodes(got.conf, names, got.conf_name), None) if got.conf is not None \
+            else live_state()
+        out.updates = ([note] if note else []) + slurm.update_commands(got.study, current, a.weight_kind, got.where)
     if a.prom:
-        prom_texts, nseries = prom_files(a, study, rep, units, judged, where)
+        out.prom, out.nseries = prom_files(a, got.study, got.rep, got.units, got.judged, got.where)
         if a.prom != "-" and os.path.isdir(a.prom):
-            for n in prom_texts:
+            for n in out.prom:
                 outpath.check("--prom", prom_path(a, n), a.force)
     if a.drain_lines or a.drain:
-        plan = drain_plan(rep, a.node, a.file)
+        out.plan = drain_plan(got.rep, a.node, a.file)
+    return out
+
+
+def write_outputs(a, got, out):
+    """writes, prints or runs what compute_outputs made; the exit code"""
     try:
-        if slurm_text is not None:
-            emit("--slurm", a.slurm, slurm_text, a.force)
-        for line in updates or []:
+        if out.slurm is not None:
+            emit("--slurm", a.slurm, out.slurm, a.force)
+        for line in out.updates or []:
             print(line)
-        if prom_texts is not None:
-            write_prom(a, prom_texts, nseries, rep, study)
+        if out.prom is not None:
+            write_prom(a, out.prom, out.nseries, got.rep, got.study)
     except OSError as e:
         print("mcfleet export: cannot write: %s" % (e.strerror or e), file=sys.stderr)
         return 3
-    if plan is None:
+    if out.plan is None:
         return 0
     if a.drain_lines:
-        for _, _, line in plan:
+        for _, _, line in out.plan:
             print(line)
-    elif run_drains(plan):
+    elif run_drains(out.plan):
         return 3
-    if not plan:
+    if not out.plan:
         print("mcfleet export: no GPU FAILs%s: nothing to drain" % (" on " + a.node if a.node else ""),
               file=sys.stderr)
-    return 1 if plan else 0
+    return 1 if out.plan else 0
 
 
 def emit(option, path, text, force):
@@ -381,8 +406,12 @@ def write_prom(a, texts, nseries, rep, study):
         else:
             prom.write(prom_path(a, node), text, a.force)
     ngpus = len(gpus_of(rep, study, a.node))
-    where = "standard output" if a.prom == "-" else show(a.prom) if len(texts) == 1 and None in texts else \
-        "%d files in %s" % (len(texts), show(a.prom))
+    if not texts:
+        print("mcfleet export: no GPU of node %s in the run or the study: no file written in %s"
+              % (a.node, show(a.prom)), file=sys.stderr)
+        return
+    where = "standard output" if a.prom == "-" else show(a.prom) if None in texts else \
+        "%d file%s in %s" % (len(texts), "" if len(texts) == 1 else "s", show(a.prom))
     print("wrote %s: %d series%s" % (where, nseries, " for %d GPUs (%.1f a GPU)" % (ngpus, nseries / ngpus)
                                      if ngpus else ""), file=sys.stderr)
 

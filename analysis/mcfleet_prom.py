@@ -111,9 +111,9 @@ class Files:
         self.fleet = self.one if node is None and not per_node else None
 
     def of(self, node):
-        if self.per_node:
-            return self.files.setdefault(node, Families())
-        return self.one if self.node is None or node == self.node else None
+        if self.node is not None and node != self.node:
+            return None
+        return self.files.setdefault(node, Families()) if self.per_node else self.one
 
     def texts(self):
         """{node: text} per node, else {None: text}"""

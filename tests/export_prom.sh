@@ -112,7 +112,7 @@ expect_rc 1
 "$MCFLEET" export bad.h5 --prom n3.prom --node n3 >out 2>&1 || { cat out; fail "export --node"; }
 mkdir per-node
 "$MCFLEET" export bad.h5 --prom per-node >out 2>&1 || { cat out; fail "export --prom DIR"; }
-expect_in out "wrote 1 files in per-node: "
+expect_in out "wrote 1 file in per-node: "
 [ "$(ls per-node)" = mcfleet-n3.prom ] || fail "per-node: $(ls per-node)"
 cmp -s per-node/mcfleet-n3.prom n3.prom || fail "the node's file in DIR differs from --node's"
 "$PY" - run.prom n3.prom all.prom "$work/bad.h5" <<'PY' || fail "the run's textfile"
