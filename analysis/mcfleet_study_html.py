@@ -10,7 +10,7 @@ from mcfleet_html import esc, plt
 from mcfleet_outpath import write
 from mcfleet_plotlib import short
 from mcfleet_results import show
-from mcfleet_study_text import COV_STEP, ci, num, pval
+from mcfleet_study_text import COV_STEP, ci, names_refused, num, pval
 
 CLASS_COLOURS = ["#1b7837", "#7fbf7b", "#d9a400", "#e08214", "#b2182b", "#762a83", "#555555"]
 MAX_FIGURE_SECTIONS = 60   # beyond, the figures are listed in the table only
@@ -147,6 +147,8 @@ def page(res):
                        % esc(show(i["path"])))
     for r in res["refused"][:20]:
         out.append("<div>refused: %s: %s</div>" % (esc(show(r["where"])), esc(show(r["why"]))))
+    if res.get("node_names_refused"):
+        out.append("<p><b>%s</b></p>" % esc(names_refused(res)))
     out.append("<h2>Performance classes</h2><p>A node takes its slowest GPU's class; Slurm's Weight and Features "
                "from these: mcfleet export --study (docs/operations.md).</p>")
     for kind, c in res["classes"].items():

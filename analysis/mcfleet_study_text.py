@@ -107,6 +107,14 @@ def classes_text(res):
     return out
 
 
+def names_refused(res):
+    """the study's nodes whose names Slurm cannot take, in one line (text and page)"""
+    bad = res["node_names_refused"]
+    return "%d node name%s Slurm cannot take (mcfleet export refuses %s): %s" % (
+        len(bad), "" if len(bad) == 1 else "s", "it" if len(bad) == 1 else "them", "; ".join(
+            "'%s' from %s: %s" % (show(r["node"]), show(r["from"]), r["why"]) for r in bad[:3]))
+
+
 def text_report(res):
     out = ["mcfleet study: %d input%s, %d run%s, %d node%s" % (
         len(res["inputs"]), "" if len(res["inputs"]) == 1 else "s", len(res["runs"]),
@@ -124,11 +132,8 @@ def text_report(res):
             out.append("incomplete run: %s (stopped or failed: what it finished is studied)" % show(i["path"]))
     for r in res["refused"][:10]:
         out.append("refused: %s: %s" % (show(r["where"]), show(r["why"])))
-    bad = res.get("node_names_refused") or []
-    if bad:
-        out.append("%d node name%s Slurm cannot take (mcfleet export refuses %s): %s" % (
-            len(bad), "" if len(bad) == 1 else "s", "it" if len(bad) == 1 else "them", "; ".join(
-                "'%s' from %s: %s" % (show(r["node"]), show(r["from"]), r["why"]) for r in bad[:3])))
+    if res.get("node_names_refused"):
+        out.append(names_refused(res))
     if res["gpus_moved"]:
         out.append("GPUs seen on more than one node (each place studied as its own GPU): %s"
                    % ", ".join(show(g) for g in res["gpus_moved"][:5]))

@@ -7,7 +7,7 @@
 # hostile data reach scontrol as the words meant; range files refused or
 # answered in under 1 s and 50 MB; export's output paths under the output
 # rule. Then through the binary: a study table's hostile host cell, said by
-# the study with its table line, and named with it by export.
+# the study (text, JSON, page) with its table line, and named with it by export.
 . "$srcdir/tests/lib.sh"
 need_mpirun
 need_h5py
@@ -22,6 +22,10 @@ printf 'gpu,test,value,host\nA,t,1,n1\nB,t,1.1,n1\nC,t,1.2,%s\nD,t,1,%s\n' 'n2;t
 "$MCFLEET" study t.csv --boot 20 >text 2>err || { cat err; fail "study of a table with a hostile host"; }
 expect_in text "1 node name Slurm cannot take (mcfleet export refuses it): 'n2;touch CANARY' from t.csv:4: it holds ';'"
 "$MCFLEET" study t.csv --boot 20 --format json -o t.json 2>err || { cat err; fail "study --format json"; }
+if "$PYTHON_H5" -c 'import matplotlib' 2>/dev/null; then   # the page tells the same
+    "$MCFLEET" study t.csv --boot 20 --html t.html >/dev/null 2>err || { cat err; fail "study --html"; }
+    expect_in t.html "1 node name Slurm cannot take (mcfleet export refuses it): &#x27;n2;touch CANARY&#x27; from t.csv:4"
+fi
 rc=0; "$MCFLEET" export --study t.json --slurm-update >out 2>err || rc=$?
 [ $rc = 2 ] && [ ! -s out ] || { cat out err; fail "export of the study: exit $rc, expected 2 and no output"; }
 grep -q "^mcfleet export: t.json:[0-9]* (from t.csv:4): node name 'n2;touch CANARY' refused: it holds ';'" err ||
