@@ -15,7 +15,7 @@
 #     slower it exits 1, the first line naming that GPU and test, and --drain
 #     leaves n3 DRAINED with that reason ("mcfleet: GPU ...#local1
 #     matrix-fp64 ...% below its baseline"), the run kept in failed/ and not in
-#     the baseline; n4, with the same baseline and no slowness, is not
+#     the baseline; n4, with a baseline of its own and no slowness, is not
 #     drained (exit 0), through --launcher.
 # (c) check_mcfleet (jobscripts/check_mcfleet.nhc) in a minimal stand-in of
 #     NHC (its die and log) calls die with mcfleet's reason for the slow GPU,
@@ -95,7 +95,12 @@ node_line n3 | grep -qE 'Reason=mcfleet: GPU machine-id:[0-9a-f]+#local1 matrix-
 [ "$(ls "$H"/n3/baseline/*.h5 | wc -l)" = 3 ] && [ "$(ls "$H"/n3/failed/*.h5 | wc -l)" = 1 ] ||
     fail "the unhealthy run must be kept aside in failed/, not in the baseline"
 unset MCFLEET_INJECT_SLOW MCFLEET_INJECT_SLOW_FACTOR
-mkdir -p "$H/n4" "$H/n5" && cp -r "$H/n3/baseline" "$H/n4/" && cp -r "$H/n3/baseline" "$H/n5/"   # one machine: same GPUs
+for n in n4 n5; do   # each node's own baseline (a copy of n3's runs would be another node's: moved aside)
+    for i in 1 2 3; do
+        SLURMD_NODENAME=$n health
+        [ $rc = 0 ] || { cat health.out; fail "$n's baseline run $i: exit $rc"; }
+    done
+done
 rc=0
 "$MCFLEET" health --history "$H" --node n4 --np 2 --deck health-host.yaml --threshold 0.9 --drain \
     --launcher 'mpirun -np {np} --oversubscribe' -- --backend host >health.out 2>&1 || rc=$?
