@@ -20,10 +20,13 @@ measure() {   # measure NAME CMD...: wall seconds and the largest RSS of the com
 $py "$top/tools/fleetsim.py" --template "$top/docs/bench/2026-11-23-h200-acceptance/acc.h5" \
     -n 10000 -g 8 --seed 3 --degrade 17:10 --fail-verify 4242 -o fleet.h5 >fleetsim.txt
 measure study "$B" study fleet.h5 --format json -o study.json --force
-rm -rf old.prom nodes && mkdir nodes
-measure "before: --prom FILE" $py old-analysis/mcfleet_export.py fleet.h5 --study study.json --prom old.prom
-measure "after: --prom DIR" "$B" export fleet.h5 --study study.json --prom nodes
-measure "after: --prom FILE --fleet" "$B" export fleet.h5 --study study.json --prom fleet.prom --fleet --force
+for rep in 1 2 3; do   # three of each, interleaved, with the load average beside
+    echo "round $rep: load $(cut -d' ' -f1-3 /proc/loadavg)" >>times.txt
+    rm -rf old.prom nodes && mkdir nodes
+    measure "before: --prom FILE" $py old-analysis/mcfleet_export.py fleet.h5 --study study.json --prom old.prom
+    measure "after: --prom DIR" "$B" export fleet.h5 --study study.json --prom nodes
+    measure "after: --prom FILE --fleet" "$B" export fleet.h5 --study study.json --prom fleet.prom --fleet --force
+done
 {
     for f in old.prom fleet.prom; do
         echo "$f: $(grep -vc '^#' "$f") series, $(wc -c <"$f") bytes"
