@@ -78,13 +78,15 @@ class Table:
         self.loc = {}          # node -> {level: value} (from a table's loc: columns)
         self.loc_levels = []
         self.names_refused = {}   # node -> (where it was read, why Slurm cannot take its name)
+        self._names_seen = set()
         self._index = {"fig": {}, "unit": {}, "run": {}}
 
     def node_seen(self, node, where):
         """a node name read at WHERE: one the node-name rule refuses
         (mcfleet_hostlist) is kept, studied and said, for mcfleet export
         refuses it"""
-        if node not in self.names_refused:
+        if node not in self._names_seen:   # each name checked once, where it is first read
+            self._names_seen.add(node)
             why = hostlist.name_problem(node)
             if why:
                 self.names_refused[node] = (where, why)
