@@ -23,7 +23,12 @@ limit for one range (MAX_RANGE in its hostlist.c): a 32-byte
 taking 14 GB.
 """
 import bisect
+import os
 import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcfleet_text import show  # noqa: E402
 
 NAME_MAX = 64             # bytes of a node name: Slurm's MAXHOSTNAMELEN, Linux's HOST_NAME_MAX
 HOSTLIST_MAX = 65536      # names of a range, and of a list mcfleet expands: Slurm's MAX_RANGE
@@ -37,8 +42,8 @@ class Bad(Exception):
 
 
 def shown(name, n=80):
-    """a name as a message prints it: one line, control bytes as ?, at most N characters"""
-    text = "".join(c if c.isprintable() else "?" for c in str(name))
+    """a name as a message prints it: show()'s one printable line, at most N characters"""
+    text = show(str(name))
     return text if len(text) <= n else text[:n] + "... (%d characters)" % len(text)
 
 

@@ -50,30 +50,13 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcfleet_limits import (MAX_RANKS, MAX_TEXT, MAX_VALUES, declared_problem, row_blocks, strings,  # noqa: E402,F401
                             world_rank_problem)
+from mcfleet_text import show  # noqa: E402,F401  (every reader's `from mcfleet_results import show`)
 
 MAD_SCALE = 1.4826   # a normal sample's standard deviation per unit of median absolute deviation
 
 
 class BadFile(Exception):
     """a results file that cannot be used; the message names the file and the object"""
-
-
-
-def show(name):
-    """a name from the file, printable: each byte in no well-formed UTF-8
-    sequence (overlong forms, surrogates, beyond U+10FFFF) and each character
-    str.isprintable() refuses (controls, bidi and other format characters,
-    U+2028/U+2029, private use ...) replaced by one "?", the rule of the C
-    report's mcf_rd_clean() (src/report/text_safe.c), so both show the same"""
-    if isinstance(name, bytes):
-        raw = name
-    else:   # h5py's str: a byte it could not decode is a surrogate escape (U+DC80..U+DCFF)
-        raw = b"".join(bytes([ord(c) - 0xDC00]) if "\udc80" <= c <= "\udcff" else
-                       c.encode("utf-8", "surrogatepass") for c in name) if not name.isascii() else name.encode()
-    name = raw.decode("utf-8", "surrogateescape")   # a bad byte: one escape, not printable
-    if name.isprintable():   # the common case, at C speed
-        return name
-    return "".join(c if c.isprintable() else "?" for c in name)
 
 
 class Results:
