@@ -104,21 +104,15 @@ def report_where(path, g):
 # ---------------------------------------------------------------- Prometheus
 def prom_files(a, study, rep, units, judged, where_study):
     """{node or None: text} of the textfiles asked for, and the GPUs they hold"""
-    per_node = a.prom != "-" and os.path.isdir(a.prom)
     figures = a.figures or ("judged" if a.fleet else "none")
-    files = prom.Files(node=a.node, per_node=per_node)
+    files = prom.Files(node=a.node, per_node=a.per_node)
     if rep is not None:
         prom.from_report(files, rep, units or {}, judged or {}, figures)
-    if study is not None:
-        weights = None
-        try:
-            weights = slurm.node_classes(study, where=where_study)
-        except Bad as e:
-            if "no performance classes" not in str(e):
-                raise
+    if study is not None:   # a study without classes: its figures alone
+        weights = slurm.node_classes(study, where=where_study) if study.get("classes") else None
         prom.from_study(files, study, weights, figures)
     texts = files.texts()
-    if per_node:   # every node of a file name passes the rule
+    if a.per_node:   # every node of a file name passes the rule
         first = {}
         for g in (rep or {}).get("gpus", []):
             first.setdefault(prom.gpu_node(g), g)
@@ -139,7 +133,7 @@ def gpus_of(rep, study, node=None):
 
 
 def prom_path(a, node):
-    return os.path.join(a.prom, "mcfleet-%s.prom" % node) if node is not None else a.prom
+    return os.path.join(a.prom, "mcfleet-%s.prom" % node) if a.per_node else a.prom
 
 
 def judged_metrics(path):
@@ -289,10 +283,11 @@ def check_usage(a, passthrough):
         raise Bad("--fleet and --figures go with --prom")
     if a.prom and a.fleet and a.node:
         raise Bad("--fleet and --node: one file holds the fleet or one node, not both")
-    if a.prom and not (a.fleet or a.node) and (a.prom == "-" or not os.path.isdir(a.prom)):
+    a.per_node = a.prom not in (None, "-") and os.path.isdir(a.prom)   # --prom DIR: one file per node
+    if a.prom and not (a.fleet or a.node or a.per_node):
         raise Bad("--prom %s: give a directory (one file per node, mcfleet-<node>.prom), --node NAME (that node's "
                   "file, as node_exporter is deployed) or --fleet (every node in one file)" % show(a.prom))
-    if a.prom and os.path.isdir(a.prom) and a.fleet:
+    if a.per_node and a.fleet:
         raise Bad("--prom %s is a directory: --fleet writes one file (give its path)" % show(a.prom))
     if passthrough and not a.file:
         raise Bad("unknown option%s %s" % ("s" if len(passthrough) > 1 else "", " ".join(passthrough)))
@@ -302,7 +297,7 @@ def check_usage(a, passthrough):
         raise outpath.Refused("--prom '%s' is a symlink: mcfleet never writes through one (give the directory or "
                               "file it points to)" % show(a.prom))
     for opt, path in (("--slurm", a.slurm), ("--prom", a.prom)):
-        if path and path != "-" and not (opt == "--prom" and os.path.isdir(path)):
+        if path and path != "-" and not (opt == "--prom" and a.per_node):
             outpath.check(opt, path, a.force)   # before any work
 
 
@@ -343,22 +338,22 @@ def compute_outputs(a, got):
     """every output's text, before any is written: Bad where a name or a
     host list is refused"""
     out = argparse.Namespace(slurm=None, updates=None, prom=None, nseries=0, plan=None)
+    nodes = slurm.node_classes(got.study, a.weight_kind, got.where) if a.slurm or a.slurm_update else None
     if a.slurm:
         if got.conf is None:
-            out.slurm = slurm.fragment_lines(got.study, a.weight_kind, got.where)
+            out.slurm = slurm.fragment_lines(nodes, a.weight_kind)
         else:
-            text, notes = slurm.merge(got.study, got.conf, a.weight_kind, got.conf_name, got.where)
+            text, notes = slurm.merge(nodes, got.conf, got.conf_name)
             if notes:
                 text = text.rstrip("\n") + "\n" + "".join("# mcfleet export: %s\n" % n for n in notes)
             out.slurm = text if text.endswith("\n") else text + "\n"
     if a.slurm_update:
-        names = list(slurm.node_classes(got.study, a.weight_kind, got.where))
-        current, note = (slurm.conf_nodes(got.conf, names, got.conf_name), None) if got.conf is not None \
+        current, note = (slurm.conf_nodes(got.conf, nodes, got.conf_name), None) if got.conf is not None \
             else live_state()
-        out.updates = ([note] if note else []) + slurm.update_commands(got.study, current, a.weight_kind, got.where)
+        out.updates = ([note] if note else []) + slurm.update_commands(nodes, current)
     if a.prom:
         out.prom, out.nseries = prom_files(a, got.study, got.rep, got.units, got.judged, got.where)
-        if a.prom != "-" and os.path.isdir(a.prom):
+        if a.per_node:
             for n in out.prom:
                 outpath.check("--prom", prom_path(a, n), a.force)
     if a.drain_lines or a.drain:

@@ -280,13 +280,13 @@ def run_start(path, node):
     return (start, None) if start else (None, "it records no start time")
 
 
-def runs_of(folder, node, aside, notes):
-    """FOLDER's runs that read as runs of NODE, oldest first by their recorded
-    start; any other *.h5 (unreadable, another node's) is moved to ASIDE
+def runs_of(paths, node, aside, notes):
+    """(recorded start, path) of those of PATHS that read as runs of NODE,
+    oldest first; any other (unreadable, another node's) is moved to ASIDE
     with its .log, and said in NOTES: never counted as a run, never pruned
     in place of one"""
     good = []
-    for p in sorted(glob.glob(os.path.join(folder, "*.h5"))):
+    for p in sorted(paths):
         try:
             start, why = reading(p, lambda p=p: run_start(p, node))
         except BadFile as e:
@@ -304,13 +304,13 @@ def runs_of(folder, node, aside, notes):
         except OSError as e:
             notes.append("mcfleet: note: %s is not a health run of this node (%s), and cannot be moved aside: %s"
                          % (show(p), why, e.strerror or e))
-    return [p for _, p in sorted(good)]
+    return sorted(good)
 
 
 def keep_runs(runs, anchors, keep):
-    """prunes RUNS (oldest first) to the first ANCHORS and the newest KEEP"""
+    """prunes RUNS ((start, path), oldest first) to the first ANCHORS and the newest KEEP"""
     drop = runs[anchors:len(runs) - keep] if len(runs) > anchors + keep else []
-    for p in drop:
+    for _, p in drop:
         for q in (p, p[:-3] + ".log"):
             try:
                 os.unlink(q)
@@ -376,8 +376,8 @@ def check(a):
     run_path = os.path.join(hist, "run-%s.h5" % stamp)
     log = run_path[:-3] + ".log"
     aside, swept = os.path.join(hist, "aside"), []
-    baseline = runs_of(base, a.node, aside, swept)
-    runs_of(failed, a.node, aside, swept)
+    kept = {d: runs_of(glob.glob(os.path.join(d, "*.h5")), a.node, aside, swept) for d in (base, failed)}
+    baseline = [p for _, p in kept[base]]
     try:
         rc = launch(a, a.deck, run_path, log)
     except Cannot:
@@ -402,10 +402,10 @@ def check(a):
     dest = base if code == OK else failed
     for p in (run_path, log):
         shutil.move(p, os.path.join(dest, os.path.basename(p)))
-    kept = runs_of(base, a.node, aside, notes)
-    keep_runs(kept, a.baseline_runs, a.keep)
-    keep_runs(runs_of(failed, a.node, aside, notes), 0, a.keep)
-    nbase = min(len(kept), a.baseline_runs + a.keep)
+    kept[dest] = sorted(kept[dest] + runs_of([os.path.join(dest, os.path.basename(run_path))], a.node, aside, notes))
+    keep_runs(kept[base], a.baseline_runs, a.keep)
+    keep_runs(kept[failed], 0, a.keep)
+    nbase = min(len(kept[base]), a.baseline_runs + a.keep)
     summary = summary_of(problems, ngpus, compared, notes)
     write_json(status_path, {"time": time.time(), "node": a.node, "code": code, "summary": summary,
                              "problems": [p[1] for p in problems], "run": os.path.join(dest, os.path.basename(run_path)),

@@ -119,10 +119,9 @@ def combined(ours, site_weight, site_features):
     return weight, feats
 
 
-def fragment_lines(study, weight_kind="all", where=None):
-    """NodeName=<n> Weight=<w> Features=<f> per node: for a site whose node
-    definitions do not name these nodes yet (else merge())"""
-    nodes = node_classes(study, weight_kind, where)
+def fragment_lines(nodes, weight_kind="all"):
+    """NodeName=<n> Weight=<w> Features=<f> per node of NODES (node_classes()):
+    for a site whose node definitions do not name these nodes yet (else merge())"""
     head = ["# mcfleet export: Slurm Weight and Features of the study's performance classes (docs/operations.md)",
             "# weight = 1 + round(10 x the class's slowdown in percent, %s); lower is allocated first"
             % ("the largest over the kinds" if weight_kind == "all" else "kind " + weight_kind),
@@ -144,6 +143,13 @@ def _key(tok):
 
 def _value(tok):
     return tok.split("=", 1)[1].strip('"') if "=" in tok else ""
+
+
+def site_weight_features(toks):
+    """(Weight, [Features]) a NodeName line's tokens give (None, [] where absent)"""
+    w = next((int(_value(t)) for t in toks[1:] if _key(t) == "weight" and _value(t).isdigit()), None)
+    f = next(([x for x in _value(t).split(",") if x] for t in toks[1:] if _key(t) in ("feature", "features")), [])
+    return w, f
 
 
 def conf_lines(conf_text):
@@ -168,14 +174,13 @@ def node_line(line, where):
     return toks, hostlist.parse(_value(toks[0]), where)
 
 
-def merge(study, conf_text, weight_kind="all", conf_name="--slurm-conf", where=None):
+def merge(nodes, conf_text, conf_name="--slurm-conf"):
     """conf_text (a slurm.conf, or the file it Includes with the NodeName
-    lines) with the study's weights and features merged into its NodeName
-    lines. Returns (text, notes): notes name the study's nodes the file does
-    not define and lines that could not be split. A host list that cannot be
-    read, or that must be split and is too large, is Bad naming
-    conf_name:line."""
-    nodes = node_classes(study, weight_kind, where)
+    lines) with the weights and features of NODES (node_classes()) merged
+    into its NodeName lines. Returns (text, notes): notes name the study's
+    nodes the file does not define and lines that could not be split. A host
+    list that cannot be read, or that must be split and is too large, is Bad
+    naming conf_name:line."""
     ours = hostlist.Names(nodes)
     seen, notes, out = set(), [], []
     budget = [EXPAND_BUDGET]
@@ -223,9 +228,7 @@ def split_line(line, parsed, nodes, at, budget, notes, seen):
                     t.split("=", 1)[0], vals.count(), len(names), line.strip()))
                 return [line]
     rest = [t for t in toks[1:] if _key(t) not in ("weight", "feature", "features") and _key(t) not in per_node]
-    site_w = next((int(_value(t)) for t in toks[1:] if _key(t) == "weight" and _value(t).isdigit()), None)
-    site_f = next(([f for f in _value(t).split(",") if f] for t in toks[1:] if _key(t) in ("feature", "features")),
-                  [])
+    site_w, site_f = site_weight_features(toks)
     runs = []   # consecutive nodes sharing (weight, features)
     for j, n in enumerate(names):
         if n in nodes:
@@ -284,22 +287,21 @@ def conf_nodes(conf_text, names, conf_name="--slurm-conf"):
         parsed = node_line(line, "%s:%d" % (conf_name, lineno))
         if not parsed:
             continue
-        toks = parsed[0]
-        w = next((int(_value(t)) for t in toks[1:] if _key(t) == "weight" and _value(t).isdigit()), None)
-        f = next(([x for x in _value(t).split(",") if x] for t in toks[1:] if _key(t) in ("feature", "features")), [])
+        site = site_weight_features(parsed[0])
         for n in parsed[1].held(ours):
-            out[n] = (w, f)
+            out[n] = site
     return out
 
 
-def update_commands(study, current=None, weight_kind="all", where=None):
-    """scontrol update commands that set each node's weight and features at
-    once (lost at the next reconfigure: merge() makes them last). current:
-    {node: (weight, features)} of the site (live_nodes() or conf_nodes()),
-    so its own features are kept. Each a shell line (shell_line)."""
+def update_commands(nodes, current=None):
+    """scontrol update commands that set the weight and features of each of
+    NODES (node_classes()) at once (lost at the next reconfigure: merge()
+    makes them last). current: {node: (weight, features)} of the site
+    (live_nodes() or conf_nodes()), so its own features are kept. Each a
+    shell line (shell_line)."""
     current = current or {}
     cmds = []
-    for n, r in sorted(node_classes(study, weight_kind, where).items()):
+    for n, r in sorted(nodes.items()):
         w, f = combined(r, *current.get(n, (None, [])))
         feats = ",".join(f)
         cmds.append(shell_line(["scontrol", "update", "NodeName=" + n, "Weight=%d" % w,
