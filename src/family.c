@@ -80,8 +80,13 @@ const struct mcf_key mcf_kernel_keys[] = {
     { .name = NULL }
 };
 
+/* a family's key uses, each ended by KEYS_END */
+#define KEY(n, d) { .key = (n), .def = (d) }
+#define KEY_IMPLIED(n, d, older) { .key = (n), .def = (d), .implied = (older) }
+#define KEYS_END { .key = NULL }
+
 #define DEFAULT_SEED 20261122
-const struct mcf_key_use mcf_common_kernel_keys[] = { { "seed", DEFAULT_SEED }, { NULL } };
+const struct mcf_key_use mcf_common_kernel_keys[] = { KEY("seed", DEFAULT_SEED), KEYS_END };
 
 /* ---- work per unit ---- */
 
@@ -199,7 +204,8 @@ static double m_stream_speedup(const struct mcf_kernel *k, const struct mcf_samp
  * figures are the summary; raw times and per-stream figures are DETAIL (kept
  * in the file, not printed); an OPTIONAL figure may be NaN (a device the
  * table of peaks does not know). */
-enum { SUMMARY = MCF_METRIC_SUMMARY, DETAIL = MCF_METRIC_DETAIL, OPTIONAL = MCF_METRIC_OPTIONAL };
+enum { SUMMARY = MCF_METRIC_SUMMARY, DETAIL = MCF_METRIC_DETAIL, OPTIONAL = MCF_METRIC_OPTIONAL,
+       HIGHER = MCF_METRIC_HIGHER, LOWER = MCF_METRIC_LOWER };
 
 int mcf_metric_add(struct mcf_metric *out, int n, int max, const char *name, const char *unit,
                    double (*fn)(const struct mcf_kernel *, const struct mcf_sample *, int), int index, int flags)
@@ -208,6 +214,7 @@ int mcf_metric_add(struct mcf_metric *out, int n, int max, const char *name, con
         return n;
     out[n].detail = (flags & DETAIL) != 0;
     out[n].optional = (flags & OPTIONAL) != 0;
+    out[n].better = flags & HIGHER ? 1 : flags & LOWER ? -1 : 0;
     snprintf(out[n].name, sizeof out[n].name, "%s", name);
     out[n].unit = unit;
     out[n].value = fn;
@@ -220,7 +227,7 @@ int mcf_metric_add(struct mcf_metric *out, int n, int max, const char *name, con
 static int clock_and_time(unsigned caps, struct mcf_metric *out, int n, int max)
 {
     if (caps & MCF_CAP_CLOCK)
-        n = add(out, n, max, "clock_mhz", "MHz", m_clock, 0, SUMMARY);
+        n = add(out, n, max, "clock_mhz", "MHz", m_clock, 0, SUMMARY | HIGHER);
     return add(out, n, max, "time_s", "s", m_time, 0, DETAIL);
 }
 
@@ -228,11 +235,11 @@ static int matrix_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_
 {
     int n = 0;
     if (k->mode == MCF_MODE_LATENCY) {
-        n = add(out, n, max, "latency_ns", "ns", m_latency, 0, SUMMARY);
+        n = add(out, n, max, "latency_ns", "ns", m_latency, 0, SUMMARY | LOWER);
         if (caps & MCF_CAP_CLOCK)
-            n = add(out, n, max, "latency_cycles", "cycles", m_cycles, 0, SUMMARY);
+            n = add(out, n, max, "latency_cycles", "cycles", m_cycles, 0, SUMMARY | LOWER);
     } else {
-        n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
+        n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY | HIGHER);
         if (k->sparsity == MCF_SPARSITY_2_4)
             n = add(out, n, max, "gflops_executed", "GFLOP/s", m_gflops_executed, 0, DETAIL);
         if (caps & MCF_CAP_CLOCK)
@@ -244,30 +251,30 @@ static int matrix_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_
 static int valu_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
     (void)k;
-    return clock_and_time(caps, out, add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY), max);
+    return clock_and_time(caps, out, add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY | HIGHER), max);
 }
 
 static int memory_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
     if (k->mode == MCF_MODE_LATENCY)
         return mcf_memory_hopper_metrics(k, caps, out, max);
-    int n = add(out, 0, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0, SUMMARY);
+    int n = add(out, 0, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0, SUMMARY | HIGHER);
     if (k->op == MCF_OP_FMA)
-        n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
+        n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY | HIGHER);
     return clock_and_time(caps, out, n, max);
 }
 
 static int latency_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
     (void)k;
-    return clock_and_time(caps, out, add(out, 0, max, "latency_ns", "ns", m_latency, 0, SUMMARY), max);
+    return clock_and_time(caps, out, add(out, 0, max, "latency_ns", "ns", m_latency, 0, SUMMARY | LOWER), max);
 }
 
 static int streams_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
     (void)caps;
     int n = 0;
-    n = add(out, n, max, "speedup", "1", m_speedup, 0, SUMMARY);
+    n = add(out, n, max, "speedup", "1", m_speedup, 0, SUMMARY | HIGHER);
     n = add(out, n, max, "overlap_efficiency", "1", m_overlap, 0, SUMMARY);
     n = add(out, n, max, "fairness", "1", m_fairness, 0, SUMMARY);
     n = add(out, n, max, "cross_stream_cv", "1", m_cv, 0, SUMMARY);
@@ -292,7 +299,7 @@ static int streams_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf
  * of peak rests on it: the source's SM clock per repetition is the clock. */
 static int gemm_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
-    int n = add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY);
+    int n = add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY | HIGHER);
     if (k->sparsity != MCF_SPARSITY_DENSE)
         n = mcf_gemm_sparse_metrics(caps, out, n, max);
     if (caps & MCF_CAP_CLOCK)
@@ -414,33 +421,34 @@ static const char *gemm_check(struct mcf_kernel *k, unsigned given, char *why, s
 /* ---- the rows ---- */
 
 static const struct mcf_key_use matrix_keys[] = {
-    { "dtype", MCF_KEY_REQUIRED }, { "dtype_b", MCF_DTYPE_COUNT }, { "shape", MCF_KEY_REQUIRED },
-    { "mode", MCF_MODE_THROUGHPUT }, { "path", MCF_PATH_AUTO }, { "occupancy", 0 }, { "iterations", 4096 },
-    { "inputs", MCF_INPUTS_RANDOM }, { "sparsity", MCF_SPARSITY_DENSE }, { NULL } };
+    KEY("dtype", MCF_KEY_REQUIRED), KEY_IMPLIED("dtype_b", MCF_DTYPE_COUNT, "=dtype"), KEY("shape", MCF_KEY_REQUIRED),
+    KEY("mode", MCF_MODE_THROUGHPUT), KEY_IMPLIED("path", MCF_PATH_AUTO, "auto"), KEY("occupancy", 0), KEY("iterations", 4096),
+    KEY("inputs", MCF_INPUTS_RANDOM), KEY("sparsity", MCF_SPARSITY_DENSE), KEYS_END };
 static const struct mcf_key_use valu_keys[] = {
-    { "dtype", MCF_KEY_REQUIRED }, { "occupancy", 0 }, { "iterations", 1 << 16 }, { "inputs", MCF_INPUTS_RANDOM },
-    { NULL } };
+    KEY("dtype", MCF_KEY_REQUIRED), KEY("occupancy", 0), KEY("iterations", 1 << 16), KEY("inputs", MCF_INPUTS_RANDOM),
+    KEYS_END };
 static const struct mcf_key_use memory_keys[] = {
-    { "dtype", MCF_FP64 }, { "level", MCF_LEVEL_HBM }, { "op", MCF_OP_TRIAD }, { "bytes", 0 }, { "intensity", 1 },
-    { "sweeps", 1 }, { "occupancy", 0 }, { "inputs", MCF_INPUTS_RANDOM },
-    { "mode", MCF_MODE_THROUGHPUT }, { "cluster", 2 }, { "pattern", MCF_PATTERN_RING }, { "tma", MCF_TMA_BULK },
-    { "load", 4096 }, { "ctas", 0 }, { NULL } };
+    KEY("dtype", MCF_FP64), KEY("level", MCF_LEVEL_HBM), KEY("op", MCF_OP_TRIAD), KEY("bytes", 0), KEY("intensity", 1),
+    KEY("sweeps", 1), KEY("occupancy", 0), KEY_IMPLIED("inputs", MCF_INPUTS_RANDOM, "random"),
+    KEY("mode", MCF_MODE_THROUGHPUT), KEY("cluster", 2), KEY("pattern", MCF_PATTERN_RING), KEY("tma", MCF_TMA_BULK),
+    KEY("load", 4096), KEY("ctas", 0), KEYS_END };
 static const char *const memory_quiet[] = { "mode", NULL };
 static const struct mcf_key_use latency_keys[] = {
-    { "working_set", MCF_KEY_REQUIRED }, { "stride", 64 }, { "iterations", 0 }, { NULL } };
+    KEY("working_set", MCF_KEY_REQUIRED), KEY("stride", 64), KEY("iterations", 0), KEYS_END };
 static const struct mcf_key_use streams_keys[] = {
-    { "streams", MCF_KEY_REQUIRED }, { "imbalance", 1 }, { "work", MCF_WORK_MEMORY }, { "dtype", MCF_FP64 },
-    { "bytes", 8u << 20 }, { "iterations", 4096 }, { "shape", 0 }, { "inputs", MCF_INPUTS_RANDOM }, { NULL } };
+    KEY("streams", MCF_KEY_REQUIRED), KEY("imbalance", 1), KEY("work", MCF_WORK_MEMORY), KEY("dtype", MCF_FP64),
+    KEY("bytes", 8u << 20), KEY("iterations", 4096), KEY_IMPLIED("shape", 0, "0x0x0"), KEY_IMPLIED("inputs", MCF_INPUTS_RANDOM, "random"),
+    KEYS_END };
 static const struct mcf_key_use gemm_keys[] = {
-    { "dtype", MCF_KEY_REQUIRED }, { "size", 4096 }, { "iterations", 8 }, { "inputs", MCF_INPUTS_RANDOM },
-    { "sparsity", MCF_SPARSITY_DENSE }, { NULL } };
+    KEY("dtype", MCF_KEY_REQUIRED), KEY("size", 4096), KEY("iterations", 8), KEY("inputs", MCF_INPUTS_RANDOM),
+    KEY("sparsity", MCF_SPARSITY_DENSE), KEYS_END };
 static const struct mcf_key_use ladder_keys[] = {
-    { "dtype", MCF_FP64 }, { "size", 1024 }, { "rung", MCF_KEY_REQUIRED }, { "iterations", 1 },
-    { "inputs", MCF_INPUTS_RANDOM }, { NULL } };
+    KEY("dtype", MCF_FP64), KEY("size", 1024), KEY("rung", MCF_KEY_REQUIRED), KEY("iterations", 1),
+    KEY("inputs", MCF_INPUTS_RANDOM), KEYS_END };
 static const struct mcf_key_use transfer_keys[] = {
-    { "link", MCF_KEY_REQUIRED }, { "direction", MCF_DIR_IN }, { "engine", MCF_ENGINE_COPY },
-    { "host_memory", MCF_NUMA_LOCAL }, { "mode", MCF_MODE_THROUGHPUT }, { "bytes", 64u << 20 }, { "iterations", 8 },
-    { "collective", MCF_COLL_ALLREDUCE }, { "scope", MCF_SCOPE_NODE }, { "rounds", 4 }, { NULL } };
+    KEY("link", MCF_KEY_REQUIRED), KEY("direction", MCF_DIR_IN), KEY("engine", MCF_ENGINE_COPY),
+    KEY("host_memory", MCF_NUMA_LOCAL), KEY("mode", MCF_MODE_THROUGHPUT), KEY("bytes", 64u << 20), KEY("iterations", 8),
+    KEY("collective", MCF_COLL_ALLREDUCE), KEY("scope", MCF_SCOPE_NODE), KEY("rounds", 4), KEYS_END };
 
 const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT] = {
     [MCF_FAMILY_MATRIX] = { .keys = matrix_keys, .check = matrix_check,

@@ -58,6 +58,11 @@ struct mcf_key {
 struct mcf_key_use {
     const char *key;
     uint64_t def;
+    /* the value a results file without this key implies (its build had no
+     * such key, and measured what this value measures): its recorded text,
+     * "=KEY" for another key's value of the same test; NULL where older files
+     * imply none. Written into every results file's schema (/meta/families). */
+    const char *implied;
 };
 
 #define MCF_MAX_FAMILY_KEYS 16
@@ -83,6 +88,9 @@ struct mcf_family_row {
  * where out is full): every family's metrics function is made of these.
  * index: which stream (per-stream metrics), else 0. */
 enum { MCF_METRIC_SUMMARY = 0, MCF_METRIC_DETAIL = 1, MCF_METRIC_OPTIONAL = 2 };
+/* Which way a metric is good, or'ed into the flags: a summary metric with a
+ * direction is judged; one without is shown, not judged. */
+enum { MCF_METRIC_HIGHER = 4, MCF_METRIC_LOWER = 8 };
 int mcf_metric_add(struct mcf_metric *out, int n, int max, const char *name, const char *unit,
                    double (*fn)(const struct mcf_kernel *, const struct mcf_sample *, int), int index, int flags);
 
@@ -128,6 +136,11 @@ const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kerne
  * figure and a history's judge a test only where this text is the same
  * (docs/results-format.md). Returns buf (cut short where len is too small). */
 const char *mcf_kernel_measured(const struct mcf_kernel *k, char *buf, size_t len);
+
+/* The value a results file without key u of family f implies: u's
+ * implied, or, for a key left out of "measured" at its default (quiet), that
+ * default's text (files before it measured the default); NULL: none. */
+const char *mcf_key_implied(enum mcf_family f, const struct mcf_key_use *u, char *buf, size_t len);
 
 /* k: a kernel of family f, every key at the family's default (a required
  * key 0). */

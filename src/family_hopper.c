@@ -114,12 +114,13 @@ int mcf_memory_hopper_metrics(const struct mcf_kernel *k, unsigned caps, struct 
     int n = 0;
     if (!mcf_level_hopper(k->level) || k->mode != MCF_MODE_LATENCY)
         return 0;
-    n = mcf_metric_add(out, n, max, "latency_ns", "ns", m_ns, 0, MCF_METRIC_SUMMARY);
+    n = mcf_metric_add(out, n, max, "latency_ns", "ns", m_ns, 0, MCF_METRIC_SUMMARY | MCF_METRIC_LOWER);
     if (caps & MCF_CAP_CLOCK) {
-        n = mcf_metric_add(out, n, max, "latency_cycles", "cycles", m_cycles, 0, MCF_METRIC_SUMMARY);
+        n = mcf_metric_add(out, n, max, "latency_cycles", "cycles", m_cycles, 0,
+                           MCF_METRIC_SUMMARY | MCF_METRIC_LOWER);
         n = mcf_metric_add(out, n, max, "base_latency_cycles", "cycles", m_base, 0, MCF_METRIC_SUMMARY);
         n = mcf_metric_add(out, n, max, "above_base_cycles", "cycles", m_above, 0, MCF_METRIC_SUMMARY);
-        n = mcf_metric_add(out, n, max, "clock_mhz", "MHz", m_clock, 0, MCF_METRIC_SUMMARY);
+        n = mcf_metric_add(out, n, max, "clock_mhz", "MHz", m_clock, 0, MCF_METRIC_SUMMARY | MCF_METRIC_HIGHER);
     }
     return mcf_metric_add(out, n, max, "time_s", "s", m_time, 0, MCF_METRIC_DETAIL);
 }

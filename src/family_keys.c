@@ -53,6 +53,16 @@ static int quiet_here(enum mcf_family f, const char *name)
     return 0;
 }
 
+const char *mcf_key_implied(enum mcf_family f, const struct mcf_key_use *u, char *buf, size_t len)
+{
+    const struct mcf_key *kd = mcf_kernel_key(u->key);
+    if (u->implied || !(kd->quiet_default || quiet_here(f, kd->name)) || u->def == MCF_KEY_REQUIRED)
+        return u->implied;
+    struct mcf_kernel k;
+    mcf_kernel_defaults(f, &k);
+    return mcf_key_value_text(kd, &k, buf, len);
+}
+
 const char *mcf_kernel_measured(const struct mcf_kernel *k, char *buf, size_t len)
 {
     size_t at = 0;

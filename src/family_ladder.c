@@ -54,11 +54,12 @@ static double m_time(const struct mcf_kernel *k, const struct mcf_sample *s, int
 int mcf_ladder_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
     (void)k;
-    int n = mcf_metric_add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, MCF_METRIC_SUMMARY);
+    int n = mcf_metric_add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, MCF_METRIC_SUMMARY | MCF_METRIC_HIGHER);
     n = mcf_metric_add(out, n, max, "intensity", "FLOP/byte", m_intensity, 0, MCF_METRIC_DETAIL);
-    n = mcf_metric_add(out, n, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0, MCF_METRIC_DETAIL);
+    n = mcf_metric_add(out, n, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0,
+                       MCF_METRIC_DETAIL | MCF_METRIC_HIGHER);
     if (caps & MCF_CAP_CLOCK)
-        n = mcf_metric_add(out, n, max, "clock_mhz", "MHz", m_clock, 0, MCF_METRIC_SUMMARY);
+        n = mcf_metric_add(out, n, max, "clock_mhz", "MHz", m_clock, 0, MCF_METRIC_SUMMARY | MCF_METRIC_HIGHER);
     return mcf_metric_add(out, n, max, "time_s", "s", m_time, 0, MCF_METRIC_DETAIL);
 }
 

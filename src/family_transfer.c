@@ -137,20 +137,21 @@ static double m_algbw(const struct mcf_kernel *k, const struct mcf_sample *s, in
 static double m_busbw(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
 { return m_algbw(k, s, i) * mcf_busbw_factor(k->collective, s->coll_ranks); }
 
-enum { SUMMARY = MCF_METRIC_SUMMARY, DETAIL = MCF_METRIC_DETAIL, OPTIONAL = MCF_METRIC_OPTIONAL };
+enum { SUMMARY = MCF_METRIC_SUMMARY, DETAIL = MCF_METRIC_DETAIL, OPTIONAL = MCF_METRIC_OPTIONAL,
+       HIGHER = MCF_METRIC_HIGHER, LOWER = MCF_METRIC_LOWER };
 
 int mcf_transfer_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
     (void)caps;
-    int n = 0, lat = k->mode == MCF_MODE_LATENCY;
+    int n = 0, lat = k->mode == MCF_MODE_LATENCY, dir = lat ? LOWER : HIGHER;
     const char *unit = lat ? "ns" : "GB/s", *judged = lat ? "latency_ns" : "bandwidth_gbs";
     char name[32];
     switch (k->link) {
     case MCF_LINK_HOST:
-        n = mcf_metric_add(out, n, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0, SUMMARY);
+        n = mcf_metric_add(out, n, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0, SUMMARY | HIGHER);
         break;
     case MCF_LINK_COLLECTIVE:
-        n = mcf_metric_add(out, n, max, "busbw_gbs", "GB/s", m_busbw, 0, SUMMARY);
+        n = mcf_metric_add(out, n, max, "busbw_gbs", "GB/s", m_busbw, 0, SUMMARY | HIGHER);
         n = mcf_metric_add(out, n, max, "algbw_gbs", "GB/s", m_algbw, 0, DETAIL);
         break;
     case MCF_LINK_PEER:
@@ -159,7 +160,8 @@ int mcf_transfer_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_m
         /* every rank records every slot (the same metrics on every rank); a
          * slot without a link (itself, a smaller node, a round sat out) is NaN */
         /* a network rank that no round pairs (nodes of unequal sizes) has none */
-        n = mcf_metric_add(out, n, max, judged, unit, m_links_judged, 0, peer ? SUMMARY : SUMMARY | OPTIONAL);
+        n = mcf_metric_add(out, n, max, judged, unit, m_links_judged, 0,
+                           dir | (peer ? SUMMARY : SUMMARY | OPTIONAL));
         if (!peer) {
             snprintf(name, sizeof name, "worst_%s", lat ? "ns" : "gbs");
             n = mcf_metric_add(out, n, max, name, unit, m_links_worst, 0, DETAIL | OPTIONAL);

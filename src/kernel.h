@@ -169,6 +169,7 @@ struct mcf_metric {
     int index;                /* which stream, for per-stream metrics */
     int detail;               /* recorded, but left out of the printed summary */
     int optional;             /* NaN allowed (a figure the device cannot give), not an error */
+    int better;               /* +1 higher is better, -1 lower (judged); 0 shown, not judged */
 };
 
 /* The metrics a kernel records; the same on every rank (they depend on the

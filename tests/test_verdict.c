@@ -9,6 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "backend.h"
+#include "family.h"
 #include "verdict.h"
 
 /* A reproducible normal draw (xorshift and Box-Muller): the tests must not
@@ -101,13 +103,29 @@ static void direction_of_latency(void **state)
     struct mcf_peer p[16];
     struct mcf_vrules r;
     mcf_vrules_default(&r);
-    assert_int_equal(mcf_peer_fleet(x, 16, mcf_metric_better("latency_ns"), &r, p), 1);
+    assert_int_equal(mcf_peer_fleet(x, 16, -1, &r, p), 1);
     assert_int_equal(p[3].level, MCF_V_FAIL);
-    assert_int_equal(mcf_metric_better("gflops"), 1);
-    assert_int_equal(mcf_metric_better("test_gflops_per_w"), 1);
-    assert_int_equal(mcf_metric_better("test_avg_power_w"), 0);
-    assert_int_equal(mcf_metric_better("fairness"), 0);
     assert_int_equal(mcf_better_parse(mcf_better_name(-1)), -1);
+    /* the directions are the family rows': a latency in cycles is lower-is-better */
+    struct mcf_kernel k;
+    struct mcf_metric m[MCF_MAX_METRICS];
+    mcf_kernel_defaults(MCF_FAMILY_MATRIX, &k);
+    k.mode = MCF_MODE_LATENCY;
+    int n = mcf_kernel_metrics(&k, MCF_CAP_CLOCK, m, MCF_MAX_METRICS), seen = 0;
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(m[i].name, "latency_cycles") || !strcmp(m[i].name, "latency_ns"))
+            assert_int_equal(m[i].better, -1), seen++;
+        if (!strcmp(m[i].name, "clock_mhz"))
+            assert_int_equal(m[i].better, 1), seen++;
+        if (!strcmp(m[i].name, "time_s"))
+            assert_int_equal(m[i].better, 0), seen++;
+    }
+    assert_int_equal(seen, 4);
+    mcf_kernel_defaults(MCF_FAMILY_STREAMS, &k);
+    k.streams = 2;
+    n = mcf_kernel_metrics(&k, 0, m, MCF_MAX_METRICS);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(m[i].better, !strcmp(m[i].name, "speedup"));
 }
 
 /* Half of every node's GPUs 10% slow: the node rule sees it, and no healthy GPU

@@ -412,6 +412,10 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (texts[i])
             mcf_rd_clean(texts[i]);
+    if ((f.schema = malloc(sizeof *f.schema)))
+        mcf_schema_read(&f.rd, file, f.schema);
+    else
+        f.oom = 1;
     mcf_list_tests(&f, results, &tests);
     for (size_t i = 0; i < tests.n && !f.oom && !f.rd.oom; i++)
         mcf_report_test(&f, results, tests.v[i]);
@@ -461,6 +465,7 @@ fail:
         mcf_strs_free(&f.ev[i].ratio_src);
     free(f.ev);
     free(f.facts);
+    free(f.schema);
     struct lines *ls[] = { &f.table, &f.problems, &f.notes, &f.reasons, &f.profiles, &f.profile_table };
     for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
         free(ls[i]->buf);

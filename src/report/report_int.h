@@ -10,6 +10,7 @@
 #include "error.h"
 #include "report_opts.h"
 #include "report_read.h"
+#include "report_schema.h"
 #include "verdict.h"
 
 struct lines {                   /* text collected, printed later */
@@ -32,7 +33,7 @@ struct world {
  * direction, the rank's median over its repetitions. */
 struct fig {
     char test[128], metric[64], unit[32];
-    int better;                  /* mcf_metric_better, or the dataset's "better" attribute */
+    int better;                  /* the dataset's attribute better (mcf_legacy_better in older files) */
     double *med;                 /* [nranks], NaN where the rank has no figure */
     double rep_rel;              /* the quietest rank's repetition spread: 1.4826 MAD / |median| (NaN: none) */
 };
@@ -47,9 +48,14 @@ struct evidence {
 };
 
 /* What the verdict needs to know of a test beyond its figures. */
+#define MCF_FACT_METRICS 64
 struct test_facts {
     char test[128];
-    char measured[512];          /* what it measured (report_measured.h): the profile's tests; "" unknown */
+    struct mcf_test_identity id; /* its kernel, keys and measured text (report_schema.h); "" unknown */
+    /* the direction of each metric the report read, as the file says it (or
+     * report_legacy.c for files older than the attribute better) */
+    struct { char name[64]; int better; } metric[MCF_FACT_METRICS];
+    int nmetrics;
     double power_readings;       /* the fewest new power readings a rank's test had in all (NaN: unknown) */
 };
 
@@ -78,6 +84,7 @@ struct fleet {
     size_t nev, capev;
     struct test_facts *facts;
     size_t nfacts, capfacts;
+    struct mcf_schema *schema;   /* the file's families (report_schema.h) */
     /* /health: [nranks, 2] before/after, and the busy link readings; NULL where absent */
     long long *health[MCF_NHEALTH];
     long long *gen_busy, *width_busy;
@@ -99,6 +106,8 @@ struct test_facts *mcf_facts_add(struct fleet *f, const char *test);
  * (report_sparse.c); nothing where the file has no such pair. */
 void mcf_report_sparse(struct fleet *f, struct lines *out);
 const struct test_facts *mcf_facts_of(const struct fleet *f, const char *test);
+/* The facts being made for test (the last added), NULL where they are not its. */
+struct test_facts *mcf_facts_last(struct fleet *f, const char *test);
 
 /* A test's evidence columns and a test's figure by name (NULL: not in the file). */
 const struct evidence *mcf_evidence_of(const struct fleet *f, const char *test);

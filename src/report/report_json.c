@@ -70,6 +70,57 @@ static void json_lines(FILE *out, const struct lines *l)
     fputc(']', out);
 }
 
+/* Each test's identity as the file's schema reads it (report_schema.h): the
+ * one reading of a test's keys that compare, baseline, study and health take.
+ * keys: those recorded or implied, in the family's order; implied: those the
+ * file lacks (their values the ones its build implied); amounts: those that
+ * say how much or how long; better: each metric read and its direction. */
+static void json_tests(FILE *out, const struct fleet *f)
+{
+    fprintf(out, ",\n \"tests\": [");
+    for (size_t i = 0; i < f->nfacts; i++) {
+        const struct test_facts *t = &f->facts[i];
+        const struct mcf_test_identity *id = &t->id;
+        fprintf(out, "%s\n  {\"test\": ", i ? "," : "");
+        json_str(out, t->test);
+        fprintf(out, ", \"kernel\": ");
+        json_str(out, id->kernel);
+        fprintf(out, ", \"measured\": ");
+        json_str(out, id->measured);
+        fprintf(out, ", \"measured_rebuilt\": %s, \"keys\": {", id->rebuilt ? "true" : "false");
+        const char *sep = "";
+        for (int k = 0; k < id->nkeys; k++)
+            if (!id->key[k].implied || id->key[k].value[0]) {
+                fputs(sep, out);
+                json_str(out, id->key[k].name);
+                fputs(": ", out);
+                json_str(out, id->key[k].value);
+                sep = ", ";
+            }
+        fputc('}', out);
+        const char *lists[] = { "implied", "amounts" };
+        for (int l = 0; l < 2; l++) {
+            fprintf(out, ", \"%s\": [", lists[l]);
+            sep = "";
+            for (int k = 0; k < id->nkeys; k++)
+                if (l ? id->key[k].amount : id->key[k].implied && id->key[k].value[0]) {
+                    fputs(sep, out);
+                    json_str(out, id->key[k].name);
+                    sep = ", ";
+                }
+            fputc(']', out);
+        }
+        fprintf(out, ", \"better\": {");
+        for (int m = 0; m < t->nmetrics; m++) {
+            fputs(m ? ", " : "", out);
+            json_str(out, t->metric[m].name);
+            fprintf(out, ": \"%s\"", mcf_better_name(t->metric[m].better));
+        }
+        fprintf(out, "}}");
+    }
+    fputc(']', out);
+}
+
 static void print_json(struct fleet *f, const struct world *w, const char *path, FILE *out)
 {
     const struct mcf_rollup *ro = &f->roll;
@@ -190,6 +241,7 @@ static void print_json(struct fleet *f, const struct world *w, const char *path,
         fputc('}', out);
     }
     fputc(']', out);
+    json_tests(out, f);
     mcf_links_print_json(f, out);
     fprintf(out, ",\n \"hung\": [");
     for (size_t i = 0; i < w->nhung; i++) {

@@ -63,7 +63,7 @@ static void judge_profile(struct fleet *f, const struct mcf_profile *p, const si
         if (!t)
             continue;
         const struct test_facts *facts = mcf_facts_of(f, g->test);
-        const char *here = facts ? facts->measured : "";
+        const char *here = facts ? facts->id.measured : "";
         if (!t->measured[0] || strcmp(t->measured, here)) {
             /* the same name, another measurement (the default deck's mma.sync
              * matrix-fp64 against the acceptance deck's): never judged by it */

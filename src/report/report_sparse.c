@@ -57,12 +57,12 @@ static double fleet_median(const struct fleet *f, const char *test, const char *
 
 void mcf_report_sparse(struct fleet *f, struct lines *out)
 {
-    char twin[sizeof f->facts[0].measured];
+    char twin[sizeof f->facts[0].id.measured];
     for (size_t i = 0; i < f->nfacts; i++) {
-        if (!dense_twin(f->facts[i].measured, twin, sizeof twin))
+        if (!dense_twin(f->facts[i].id.measured, twin, sizeof twin))
             continue;
         for (size_t j = 0; j < f->nfacts; j++) {
-            if (strcmp(f->facts[j].measured, twin))
+            if (strcmp(f->facts[j].id.measured, twin))
                 continue;
             /* latency pairs: cycles per instruction (the paper's LAT), lower is better */
             int lat = strstr(twin, " mode=latency") != NULL;

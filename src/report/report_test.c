@@ -13,7 +13,6 @@
 #include "mcfleet.h"
 #include "report_int.h"
 #include "report_links.h"
-#include "report_measured.h"
 #include "report_read.h"
 #include "results.h"
 #include "stats.h"
@@ -209,10 +208,15 @@ static void report_metric(struct fleet *f, hid_t g, const char *gname, const cha
     /* the figures the verdict judges: those with a direction (newer files
      * say it in the attribute "better"; older ones by the metric's name) */
     char *better = NULL;
-    int dir = mcf_metric_better(metric);
+    int dir = mcf_legacy_better(metric);
     if (mcf_rd_attr_text(&f->rd, m.d, obj, "better", &better) > 0)
         dir = mcf_better_parse(better);
     free(better);
+    struct test_facts *facts = mcf_facts_last(f, test);
+    if (facts && facts->nmetrics < MCF_FACT_METRICS) {
+        snprintf(facts->metric[facts->nmetrics].name, sizeof facts->metric[0].name, "%s", metric);
+        facts->metric[facts->nmetrics++].better = dir;
+    }
     if (dir != 0 && mcf_count_finite(med, f->nranks) > 0 && keep_fig(f, test, metric, unit, dir, med, rep_rel))
         med = NULL;   /* kept */
 done:
@@ -265,17 +269,19 @@ static void report_under_sampled(struct fleet *f, hid_t g, const char *gname, co
 static const char *absent_link(const struct fleet *f, const char *test, size_t r)
 {
     const struct test_facts *t = mcf_facts_of(f, test);
-    if (!t || strncmp(t->measured, "kernel=transfer ", 16) || !f->node)
+    if (!t || strcmp(t->id.kernel, "transfer") || !f->node)
         return NULL;
     size_t on_node = 0;
     for (size_t i = 0; i < f->nranks; i++)
         on_node += f->node[i] == f->node[r];
-    int node_scope = !strstr(t->measured, "scope=job");
-    if (strstr(t->measured, "link=network") && f->nnodes < 2)
+    const char *link = mcf_test_key(&t->id, "link"), *scope = mcf_test_key(&t->id, "scope");
+    int node_scope = !scope || strcmp(scope, "job");
+    int peer = link && !strcmp(link, "peer"), coll = link && !strcmp(link, "collective");
+    if (link && !strcmp(link, "network") && f->nnodes < 2)
         return "the job has one node";
-    if ((strstr(t->measured, "link=peer") || (strstr(t->measured, "link=collective") && node_scope)) && on_node < 2)
+    if ((peer || (coll && node_scope)) && on_node < 2)
         return "the rank is alone on its node";
-    if (strstr(t->measured, "link=collective") && !node_scope && f->nranks < 2)
+    if (coll && !node_scope && f->nranks < 2)
         return "the job has one rank";
     return NULL;
 }
@@ -469,6 +475,9 @@ void mcf_report_test(struct fleet *f, hid_t results, const char *name)
     for (size_t r = 0; status && r < f->nranks; r++)
         nverified += status[r] == MCF_STATUS_VERIFIED;
 
+    struct test_facts *facts = mcf_facts_add(f, test);
+    if (facts && f->schema)
+        mcf_test_identity_read(&f->rd, f->schema, g, gname, &facts->id);
     const char *attr = "summary_metrics";
     int rc = mcf_rd_attr_text(&f->rd, g, gname, attr, &metrics);
     if (rc == 0)
@@ -489,12 +498,9 @@ void mcf_report_test(struct fleet *f, hid_t results, const char *name)
         report_metrics(f, g, gname, test, metrics, "sustained_summary", status, nverified, 1);
     report_under_sampled(f, g, gname, test);
     read_evidence(f, g, gname, test);
-    struct test_facts *facts = mcf_facts_add(f, test);
     if (facts) {
-        if (mcf_rd_measured(&f->rd, g, gname, facts->measured, sizeof facts->measured) > 0)
-            mcf_rd_clean(facts->measured);
         facts->power_readings = power_readings(f, g, gname);
-        mcf_links_read(f, g, gname, test, facts->measured);
+        mcf_links_read(f, g, gname, test, facts->id.measured);
     }
     if (status)
         report_status(f, test, status, &message);

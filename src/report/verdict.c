@@ -73,35 +73,6 @@ const char *const mcf_rule_names[MCF_RULE_COUNT] = {
     [MCF_RULE_CLOCK] = "clock-check", [MCF_RULE_POWER] = "power-check",
 };
 
-static int ends_with(const char *s, const char *tail)
-{
-    size_t n = strlen(s), m = strlen(tail);
-    return n >= m && strcmp(s + n - m, tail) == 0;
-}
-
-int mcf_metric_better(const char *m)
-{
-    /* rates and latencies; the concurrency shape (overlap_efficiency,
-     * fairness, cross_stream_cv, bounded near 0) and peak_fraction (gflops
-     * again) are shown, not judged: a relative rule means nothing near 0 */
-    static const char *const higher[] = { "gflops", "bandwidth_gbs", "speedup", "clock_mhz", "test_sm_mhz",
-                                          "sustained_gflops", "sustained_bandwidth_gbs", "sustained_clock_mhz",
-                                          "sustained_sm_mhz", "busbw_gbs" };
-    /* a sustained test's energy per unit of work; its power, time to the
-     * limit and time throttled are shown, not judged */
-    static const char *const lower[] = { "latency_ns", "latency_cycles", "sustained_j_per_gflop", "sustained_j_per_gb" };
-    for (size_t i = 0; i < sizeof higher / sizeof higher[0]; i++)
-        if (!strcmp(m, higher[i]))
-            return 1;
-    for (size_t i = 0; i < sizeof lower / sizeof lower[0]; i++)
-        if (!strcmp(m, lower[i]))
-            return -1;
-    /* work per joule: gflops_per_w, gbs_per_w and their whole-test forms */
-    if (ends_with(m, "_per_w"))
-        return 1;
-    return 0;
-}
-
 const char *mcf_better_name(int better)
 {
     return better > 0 ? "higher" : better < 0 ? "lower" : "none";

@@ -11,12 +11,10 @@
 enum mcf_vlevel { MCF_V_PASS = 0, MCF_V_WARN = 1, MCF_V_FAIL = 2 };
 extern const char *const mcf_vlevel_names[3];   /* "PASS", "WARN", "FAIL" */
 
-/* Which way a metric is good: +1 higher (throughput, bandwidth, clock,
- * work per joule), -1 lower (latency, spread), 0 neither (power, energy of a
- * whole test, raw times): no peer rule. The runner writes it as each metric
- * dataset's attribute "better"; the report takes the attribute where present
- * and this table for older files. */
-int mcf_metric_better(const char *metric);
+/* Which way a metric is good: +1 higher, -1 lower, 0 neither (shown, no
+ * peer rule). Each family's row says it of its metrics (struct mcf_metric
+ * better); the runner writes it as each metric dataset's attribute "better",
+ * which every reader takes (report_legacy.c for files older than it). */
 const char *mcf_better_name(int better);       /* "higher", "lower", "none" */
 int mcf_better_parse(const char *text);        /* the inverse; 0 for anything else */
 

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "record_schema.h"
 #include "record_sustained.h"
 #include "verdict.h"
 
@@ -233,7 +234,7 @@ static int record_test(struct mcf_h5 *h, const struct mcf_result *r, int any_ran
             MCF_TRY(mcf_h5_rows_double(h, path, r->values + (size_t)m * reps, reps, r->metrics[m].unit, e));
             /* which way is good, for the verdict and for readers of the file */
             MCF_TRY(mcf_h5_attr_str(h, path, "better",
-                                    mcf_better_name(r->shared_cores ? 0 : mcf_metric_better(r->metrics[m].name)), e));
+                                    mcf_better_name(r->shared_cores ? 0 : r->metrics[m].better), e));
             if (r->metrics[m].optional)   /* NaN is a figure the rank could not have (a peer it lacks), no error */
                 MCF_TRY(mcf_h5_attr_long(h, path, "optional", 1, e));
             if (m) strncat(names, ",", sizeof names - strlen(names) - 1);
@@ -349,6 +350,7 @@ int mcf_record_start(struct mcf_h5 *h5, const struct mcf_record_ctx *c, int ntes
         MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", ntests, e));
     MCF_TRY(mcf_h5_attr_str(h5, "/results", "status_codes", mcf_status_codes, e));
     MCF_TRY(record_meta_start(h5, c, e));
+    MCF_TRY(mcf_record_schema(h5, e));
     return MCF_OK;
 fail:
     return e->rc;

@@ -15,12 +15,14 @@ struct figures {
 };
 
 /* listed: in sustained_summary, which the report reads (a bit mask has no median) */
-static int figure(struct figures *f, const char *name, double v, const char *unit, int listed, struct mcf_err *e)
+/* better: +1 higher is better, -1 lower, 0 shown, not judged */
+static int figure(struct figures *f, const char *name, double v, const char *unit, int better, int listed,
+                  struct mcf_err *e)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", f->g, name);
     MCF_TRY(mcf_h5_rows_double(f->h, path, &v, 1, unit, e));
-    MCF_TRY(mcf_h5_attr_str(f->h, path, "better", mcf_better_name(mcf_metric_better(name)), e));
+    MCF_TRY(mcf_h5_attr_str(f->h, path, "better", mcf_better_name(better), e));
     if (!listed)
         return MCF_OK;
     if (f->list[0])
@@ -75,25 +77,26 @@ int mcf_record_sustained(struct mcf_h5 *h, const char *g, const struct mcf_resul
         if (s->rate_metric >= 0) {
             const struct mcf_metric *m = &r->metrics[s->rate_metric];
             snprintf(name, sizeof name, "sustained_%s", m->name);
-            MCF_TRY(figure(&f, name, st->rate, m->unit, 1, e));
+            MCF_TRY(figure(&f, name, st->rate, m->unit, m->better, 1, e));
         }
         if (s->clock_metric >= 0)
-            MCF_TRY(figure(&f, "sustained_clock_mhz", st->clock_mhz, "MHz", 1, e));
+            MCF_TRY(figure(&f, "sustained_clock_mhz", st->clock_mhz, "MHz", 1, 1, e));
         if (s->power_on) {   /* every rank had a source: the power figures */
-            MCF_TRY(figure(&f, "sustained_sm_mhz", st->sm_mhz, "MHz", 1, e));
-            MCF_TRY(figure(&f, "sustained_power_w", st->power_w, "W", 1, e));
+            MCF_TRY(figure(&f, "sustained_sm_mhz", st->sm_mhz, "MHz", 1, 1, e));
+            MCF_TRY(figure(&f, "sustained_power_w", st->power_w, "W", 0, 1, e));
             if (s->rate_metric >= 0) {
                 int flops = !strcmp(r->metrics[s->rate_metric].name, "gflops");
                 MCF_TRY(figure(&f, flops ? "sustained_j_per_gflop" : "sustained_j_per_gb", st->j_per_unit,
-                               flops ? "J/GFLOP" : "J/GB", 1, e));
+                               flops ? "J/GFLOP" : "J/GB", -1, 1, e));
             }
-            MCF_TRY(figure(&f, "time_to_limit_s", st->time_to_limit_s, "s", 1, e));
-            MCF_TRY(figure(&f, "throttled_fraction", st->throttled_fraction, "1", 1, e));
-            MCF_TRY(figure(&f, "throttled_reasons", st->throttle_reasons, "NVML clock-event reason bit mask", 0, e));
+            MCF_TRY(figure(&f, "time_to_limit_s", st->time_to_limit_s, "s", 0, 1, e));
+            MCF_TRY(figure(&f, "throttled_fraction", st->throttled_fraction, "1", 0, 1, e));
+            MCF_TRY(figure(&f, "throttled_reasons", st->throttle_reasons, "NVML clock-event reason bit mask", 0, 0,
+                           e));
         }
-        MCF_TRY(figure(&f, "steady_start_s", st->start_s, "s", 1, e));
+        MCF_TRY(figure(&f, "steady_start_s", st->start_s, "s", 0, 1, e));
         /* 1: the figures are over the steady windows; 0: never steady, over the last half */
-        MCF_TRY(figure(&f, "steady_state", st->from >= 0 ? (double)st->found : NAN, "1", 1, e));
+        MCF_TRY(figure(&f, "steady_state", st->from >= 0 ? (double)st->found : NAN, "1", 0, 1, e));
     }
     MCF_TRY(mcf_h5_attr_str(h, g, "sustained_summary", f.list, e));
     return MCF_OK;
