@@ -4,8 +4,10 @@ its own runs, written as a SKU profile that mcfleet report reads.
 
   mcfleet baseline FILE.h5 [MORE.h5 ...] -o BASELINE.yaml [--sku NAME] [--force] [--allow-quick]
 
-Every GPU's median of each test's summary figure (gflops, bandwidth_gbs or
-latency_ns), over all the runs given, is one value. Outliers are removed
+Every GPU's median of each test's judged figure (its first summary metric
+with a direction: gflops, bandwidth_gbs, latency_ns, latency_cycles ...),
+over all the runs given, is one value. Which way it is good is the file's
+(the metric's attribute better, as the family's row says it). Outliers are removed
 until none is left: a value farther from the median of those kept than the
 verdict's own warn threshold, max(warn_rel, k_min x spread) with the rules
 the files record (/meta verdict_*), is dropped, and the median and spread are
@@ -13,7 +15,8 @@ taken again (at most 20 rounds). Of what remains:
 
   expected  the median
   floor     expected x (1 - max(fail_rel, k_min x spread)) (a ceiling for a
-            latency: expected x (1 + ...)), spread the relative standard
+            lower-is-better figure, such as a latency: expected x (1 + ...)),
+            spread the relative standard
             deviation of the kept values (1.4826 MAD over the median)
 
 A test is one figure only where every run measured the same thing (the
@@ -51,7 +54,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcfleet_results import MAD_SCALE, BadFile, Results, gpu_keys, quiet_pipe, reading, show  # noqa: E402
 import mcfleet_outpath as outpath  # noqa: E402
 
-METRICS = ("gflops", "bandwidth_gbs", "latency_ns")   # what a SKU profile judges (src/report/profile.c)
 MAX_ROUNDS = 20
 
 
@@ -69,14 +71,14 @@ def read_run(path):
                                      col("compute_units", "int", -1))]
     tests = {}
     for name, gname, g in r.tests():
-        metric = r.summary_metric(g, gname)
-        if metric not in METRICS:
+        metric = r.judged_metric(g, gname)
+        if metric is None:
             continue
         stats = r.figure_stats(g, gname, metric)   # a rank with an infinite or non-positive figure: NaN
         if stats is None:
             continue
         tests[name] = {"metric": metric, "label": r.attr_text(g, gname, "label"), "median": stats[0].tolist(),
-                       "measured": r.measured(g, gname)[0]}
+                       "measured": r.measured(g, gname)[0], "higher": r.better(g, gname, metric) > 0}
     meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("start_time", "mcfleet_version", "deck_path")}
     meta["quick"] = r.attr_int(r.meta, "/meta", "quick", default=0)
     return {"path": path, "meta": meta, "gpus": gpus, "tests": tests, "rules": r.rules()}
@@ -95,12 +97,12 @@ def baseline(runs, sku, rules):
     for x in runs:
         names += [n for n in x["tests"] if n not in names]
     for name in names:
-        vals, metric, measured = [], None, {}
+        vals, metric, measured, higher = [], None, {}, True
         for i, x in enumerate(runs):
             t = x["tests"].get(name)
             if t is None:
                 continue
-            metric = metric or t["metric"]
+            metric, higher = (metric, higher) if metric else (t["metric"], t["higher"])
             if t["metric"] != metric:
                 continue
             measured.setdefault(t["measured"], []).append(i)
@@ -129,7 +131,6 @@ def baseline(runs, sku, rules):
         if margin >= 0.5:
             out[name] = {"skipped": "spread %.1f%% of %d values: too noisy for a floor" % (100 * s, len(kept))}
             continue
-        higher = metric != "latency_ns"
         out[name] = {"metric": metric, "expected": m, "bound": m * (1 - margin) if higher else m * (1 + margin),
                      "higher": higher, "spread": s, "kept": kept, "removed": removed,
                      "measured": next(iter(measured))}
@@ -207,8 +208,8 @@ def write_profile(path, runs, sku, figures, rules, force):
                         fmt(f["bound"]), q(cut(src, 500)), q(note)))
         n += 1
     if not n:
-        raise Usage("nothing to baseline: no test with gflops, bandwidth_gbs or latency_ns figures on two or more "
-                    "%s GPUs or runs" % sku)
+        raise Usage("nothing to baseline: no test with judged figures (a summary metric with a direction) on two "
+                    "or more %s GPUs or runs" % sku)
     try:
         outpath.write("-o", path, force, lambda out: out.write("\n".join(lines) + "\n"))
     except OSError as e:

@@ -127,6 +127,8 @@ def read_run(path):
         tests[name] = {"measured": measured, "measured_from": how, "label": r.attr_text(g, gname, "label"),
                        "work": list(work) if work else None, "metrics": metrics,
                        "not_judged": r.attr_text(g, gname, "not_judged")}
+    for name in tests:   # each test's keys, as the C report reads the file's schema
+        tests[name]["identity"] = r.identity(name)
     meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("mcfleet_version", "start_time", "deck_path", "backend")}
     # the path as every line shows it: a name in a shared folder may hold a newline or an escape
     return {"path": show(path), "meta": meta, "gpus": gpus, "tests": tests}
@@ -166,9 +168,14 @@ def where(g):
     return "%s device %d (local rank %d)" % (g["host"], g["device"], g["local_rank"])
 
 
-def not_same(old, new, told, tnew):
-    """why test told of run old and tnew of run new are not one measurement, or None"""
-    why = measured_differ(told["measured"], tnew["measured"], old["path"], new["path"])
+def not_same(old, new, told, tnew, amounts=False):
+    """why test told of run old and tnew of run new are not one measurement,
+    or None; amounts: the keys that say how much or how long count too"""
+    if told["identity"] is None or tnew["identity"] is None:
+        why = None if told["measured"] == tnew["measured"] else "what it measured differs (%s in %s, %s in %s)" % (
+            told["measured"], old["path"], tnew["measured"], new["path"])
+    else:
+        why = measured_differ(told["identity"], tnew["identity"], old["path"], new["path"], amounts)
     if why:
         return why
     if told["work"] and tnew["work"] and told["work"] != tnew["work"]:
@@ -177,7 +184,7 @@ def not_same(old, new, told, tnew):
     return None
 
 
-def pair_tests(old, new):
+def pair_tests(old, new, amounts=False):
     """which test of the earlier run old each test of the newest run is: the
     one of the same name where it measures the same, else the one test that
     measures the same under another name (a deck that renamed it), where
@@ -187,23 +194,26 @@ def pair_tests(old, new):
     for name, t in new["tests"].items():
         o = old["tests"].get(name)
         if o is not None:
-            w = not_same(old, new, o, t)
+            w = not_same(old, new, o, t, amounts)
             if w:
                 why[name] = "not the same measurement as in %s: %s" % (old["path"], w)
             else:
                 pairs[name] = name
     free_old = [n for n in old["tests"] if n not in new["tests"]]
     free_new = [n for n in new["tests"] if n not in old["tests"]]
-    cand = {n: [o for o in free_old if not not_same(old, new, old["tests"][o], new["tests"][n])] for n in free_new}
+    cand = {n: [o for o in free_old if not not_same(old, new, old["tests"][o], new["tests"][n], amounts)]
+            for n in free_new}
     for n, c in cand.items():
         if len(c) == 1 and sum(c[0] in cc for cc in cand.values()) == 1:
             pairs[n] = c[0]
     return pairs, why
 
 
-def compare(runs, min_rel, sigmas, every=False):
+def compare(runs, min_rel, sigmas, every=False, amounts=False):
     """every: also list each GPU figure compared ("compared": value, reference,
-    deviation, threshold), drifted or not (mcfleet health's gauges)"""
+    deviation, threshold), drifted or not (mcfleet health's gauges); amounts:
+    a test whose iterations (or another amount) differ is not the same
+    measurement (mcfleet health: runs of one deck)"""
     new = runs[-1]
     old = runs[:-1]
     out = {"runs": [{"path": x["path"], **x["meta"], "gpus": len(x["gpus"]),
@@ -251,7 +261,7 @@ def compare(runs, min_rel, sigmas, every=False):
     # tests: each earlier run's test that is each of the newest run's
     paired = []
     for x in old:
-        pairs, why = pair_tests(x, new)
+        pairs, why = pair_tests(x, new, amounts)
         paired.append(pairs)
         for name, w in why.items():
             out["not_comparable"].append({"test": name, "run": x["path"], "why": w})

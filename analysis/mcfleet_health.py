@@ -221,7 +221,7 @@ def judge(a, run_path, baseline):
             "" if problems else ": this run starts it (1 of %d runs)" % a.baseline_runs))
         return problems, notes, compared, len(ids)
     new = reading(run_path, lambda: mcfleet_compare.read_run(run_path))
-    res = mcfleet_compare.compare(olds + [new], a.threshold, a.sigmas, every=True)
+    res = mcfleet_compare.compare(olds + [new], a.threshold, a.sigmas, every=True, amounts=True)
     compared = res.get("compared", [])
     for d in res["drift"]:
         name = bus.get(d["gpu"], d["gpu"])

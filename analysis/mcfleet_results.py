@@ -10,11 +10,14 @@ never from a copy of the C code:
                            arithmetic intensity is flop / byte as measured
   Results.measured(g, gname)  what a test measured (its attribute measured)
   Results.better(g, gname, m) which way a metric is good (its attribute better)
+  Results.identity(name)      a test's keys as the file's schema reads them
 Files written before those attributes existed (2026-11-25) get None (or, for
-the status codes, the codes of those versions, which have not changed). For
-the last two, files older than the attribute are read by the rule the C code
-follows, copied here for those frozen files only (FAMILY_KEYS, IMPLIED and
-metric_better, each pointing at its C original).
+the status codes, the codes of those versions, which have not changed). A
+test's keys, and what a file older than measured or better says, are the C
+report's reading (`mcfleet report --format json`, its "tests": the file's
+schema, /meta/families, or for older files the one frozen table of
+src/report/report_legacy.c): no family's keys, implied values or metric
+directions are kept here.
 
 gpu_identity() keys a rank's GPU by its UUID or serial, never its host;
 quiet_pipe(), called first by each tool's main, ends a tool whose reader
@@ -51,8 +54,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcfleet_limits import (MAX_RANKS, MAX_TEXT, MAX_VALUES, declared_problem, row_blocks, strings,  # noqa: E402,F401
                             world_rank_problem)
 from mcfleet_text import show  # noqa: E402,F401  (every reader's `from mcfleet_results import show`)
-
-MAD_SCALE = 1.4826   # a normal sample's standard deviation per unit of median absolute deviation
+from mcfleet_study_stats import MAD_SCALE  # noqa: E402,F401  (src/stats.h MCF_MAD_SCALE: tests/limits_agree.sh)
+import mcfleet_creport as creport  # noqa: E402
 
 
 class BadFile(Exception):
@@ -226,6 +229,14 @@ class Results:
         names = [m for m in self.attr_text(g, gname, "summary_metrics").split(",") if m]
         return names[0] if names else None
 
+    def judged_metric(self, g, gname):
+        """the test's judged figure: its first summary metric with figures
+        and a direction (better), or None"""
+        for m in [m for m in self.attr_text(g, gname, "summary_metrics").split(",") if m]:
+            if self.figures(g, gname, m) is not None and self.better(g, gname, m):
+                return m
+        return None
+
     def figures(self, g, gname, metric):
         """a metric's [nranks, repetitions] values; None if the test has no such dataset"""
         return self.dataset(g, gname, metric, "float", (self.nranks, None), required=False)
@@ -278,45 +289,39 @@ class Results:
                 self.bad("%s attribute %s" % (gname, n), "missing or not a finite non-negative number")
         return flop, nbytes
 
+    def identity(self, name):
+        """test NAME as the C report reads it from this file's schema (its
+        entry of the report JSON's "tests": kernel, measured, keys, implied,
+        amounts, better); None where the report lists no such test"""
+        if getattr(self, "_identity", None) is None:
+            rep = creport.run(self.path)
+            if rep.report is None or not isinstance(rep.report.get("tests"), list):
+                why = (rep.stderr.strip().splitlines() or ["no report"])[-1]
+                raise BadFile("%s: what its tests measured cannot be read: %s" % (self.path, show(why)))
+            self._identity = {t.get("test"): t for t in rep.report["tests"] if isinstance(t, dict)}
+        return self._identity.get(show(name))
+
     def better(self, g, gname, metric):
         """+1 where higher is better, -1 lower, 0 neither: the metric dataset's
-        attribute better (written from the C table), else, for files older
-        than it (2026-11-23), the metric's name as the C report reads it
-        (metric_better)"""
+        attribute better (written from the family's row), else, for files
+        older than it (2026-11-23), the C report's reading of the file"""
         d = self.child(g, gname, metric.encode(), "dataset", True)
         t = self.attr_text(d, "%s/%s" % (gname, show(metric)), "better", default=None)
         if t is None:
-            return metric_better(metric)
+            t = ((self.identity(gname.rsplit("/", 1)[-1]) or {}).get("better") or {}).get(metric)
         return {"higher": 1, "lower": -1}.get(t, 0)
 
     def measured(self, g, gname):
         """what the test measured, as (text, how): the test's attribute
-        measured (newer files, how "recorded"), else the same text rebuilt from
-        its attributes (how "rebuilt", measured_text)"""
+        measured (newer files, how "recorded"), else the text the C report
+        rebuilds from its keys (how "rebuilt")"""
         t = self.attr_text(g, gname, "measured", default=None)
         if t is not None:
             return t, "recorded"
-        attrs, kernel = {}, self.attr_text(g, gname, "kernel")
-        for name in FAMILY_KEYS.get(kernel, ()):
-            v, what = self.attr(g, gname, name, False)
-            if v is None:
-                continue
-            if isinstance(v, (bytes, str)):
-                attrs[name] = show(v)
-            elif isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-                attrs[name] = "%d" % int(v)
-            else:
-                self.bad(what, "is neither a string nor an integer")
-        # a key its build did not record: the value that build implied
-        # (IMPLIED), so that the text is the one the C report rebuilds
-        # (src/report/report_measured.c) and a newer build records
-        for name in FAMILY_KEYS.get(kernel, ()):
-            implied = IMPLIED.get((kernel, name))
-            if name not in attrs and implied is not None:
-                implied = attrs.get(implied[1:]) if implied.startswith("=") else implied
-                if implied is not None:
-                    attrs[name] = implied
-        return measured_text(kernel, attrs), "rebuilt"
+        ident = self.identity(gname.rsplit("/", 1)[-1])
+        if ident is None:
+            self.bad(gname, "is not a test the report reads")
+        return ident.get("measured", ""), "rebuilt"
 
     def unit(self, g, gname, metric):
         d = self.child(g, gname, metric.encode(), "dataset", True)
@@ -350,106 +355,35 @@ def gpu_keys(uuid, serial, local_rank):
     return [i or "rank%d" % k for k, i in enumerate(gpu_identity(uuid, serial, local_rank))]
 
 
-# What a test measures (the test's attribute "measured", docs/results-format.md),
-# for files written before that attribute (2026-11-27): a copy of each family's
-# keys in src/family.c (matrix_keys, valu_keys, ...), in their order, with the
-# amounts left out (the keys whose struct mcf_key has .amount = 1: seed,
-# iterations, sweeps), as mcf_kernel_measured writes them. Old files are frozen
-# history, so this copy need not follow later changes of family.c: files with
-# the attribute are read from it. tests/compare_history.sh checks that the text
-# rebuilt from a new file's attributes is its recorded one.
-FAMILY_KEYS = {
-    "matrix": ("dtype", "dtype_b", "shape", "mode", "path", "occupancy", "inputs"),
-    "valu": ("dtype", "occupancy", "inputs"),
-    "memory": ("dtype", "level", "op", "bytes", "intensity", "occupancy", "inputs"),
-    "latency": ("working_set", "stride"),
-    "streams": ("streams", "imbalance", "work", "dtype", "bytes", "shape", "inputs"),
-    "gemm": ("dtype", "size", "inputs"),
-    "ladder": ("dtype", "size", "rung", "inputs"),
-    "transfer": ("link", "direction", "engine", "host_memory", "mode", "bytes", "collective", "scope", "rounds"),
-}
-
-# The keys that builds added after the first results files, with the value
-# that the builds before them had and so implied (git log -S'"KEY"' -- src):
-# matrix path and dtype_b (2026-11-22: the instruction path was chosen by the
-# backend, B's type was A's); memory and streams inputs, streams shape
-# (recorded from the family table, acc7cd4, 2026-11-23: random inputs
-# unless the deck said otherwise, no shape for memory work; a streams test of
-# matrix work had to give its shape, which such files lack: not matched). A
-# file without such a key matches one with it where the value there is this
-# one; "=dtype" is the test's own dtype. A deck that set a key its build did
-# not record (inputs: zero before acc7cd4) cannot be told from the file.
-IMPLIED = {
-    ("matrix", "dtype_b"): "=dtype",
-    ("matrix", "path"): "auto",
-    ("memory", "inputs"): "random",
-    ("streams", "inputs"): "random",
-    ("streams", "shape"): "0x0x0",
-}
-
-
-def measured_text(kernel, attrs):
-    """the text of a test's measured attribute, from its kernel and its
-    attributes ({name: text}): "kernel=matrix dtype=fp64 ...", the family's
-    keys in their order (FAMILY_KEYS), those the file lacks left out"""
-    return " ".join(["kernel=%s" % kernel] + ["%s=%s" % (k, attrs[k]) for k in FAMILY_KEYS.get(kernel, ())
-                                               if k in attrs])
-
-
-def measured_words(text):
-    """{key: value} of a measured text, kernel first"""
-    out = {}
-    for w in text.split():
-        k, _, v = w.partition("=")
-        out[k] = v
-    return out
-
-
-def measured_differ(a, b, name_a, name_b):
-    """why two measured texts (a of file name_a, b of name_b) are not the
-    same measurement, or None where they are: the kernel, a key whose values
-    differ, or a key one lacks whose value in the other is not the one the
-    builds without it implied (IMPLIED). A key that one file lacks and the
-    other holds at its implied value is left out of the comparison."""
-    wa, wb = measured_words(a), measured_words(b)
-    if wa.get("kernel") != wb.get("kernel"):
-        return "it measures another kernel (%s in %s, %s in %s)" % (wa.get("kernel"), name_a, wb.get("kernel"),
-                                                                 name_b)
-    kernel = wa.get("kernel")
+def measured_differ(a, b, name_a, name_b, amounts=False):
+    """why two tests (a of file name_a, b of name_b: their Results.identity)
+    are not the same measurement, or None where they are: the kernel, a key
+    whose values differ, or a key one lacks whose value in the other is not
+    the one the builds without it implied. Keys that say how much or how long
+    (iterations, seed ...) count only with amounts (mcfleet health: the
+    health deck's figures are judged against runs of the same deck)."""
+    if a.get("kernel") != b.get("kernel"):
+        return "it measures another kernel (%s in %s, %s in %s)" % (a.get("kernel"), name_a, b.get("kernel"), name_b)
+    ka, kb = a.get("keys") or {}, b.get("keys") or {}
+    # a key a file lacks, where its text was rebuilt (a file before measured),
+    # is part of that text as its build implied it, as if recorded
+    ia, ib = ({k for k in (x.get("implied") or []) if not x.get("measured_rebuilt")} for x in (a, b))
+    skip = set() if amounts else set(a.get("amounts") or []) | set(b.get("amounts") or [])
     why = []
-    for k in list(wa) + [k for k in wb if k not in wa]:
-        if k == "kernel":
+    for k in [k for k in ka if k not in skip] + [k for k in kb if k not in ka and k not in skip]:
+        if k in ka and k in kb and ka[k] == kb[k]:
             continue
-        if k in wa and k in wb:
-            if wa[k] != wb[k]:
-                why.append("%s differs (%s in %s, %s in %s)" % (k, wa[k], name_a, wb[k], name_b))
-            continue
-        has, lacks, hname, lname = (wa, wb, name_a, name_b) if k in wa else (wb, wa, name_b, name_a)
-        implied = IMPLIED.get((kernel, k))
-        if implied is not None and implied.startswith("="):
-            implied = has.get(implied[1:], lacks.get(implied[1:]))
-        if implied is None:
+        if k not in ka or k not in kb:
+            has, lname, hname = (ka, name_b, name_a) if k in ka else (kb, name_a, name_b)
             why.append("%s is missing in %s (%s=%s in %s; no value is implied by files without it)"
                        % (k, lname, k, has[k], hname))
-        elif has[k] != implied:
+        elif (k in ia) != (k in ib):   # one file lacks it: its build's implied value differs
+            has, lacks, hname, lname = (ka, kb, name_a, name_b) if k in ib else (kb, ka, name_b, name_a)
             why.append("%s is missing in %s, whose build implied %s=%s; %s has %s=%s"
-                       % (k, lname, k, implied, hname, k, has[k]))
+                       % (k, lname, k, lacks[k], hname, k, has[k]))
+        else:
+            why.append("%s differs (%s in %s, %s in %s)" % (k, ka[k], name_a, kb[k], name_b))
     return "; ".join(why) or None
-
-
-# Which way a metric is good, by its name, for files older than the metric
-# dataset's attribute better: a copy of mcf_metric_better (src/report/verdict.c),
-# which the C report uses for those files too.
-HIGHER_BETTER = ("gflops", "bandwidth_gbs", "speedup", "clock_mhz", "test_sm_mhz", "sustained_gflops",
-                 "sustained_bandwidth_gbs", "sustained_clock_mhz", "sustained_sm_mhz")
-LOWER_BETTER = ("latency_ns", "latency_cycles", "sustained_j_per_gflop", "sustained_j_per_gb")
-
-
-def metric_better(metric):
-    """+1 higher is better, -1 lower, 0 neither (mcf_metric_better)"""
-    if metric in HIGHER_BETTER or metric.endswith("_per_w"):
-        return 1
-    return -1 if metric in LOWER_BETTER else 0
 
 
 def quiet_pipe():

@@ -68,3 +68,36 @@ void mcf_kernel_label(struct mcf_kernel *k)
     else
         snprintf(k->label, sizeof k->label, "?");
 }
+
+/* The direction of a summary metric in the metrics of kernel k, 0 absent or shown. */
+static int judged_in(const struct mcf_kernel *k, const char *name)
+{
+    struct mcf_metric m[MCF_MAX_METRICS];
+    int n = mcf_kernel_metrics(k, ~0u, m, MCF_MAX_METRICS);
+    for (int i = 0; i < n; i++)
+        if (!m[i].detail && !strcmp(m[i].name, name))
+            return m[i].better;
+    return 0;
+}
+
+int mcf_metric_judged(const char *name)
+{
+    /* each family at its defaults, then each enum key of it at each value
+     * (a mode, a link, a sparsity: what decides which metrics a test has) */
+    for (int f = 0; f < MCF_FAMILY_COUNT; f++) {
+        struct mcf_kernel k;
+        mcf_kernel_defaults((enum mcf_family)f, &k);
+        int b = judged_in(&k, name);
+        for (const struct mcf_key_use *u = mcf_families[f].keys; !b && u->key; u++) {
+            const struct mcf_key *kd = mcf_kernel_key(u->key);
+            for (int v = 0; !b && kd->type == MCF_V_ENUM && v < kd->nnames; v++) {
+                struct mcf_kernel kv = k;
+                mcf_key_set(kd, &kv, (uint64_t)v);
+                b = judged_in(&kv, name);
+            }
+        }
+        if (b)
+            return b;
+    }
+    return 0;
+}

@@ -176,6 +176,10 @@ struct mcf_metric {
  * descriptor and the backend's capabilities, never on a run's outcome). */
 int mcf_kernel_metrics(const struct mcf_kernel *k, unsigned backend_caps,
                        struct mcf_metric *out, int max);
+/* Which way the summary metric NAME is judged wherever a family records
+ * it (+1 higher is better, -1 lower), from the family rows; 0: no family
+ * judges a metric of that name (a SKU profile can bound only those). */
+int mcf_metric_judged(const char *name);
 
 /* Names, for decks, labels and the results file. */
 extern const char *const mcf_family_names[MCF_FAMILY_COUNT];

@@ -4,6 +4,9 @@ set -u
 SKIP=77
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcfleet-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# the Python tools run directly take a test's keys from this build's C report
+# (analysis/mcfleet_creport.py), as `mcfleet TOOL` has them do
+[ -n "${MCFLEET:-}" ] && { MCFLEET_BIN=${MCFLEET_BIN:-$MCFLEET}; export MCFLEET_BIN; }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 need_mpirun() { [ -n "${MPIRUN:-}" ] && [ -x "$MPIRUN" ] || { echo "SKIP: no mpirun"; exit $SKIP; }; }

@@ -237,8 +237,10 @@ static const struct bad bad_profiles[] = {
     { "missing-source.yaml", "missing-source.yaml:6:16: test 'matrix-fp16' has no 'source'" },
     { "negative.yaml", "negative.yaml:6:43: 'expected' of test 'matrix-fp16' must be a positive number "
       "without a sign, got '-1000'" },
-    { "unknown-metric.yaml", "unknown-metric.yaml:6:25: 'metric' of test 'matrix-fp16' must be gflops, "
-      "bandwidth_gbs, latency_ns or busbw_gbs, got 'tflops'" },
+    { "unknown-metric.yaml", "unknown-metric.yaml:6:25: 'metric' of test 'matrix-fp16' must be a metric the "
+      "kernel families judge (gflops, bandwidth_gbs, latency_ns, latency_cycles, busbw_gbs ...), got 'tflops'" },
+    { "cycles-floor.yaml", "cycles-floor.yaml:6:63: test 'tma-latency': latency_cycles is lower-is-better, "
+      "so its bound is a 'ceiling', not a 'floor'" },
     { "measured-without-date.yaml", "measured-without-date.yaml:6:72: test 'chase-hbm': a measured figure "
       "names the device and the date" },
     { "floor-for-latency.yaml", "floor-for-latency.yaml:6:57: test 'chase-hbm': latency_ns is lower-is-better, "

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "family.h"
 #include "numparse.h"
 #include "yamlinput.h"
 
@@ -21,9 +22,6 @@
 #define MAX_TESTS 256
 #define MAX_FIGURE 1e9          /* 1 EFLOP/s in GFLOP/s: any figure above is a typo */
 
-static const char *const metric_names[] = { "gflops", "bandwidth_gbs", "latency_ns", "busbw_gbs" };
-static const int metric_higher_is_better[] = { 1, 1, 0, 1 };
-#define NMETRICS (sizeof metric_names / sizeof metric_names[0])
 
 
 
@@ -277,7 +275,11 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *kn, const yaml_
             goto fail;
         }
     }
-    if (!metric) { mcf_yaml_at(c, tn, "test '%s' has no 'metric' (gflops, bandwidth_gbs, latency_ns, busbw_gbs)", name); goto fail; }
+    if (!metric) {
+        mcf_yaml_at(c, tn, "test '%s' has no 'metric' (a metric the kernel families judge: gflops, bandwidth_gbs, "
+                    "latency_ns, latency_cycles, busbw_gbs ...)", name);
+        goto fail;
+    }
     if (!expected) { mcf_yaml_at(c, tn, "test '%s' has no 'expected' figure", name); goto fail; }
     if (!source) {
         mcf_yaml_at(c, tn, "test '%s' has no 'source': every figure names where it comes from (a key of 'sources', "
@@ -285,18 +287,17 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *kn, const yaml_
         goto fail;
     }
     {
+        /* which way it is good is the family rows' (mcf_metric_judged) */
         const char *m = mcf_yaml_scalar(metric);
-        size_t i;
-        for (i = 0; m && i < NMETRICS; i++)
-            if (!strcmp(m, metric_names[i]))
-                break;
-        if (!m || i == NMETRICS) {
-            mcf_yaml_at(c, metric, "'metric' of test '%s' must be gflops, bandwidth_gbs, latency_ns or busbw_gbs, got '%s'", name,
-               m ? m : mcf_yaml_node_kind(metric));
+        int better = m && strlen(m) < sizeof t->metric ? mcf_metric_judged(m) : 0;
+        if (!better) {
+            mcf_yaml_at(c, metric, "'metric' of test '%s' must be a metric the kernel families judge (gflops, "
+                        "bandwidth_gbs, latency_ns, latency_cycles, busbw_gbs ...), got '%.64s'", name,
+                        m ? m : mcf_yaml_node_kind(metric));
             goto fail;
         }
         snprintf(t->metric, sizeof t->metric, "%s", m);
-        t->higher_is_better = metric_higher_is_better[i];
+        t->higher_is_better = better > 0;
     }
     snprintf(what, sizeof what, "'expected' of test '%s'", name);
     MCF_TRY(parse_figure(c, expected, what, &t->expected));

@@ -18,10 +18,10 @@ extern "C" {
 
 struct mcf_profile_test {
     char test[128];             /* the deck's test (instance) name, e.g. "matrix-fp16", "chase:working_set=4096" */
-    char metric[32];            /* "gflops", "bandwidth_gbs" or "latency_ns" */
+    char metric[32];            /* the judged metric it bounds, as results files name it */
     double expected;            /* the sourced figure, in the metric's unit */
     double bound;               /* floor (higher_is_better) or ceiling */
-    int higher_is_better;       /* 1: gflops, bandwidth_gbs (a floor); 0: latency_ns (a ceiling) */
+    int higher_is_better;       /* 1: a floor bounds it; 0: a ceiling (the file's direction must agree) */
     char source_id[64];         /* the key in sources:, "" for a measured label */
     char source[512];           /* the citation: sources[source_id], or "measured: device, date, ..." */
     char note[256];             /* "" when none */

@@ -76,6 +76,13 @@ static void judge_profile(struct fleet *f, const struct mcf_profile *p, const si
             continue;
         }
         int higher = t->higher_is_better;
+        if ((higher ? 1 : -1) != g->better) {   /* the file's direction is the metric's */
+            mcf_lines_add(&f->profile_table, &f->oom, "  %-36.36s %-14.14s not judged against the profile: its %s "
+                          "bounds a %s-is-better figure, but this file's %s is %s-is-better\n", g->test, g->metric,
+                          higher ? "floor" : "ceiling", higher ? "higher" : "lower", g->metric,
+                          g->better > 0 ? "higher" : "lower");
+            continue;
+        }
         size_t beyond = 0;
         for (size_t i = 0; i < n; i++) {
             x[i] = g->med[rows[i]];

@@ -163,7 +163,7 @@ static void metric_row(const double *row, size_t r, size_t cols, void *ctx)
         x->flagged = 1;
     }
     x->med[r] = mcf_median(row, cols);
-    double rel = 1.4826 * mcf_mad(row, cols) / fabs(x->med[r]);
+    double rel = MCF_MAD_SCALE * mcf_mad(row, cols) / fabs(x->med[r]);
     if (isfinite(rel) && !(rel >= x->rep_rel))
         x->rep_rel = rel;   /* the quietest rank: a noisy bad GPU does not widen it */
 }
