@@ -72,7 +72,7 @@ def read_run(path):
     tests = {}
     for name, gname, g in r.tests():
         metric = r.judged_metric(g, gname)
-        if metric is None:
+        if metric is None or r.attr_text(g, gname, "not_judged"):   # the run says its figures mean nothing
             continue
         stats = r.figure_stats(g, gname, metric)   # a rank with an infinite or non-positive figure: NaN
         if stats is None:

@@ -108,7 +108,7 @@ def read_run(path):
     device = r.rank_column("device", "int", -1)
     keys = gpu_identity(uuid, serial, local)
     gpus = [{"key": keys[k], "host": host[k], "device": int(device[k]), "local_rank": int(local[k]),
-             "uuid": uuid[k], "serial": serial[k]} for k in range(r.nranks)]
+             "uuid": uuid[k], "serial": serial[k], "environment": r.environment(k)} for k in range(r.nranks)]
     tests = {}
     for name, gname, g in r.tests():
         work = r.work(g, gname)
@@ -322,6 +322,10 @@ def compare(runs, min_rel, sigmas, every=False, amounts=False):
                 if every:
                     out.setdefault("compared", []).append(dict(who, value=v, reference=ref, deviation=dev,
                                                                threshold=thr, better=fig["better"]))
+                env = g["environment"].get(name)   # the report's: another job on the GPU during the test
+                if env:
+                    who["environment"] = env["why"]
+                    who["next"] = env["next"]
                 if fig["better"] * dev < -thr:
                     out["drift"].append(dict(who, value=v, reference=ref, deviation=dev, threshold=thr, noise=noise))
                 spread = fig["rep_sigma"][k] / ref
@@ -390,17 +394,23 @@ def print_text(res, out):
                                  100 * res["erratic_min_rel"], res["erratic_times"], 100 * res["max_limit_rel"]))
     drifted = sorted({d["gpu"] for d in res["drift"]})
     p("")
-    p("DRIFT: %d of %d GPUs compared" % (len(drifted), res["gpus_compared"]))
+    shared = sorted({d["gpu"] for d in res["drift"] if d.get("environment")})
+    p("DRIFT: %d of %d GPUs compared%s" % (len(drifted), res["gpus_compared"], " (%d with another job on the GPU: the "
+      "environment's, as mcfleet report says)" % len(shared) if shared else ""))
     for gkey in drifted:
         ds = [d for d in res["drift"] if d["gpu"] == gkey]
         d0 = ds[0]
         p("  %s  (%s device %d%s)" % (gkey, d0["host"], d0["device"],
                                        ", serial " + d0["serial"] if d0["serial"] else ""))
         for d in ds:
-            p("    - %s %s: %.5g %s against %.5g over %d earlier run%s: %s (threshold %s, noise %.3g)"
+            p("    - %s %s: %.5g %s against %.5g over %d earlier run%s: %s (threshold %s, noise %.3g)%s"
               % (d["test"], d["metric"], d["value"], d["unit"], d["reference"], d["earlier_runs"],
                  "" if d["earlier_runs"] == 1 else "s", pct(d["deviation"]), pct(-d["threshold"]).lstrip("-+"),
-                 d["noise"]))
+                 d["noise"], " [environment: another job on the GPU]" if d.get("environment") else ""))
+        env = [d for d in ds if d.get("environment")]
+        if env:   # the report's judgement, in its words: the GPU may be healthy
+            p("    the environment's (mcfleet report): %s: %d of these %d figures; next: %s"
+              % (env[0]["environment"], len(env), len(ds), env[0]["next"]))
     if res["erratic"]:
         erratic = sorted({d["gpu"] for d in res["erratic"]})
         p("")

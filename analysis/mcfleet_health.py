@@ -230,9 +230,11 @@ def judge(a, run_path, baseline):
         if d["earlier_runs"] >= a.baseline_runs:
             # worst first, a latency's rise as the rate it costs (+100 % is a rate's -50 %)
             dev = d["deviation"]
+            env = " [the environment's (mcfleet report): %s; next: %s]" % (d["environment"], d["next"]) \
+                if d.get("environment") else ""
             problems.append((-dev if dev < 0 else dev / (1 + dev), line + " (%s %s: %.5g %s against %.5g over %d runs, threshold %.1f%%)"
                              % (d["test"], d["metric"], d["value"], d["unit"], d["reference"], d["earlier_runs"],
-                                100 * d["threshold"])))
+                                100 * d["threshold"]) + env))
         else:
             notes.append("mcfleet: note: %s (baseline building: %d of %d runs, not judged yet)" % (
                 line[len("mcfleet: "):], d["earlier_runs"], a.baseline_runs))

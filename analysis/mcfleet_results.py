@@ -289,17 +289,30 @@ class Results:
                 self.bad("%s attribute %s" % (gname, n), "missing or not a finite non-negative number")
         return flop, nbytes
 
-    def identity(self, name):
-        """test NAME as the C report reads it from this file's schema (its
-        entry of the report JSON's "tests": kernel, measured, keys, implied,
-        amounts, better); None where the report lists no such test"""
-        if getattr(self, "_identity", None) is None:
+    def report(self):
+        """the C report of this file (its JSON, read once): the one reading
+        of a test's keys and the one judgement of its GPUs"""
+        if getattr(self, "_report", None) is None:
             rep = creport.run(self.path)
             if rep.report is None or not isinstance(rep.report.get("tests"), list):
                 why = (rep.stderr.strip().splitlines() or ["no report"])[-1]
                 raise BadFile("%s: what its tests measured cannot be read: %s" % (self.path, show(why)))
+            self._report = rep.report
             self._identity = {t.get("test"): t for t in rep.report["tests"] if isinstance(t, dict)}
+        return self._report
+
+    def identity(self, name):
+        """test NAME as the C report reads it from this file's schema (its
+        entry of the report JSON's "tests": kernel, measured, keys, implied,
+        amounts, better); None where the report lists no such test"""
+        self.report()
         return self._identity.get(show(name))
+
+    def environment(self, rank):
+        """{test: the report's words} for each test during which another job
+        was on rank's GPU ("why", "next": the report's next step)"""
+        g = next((g for g in self.report().get("gpus") or [] if isinstance(g, dict) and g.get("rank") == rank), {})
+        return {e.get("test"): e for e in g.get("environment") or [] if isinstance(e, dict)}
 
     def better(self, g, gname, metric):
         """+1 where higher is better, -1 lower, 0 neither: the metric dataset's

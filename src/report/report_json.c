@@ -70,6 +70,27 @@ static void json_lines(FILE *out, const struct lines *l)
     fputc(']', out);
 }
 
+/* The tests of row r during which another job's processes were on its GPU
+ * (the report's reading: mcf_foreign_procs), each with the report's next
+ * step, so that compare and health say what the report says of them. */
+static void json_environment(FILE *out, const struct fleet *f, size_t r)
+{
+    const struct mcf_cause env = { .attr = MCF_ATTR_ENV, .env = MCF_ENV_FOREIGN };
+    fprintf(out, ", \"environment\": [");
+    for (size_t i = 0, n = 0; i < f->nfacts; i++) {
+        double procs = mcf_foreign_procs(f, r, f->facts[i].test);
+        if (!(procs > 0))
+            continue;
+        fprintf(out, "%s{\"test\": ", n++ ? ", " : "");
+        json_str(out, f->facts[i].test);
+        fprintf(out, ", \"processes\": %g, \"why\": \"another job on the GPU: %g compute process%s not "
+                     "mcfleet's during the test\", \"next\": ", procs, procs, procs == 1 ? "" : "es");
+        json_str(out, mcf_cause_next(&env));
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
 /* Each test's identity as the file's schema reads it (report_schema.h): the
  * one reading of a test's keys that compare, baseline, study and health take.
  * keys: those recorded or implied, in the family's order; implied: those the
@@ -208,6 +229,7 @@ static void print_json(struct fleet *f, const struct world *w, const char *path,
         char ev[1024];
         mcf_evidence_text(f, r, wc ? wc->test : "", ev, sizeof ev);
         json_str(out, ev);
+        json_environment(out, f, r);
         fprintf(out, ", \"figures\": {");
         for (size_t k = 0; k < f->nfigs; k++) {
             char name[200];
