@@ -433,7 +433,9 @@ def read_occupancy(path):
         dtype = r.attr_text(g, gname, "dtype")
         shape = r.attr_text(g, gname, "shape")
         if mode == "latency":
-            v = r.figures(g, gname, "latency_cycles")
+            cycles = [m for m in r.attr_text(g, gname, "summary_metrics").split(",")   # the latency in cycles
+                      if m and r.figures(g, gname, m) is not None and r.unit(g, gname, m) == "cycles"]
+            v = r.figures(g, gname, cycles[0]) if cycles else None
             if v is not None and np.isfinite(finite_median(v[0])):
                 latency[(dtype, shape)] = finite_median(v[0])
             continue

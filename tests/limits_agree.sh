@@ -49,4 +49,15 @@ for broken in missing garbled; do
     [ $rc = 3 ] && grep -qF "$work/a/mcfleet_limits.txt" "$work/e" && ! grep -q Traceback "$work/e" ||
         { cat "$work/e"; fail "compare with the limits file $broken: exit $rc, expected 3 naming it"; }
 done
+# the MAD scale (a normal sample's sd per unit of MAD) is src/stats.h's
+# MCF_MAD_SCALE; Python's one definition (mcfleet_study_stats, which every
+# reader imports) is the same number, and no other module or C file spells it
+c=$(sed -n 's/^#define MCF_MAD_SCALE \([0-9.]*\).*/\1/p' "$srcdir/src/stats.h")
+p=$("$PYTHON_H5" -c "import sys; sys.path.insert(0, sys.argv[1]); import mcfleet_results as m; print(m.MAD_SCALE)" \
+    "$srcdir/analysis") || fail "importing MAD_SCALE"
+[ -n "$c" ] && [ "$c" = "$p" ] || fail "MAD scale: src/stats.h $c, Python $p"
+if grep -nE '1\.4826 *\*|\* *1\.4826|= *1\.4826' "$srcdir"/src/*.c "$srcdir"/src/*/*.c "$srcdir"/analysis/*.py |
+        grep -v 'mcfleet_study_stats.py:[0-9]*:MAD_SCALE = 1.4826'; then
+    fail "the MAD scale spelt again (above): use MCF_MAD_SCALE / MAD_SCALE"
+fi
 echo "limits ok"

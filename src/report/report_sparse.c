@@ -1,6 +1,6 @@
 /* 2:4 sparse beside dense: each sparse matrix test with the dense test of the
  * same instruction in the same file (the Hopper paper's Table 7 and Table 15
- * comparison): its "measured" text without " sparsity=2:4" and with the
+ * comparison): the dense test of the same keys but the sparsity, and the
  * shape's k halved (mma.sp m16n8k32 beside mma m16n8k16, sparse wgmma
  * m64nNk32 beside m64nNk16); each 2:4 gemm test with the dense gemm of the
  * same type and size (the MI300A paper's library comparison). Both rates are dense-equivalent GFLOP/s, so the
@@ -14,28 +14,42 @@
 #include "report_int.h"
 #include "stats.h"
 
-/* The dense twin's measured text; 0 where `sparse` is no 2:4 test. A matrix
- * test's twin has the shape's k halved (the instruction's dense form); a
- * gemm test's is the same product without the sparsity (cuBLASLt beside
- * cuSPARSELt). */
-static int dense_twin(const char *sparse, char *out, size_t len)
+/* 1 where test d is the dense twin of 2:4 test s: the same family, every
+ * key not an amount the same but the sparsity, dense in d, and for a matrix
+ * test the shape's k halved in d (the instruction's dense form); a gemm
+ * test's twin is the same product without the sparsity (cuBLASLt beside
+ * cuSPARSELt). Read from the tests' keys (report_schema.h). */
+static int dense_twin(const struct mcf_test_identity *s, const struct mcf_test_identity *d)
 {
-    const char *sp = strstr(sparse, " sparsity=2:4"), *shape;
-    int m, n, k, at, w;
-    if (!sp || (sp[13] != '\0' && sp[13] != ' '))
+    const char *sp = mcf_test_key(s, "sparsity"), *dp = mcf_test_key(d, "sparsity");
+    int matrix = !strcmp(s->kernel, "matrix");
+    if (!sp || !dp || strcmp(sp, "2:4") || strcmp(dp, "dense") || strcmp(s->kernel, d->kernel) ||
+        (!matrix && strcmp(s->kernel, "gemm")) || s->nkeys != d->nkeys)
         return 0;
-    if (!strncmp(sparse, "kernel=gemm ", 12)) {
-        w = snprintf(out, len, "%.*s%s", (int)(sp - sparse), sparse, sp + 13);
-        return w > 0 && (size_t)w < len;
+    for (int i = 0; i < s->nkeys; i++) {
+        const struct mcf_test_key *a = &s->key[i], *b = &d->key[i];
+        if (a->amount || !strcmp(a->name, "sparsity"))
+            continue;
+        if (matrix && !strcmp(a->name, "shape")) {
+            int m, n, k, m2, n2, k2;
+            if (sscanf(a->value, "%dx%dx%d", &m, &n, &k) != 3 || sscanf(b->value, "%dx%dx%d", &m2, &n2, &k2) != 3 ||
+                k % 2 || m != m2 || n != n2 || k / 2 != k2)
+                return 0;
+        } else if (strcmp(a->value, b->value)) {
+            return 0;
+        }
     }
-    if (strncmp(sparse, "kernel=matrix ", 14))
-        return 0;
-    if (!(shape = strstr(sparse, " shape=")) || sscanf(shape, " shape=%dx%dx%d%n", &m, &n, &k, &at) != 3 || k % 2)
-        return 0;
-    /* text before the shape, the shape with k / 2, then the rest without the sparsity */
-    w = snprintf(out, len, "%.*s shape=%dx%dx%d%.*s%s", (int)(shape - sparse), sparse, m, n, k / 2,
-                 (int)(sp - (shape + at)), shape + at, sp + 13);
-    return w > 0 && (size_t)w < len && sp > shape;
+    return 1;
+}
+
+/* The figure a pair is compared by: a latency's in cycles (the paper's LAT,
+ * cycles per instruction), else the test's first judged rate. NULL: none. */
+static const struct fig *pair_figure(const struct fleet *f, const char *test, int latency)
+{
+    for (size_t i = 0; i < f->nfigs; i++)
+        if (!strcmp(f->figs[i].test, test) && (latency ? !strcmp(f->figs[i].unit, "cycles") : f->figs[i].better > 0))
+            return &f->figs[i];
+    return NULL;
 }
 
 static double fleet_median(const struct fleet *f, const char *test, const char *metric)
@@ -57,17 +71,15 @@ static double fleet_median(const struct fleet *f, const char *test, const char *
 
 void mcf_report_sparse(struct fleet *f, struct lines *out)
 {
-    char twin[sizeof f->facts[0].id.measured];
     for (size_t i = 0; i < f->nfacts; i++) {
-        if (!dense_twin(f->facts[i].id.measured, twin, sizeof twin))
-            continue;
         for (size_t j = 0; j < f->nfacts; j++) {
-            if (strcmp(f->facts[j].id.measured, twin))
+            if (!dense_twin(&f->facts[i].id, &f->facts[j].id))
                 continue;
-            /* latency pairs: cycles per instruction (the paper's LAT), lower is better */
-            int lat = strstr(twin, " mode=latency") != NULL;
-            const char *metric = lat ? "latency_cycles" : "gflops";
-            double s = fleet_median(f, f->facts[i].test, metric), d = fleet_median(f, f->facts[j].test, metric);
+            const char *mode = mcf_test_key(&f->facts[j].id, "mode");
+            int lat = mode && !strcmp(mode, "latency");
+            const struct fig *fs = pair_figure(f, f->facts[i].test, lat), *fd = pair_figure(f, f->facts[j].test, lat);
+            double s = fs ? fleet_median(f, fs->test, fs->metric) : NAN;
+            double d = fd ? fleet_median(f, fd->test, fd->metric) : NAN;
             char sv[16] = "-", dv[16] = "-", ratio[16] = "-";
             if (isfinite(s)) snprintf(sv, sizeof sv, "%.5g", s);
             if (isfinite(d)) snprintf(dv, sizeof dv, "%.5g", d);
