@@ -33,19 +33,6 @@ struct mcf_links {
 
 /* ---- reading */
 
-/* The value of KEY in a "measured" line ("kernel=transfer link=peer ..."). */
-static int word(const char *measured, const char *key, char *buf, size_t len)
-{
-    size_t k = strlen(key);
-    for (const char *p = measured; p && *p; p = strchr(p, ' '), p = p ? p + 1 : NULL)
-        if (!strncmp(p, key, k) && p[k] == '=') {
-            size_t n = strcspn(p + k + 1, " ");
-            snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p + k + 1);
-            return 1;
-        }
-    return 0;
-}
-
 /* Each rank's median of the optional [nranks, reps] dataset NAME into
  * out[r * stride] (NaN where absent or not a positive figure). PARTNER: the
  * values are ranks (whole, >= 0), not figures. */
@@ -85,19 +72,25 @@ done:
     mcf_rd_rows_close(&m);
 }
 
-void mcf_links_read(struct fleet *f, hid_t g, const char *gname, const char *test, const char *measured)
+/* The value of key NAME of the test is TEXT. */
+static int key_is(const struct mcf_test_identity *id, const char *name, const char *text)
 {
-    char kernel[32], link[32], mode[32], scope[32];
-    static const char *const names[] = { [MCF_CLINK_HOST] = "host", [MCF_CLINK_PEER] = "peer",
-                                         [MCF_CLINK_COLLECTIVE] = "collective", [MCF_CLINK_NETWORK] = "network" };
-    if (!word(measured, "kernel", kernel, sizeof kernel) || strcmp(kernel, "transfer") ||
-        !word(measured, "link", link, sizeof link))
+    const char *v = mcf_test_key(id, name);
+    return v && !strcmp(v, text);
+}
+
+void mcf_links_read(struct fleet *f, hid_t g, const char *gname, const char *test,
+                    const struct mcf_test_identity *id)
+{
+    const char *link = mcf_test_key(id, "link");
+    if (strcmp(id->kernel, "transfer") || !link)
         return;
-    int kind = MCF_CLINK_HOST;
-    while (kind <= MCF_CLINK_NETWORK && strcmp(names[kind], link))
-        kind++;
-    if (kind > MCF_CLINK_NETWORK)
+    int l = 0;   /* the family's link names (kernel.h), in enum mcf_link's order */
+    while (l < MCF_LINK_COUNT && strcmp(mcf_link_names[l], link))
+        l++;
+    if (l == MCF_LINK_COUNT)
         return;
+    int kind = MCF_CLINK_OF(l);
     if (!f->links && !(f->links = calloc(1, sizeof *f->links))) {
         f->oom = 1;
         return;
@@ -117,12 +110,12 @@ void mcf_links_read(struct fleet *f, hid_t g, const char *gname, const char *tes
     memset(t, 0, sizeof *t);
     snprintf(t->test, sizeof t->test, "%s", test);
     t->link = kind;
-    t->latency = word(measured, "mode", mode, sizeof mode) && !strcmp(mode, "latency");
-    t->job = word(measured, "scope", scope, sizeof scope) && !strcmp(scope, "job");
+    t->latency = key_is(id, "mode", "latency");
+    t->job = key_is(id, "scope", "job");
     if (kind == MCF_CLINK_PEER || kind == MCF_CLINK_NETWORK) {
-        char rounds[32];
+        const char *rounds = mcf_test_key(id, "rounds");
         t->slots = MCF_MAX_PEERS;
-        if (kind == MCF_CLINK_NETWORK && word(measured, "rounds", rounds, sizeof rounds)) {
+        if (kind == MCF_CLINK_NETWORK && rounds && rounds[0]) {
             long n = strtol(rounds, NULL, 10);
             t->slots = n > 0 && n < MCF_MAX_PEERS ? (int)n : MCF_MAX_PEERS;
         }

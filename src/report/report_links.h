@@ -12,10 +12,12 @@
 
 struct fleet;
 
-/* One /results group g just read: where its "measured" text says it is a
- * transfer test, its link and, for peer and network tests, each rank's
+/* One /results group g just read: where its keys (report_schema.h) say it
+ * is a transfer test, its link and, for peer and network tests, each rank's
  * median of every link slot are kept in f->links. */
-void mcf_links_read(struct fleet *f, hid_t g, const char *gname, const char *test, const char *measured);
+struct mcf_test_identity;
+void mcf_links_read(struct fleet *f, hid_t g, const char *gname, const char *test,
+                    const struct mcf_test_identity *id);
 void mcf_links_free(struct fleet *f);
 
 /* The causes of a transfer test's figures (peer, node, profile rules) name

@@ -500,7 +500,7 @@ void mcf_report_test(struct fleet *f, hid_t results, const char *name)
     read_evidence(f, g, gname, test);
     if (facts) {
         facts->power_readings = power_readings(f, g, gname);
-        mcf_links_read(f, g, gname, test, facts->id.measured);
+        mcf_links_read(f, g, gname, test, &facts->id);
     }
     if (status)
         report_status(f, test, status, &message);

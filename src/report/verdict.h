@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "kernel.h"
+
 enum mcf_vlevel { MCF_V_PASS = 0, MCF_V_WARN = 1, MCF_V_FAIL = 2 };
 extern const char *const mcf_vlevel_names[3];   /* "PASS", "WARN", "FAIL" */
 
@@ -118,8 +120,15 @@ enum mcf_env { MCF_ENV_NONE, MCF_ENV_FOREIGN,   /* another job's compute process
                MCF_ENV_HOST };                  /* host ranks: CPUs the scheduler shares with everything else */
 
 /* The link a transfer test's cause is about (report_links.c), for its next
- * step; NONE for every other test. */
-enum mcf_cause_link { MCF_CLINK_NONE, MCF_CLINK_HOST, MCF_CLINK_PEER, MCF_CLINK_COLLECTIVE, MCF_CLINK_NETWORK };
+ * step; NONE for every other test. Link l of enum mcf_link is MCF_CLINK_OF(l). */
+#define MCF_CLINK_OF(l) ((l) + 1)
+enum mcf_cause_link {
+    MCF_CLINK_NONE,
+    MCF_CLINK_HOST = MCF_CLINK_OF(MCF_LINK_HOST),
+    MCF_CLINK_PEER = MCF_CLINK_OF(MCF_LINK_PEER),
+    MCF_CLINK_COLLECTIVE = MCF_CLINK_OF(MCF_LINK_COLLECTIVE),
+    MCF_CLINK_NETWORK = MCF_CLINK_OF(MCF_LINK_NETWORK)
+};
 
 struct mcf_cause;
 /* What to do about a cause, in a few words: by its attribution where that
