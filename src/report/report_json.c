@@ -142,7 +142,8 @@ static void json_tests(FILE *out, const struct fleet *f)
     fputc(']', out);
 }
 
-static void print_json(struct fleet *f, const struct world *w, const char *path, FILE *out)
+/* The run, its verdict and the rules it was judged by. */
+static void json_head(const struct fleet *f, const struct world *w, const char *path, FILE *out)
 {
     const struct mcf_rollup *ro = &f->roll;
     fprintf(out, "{\"mcfleet_report\": 1, \"file\": ");
@@ -174,6 +175,12 @@ static void print_json(struct fleet *f, const struct world *w, const char *path,
                  "\"nodes_pass\": %zu, \"nodes_warn\": %zu, \"nodes_fail\": %zu, \"hung\": %zu},\n",
             f->nranks, ro->count[0], ro->count[1], ro->count[2], ro->nnodes, ro->node_count[0], ro->node_count[1],
             ro->node_count[2], w->nhung);
+}
+
+/* Each node's verdict and its node-wide causes. */
+static void json_nodes(const struct fleet *f, FILE *out)
+{
+    const struct mcf_rollup *ro = &f->roll;
     fprintf(out, " \"nodes\": [");
     for (size_t k = 0; ro->node && k < ro->nnodes; k++) {
         size_t first = f->nranks;   /* the node's first row names its host */
@@ -193,6 +200,12 @@ static void print_json(struct fleet *f, const struct world *w, const char *path,
         }
         fprintf(out, "]}");
     }
+}
+
+/* Each GPU: its identity, verdict, causes worst first, evidence, figures. */
+static void json_gpus(struct fleet *f, FILE *out)
+{
+    const struct mcf_rollup *ro = &f->roll;
     fprintf(out, "],\n \"gpus\": [");
     for (size_t r = 0; ro->gpu && r < f->nranks; r++) {
         fprintf(out, "%s\n  {\"rank\": %zu, \"world_rank\": %lld, \"host\": ", r ? "," : "", r,
@@ -241,6 +254,11 @@ static void print_json(struct fleet *f, const struct world *w, const char *path,
         }
         fprintf(out, "}}");
     }
+}
+
+/* Each sustained figure's fleet median and spread. */
+static void json_sustained(struct fleet *f, FILE *out)
+{
     fprintf(out, "],\n \"sustained\": [");
     for (size_t k = 0, n = 0; k < f->nfigs; k++) {
         const struct fig *g = &f->figs[k];
@@ -263,8 +281,11 @@ static void print_json(struct fleet *f, const struct world *w, const char *path,
         fputc('}', out);
     }
     fputc(']', out);
-    json_tests(out, f);
-    mcf_links_print_json(f, out);
+}
+
+/* The ranks that did not answer, and the file's problems. */
+static void json_hung(const struct fleet *f, const struct world *w, FILE *out)
+{
     fprintf(out, ",\n \"hung\": [");
     for (size_t i = 0; i < w->nhung; i++) {
         fprintf(out, "%s{\"world_rank\": %lld, \"verdict\": \"FAIL\", \"host\": ", i ? ", " : "", w->rank[i]);
@@ -282,6 +303,17 @@ static void print_json(struct fleet *f, const struct world *w, const char *path,
     fprintf(out, "],\n \"problems\": ");
     struct lines pl = { .buf = f->rd.list, .len = f->rd.len };
     json_lines(out, &pl);
+}
+
+static void print_json(struct fleet *f, const struct world *w, const char *path, FILE *out)
+{
+    json_head(f, w, path, out);
+    json_nodes(f, out);
+    json_gpus(f, out);
+    json_sustained(f, out);
+    json_tests(out, f);
+    mcf_links_print_json(f, out);
+    json_hung(f, w, out);
     fprintf(out, "}\n");
 }
 

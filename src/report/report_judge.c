@@ -374,77 +374,72 @@ static int health_unknown(const struct fleet *f, size_t r)
     return 1;
 }
 
-int mcf_report_judge(struct fleet *f, struct mcf_err *e)
+/* The GPUs of one SKU (rows, n of them): its profile found and applied,
+ * each figure judged against its peers, the pairs of readings compared.
+ * skipped: where the profile directory's broken files are kept (NULL: they
+ * were, for an earlier SKU). -1: an error in e. */
+static int judge_sku(struct fleet *f, const char *name, const size_t *rows, size_t n,
+                     struct mcf_profile_skipped *skipped, struct mcf_err *e)
+{
+    struct mcf_profile prof = { 0 };
+    int have_prof = 0;
+    const char *arch = f->arch.buf ? mcf_strs_at(&f->arch, rows[0]) : "";
+    const char *dir = f->opts->no_profiles ? NULL : profile_dir(f->opts);
+    if (dir) {
+        long cu = f->compute_units ? (long)f->compute_units[rows[0]] : -1;
+        /* the directory's broken files are the same for every SKU: kept once */
+        int rc = mcf_profile_find(dir, name, arch, cu, &prof, skipped, e);
+        if (rc < 0)
+            return -1;
+        have_prof = rc > 0;
+    }
+    if (have_prof)
+        mcf_lines_add(&f->profiles, &f->oom, "%.100s (%zu GPU%s): profile %.100s (%.200s)\n", name, n,
+                      n == 1 ? "" : "s", prof.sku, prof.path);
+    else
+        mcf_lines_add(&f->profiles, &f->oom, "%.100s (%zu GPU%s): %s: the peer verdict alone\n", name, n,
+                      n == 1 ? "" : "s",
+                      f->opts->no_profiles ? "profiles not used (--no-profiles)"
+                      : dir ? "no SKU profile matches" : "no profile directory (--profiles DIR)");
+    if (have_prof && f->quick == 1)
+        mcf_lines_add(&f->profiles, &f->oom, "%.100s: a --quick run (small sizes, few repetitions): its figures "
+                      "are shown beside the profile, but not failed against its floors; run the deck for a "
+                      "verdict on them\n", name);
+    if (n < 2)
+        mcf_lines_add(&f->profiles, &f->oom, "%.100s: one GPU of its kind, no peers: judged by its profile, "
+                      "health and verification alone\n", name);
+    size_t short_power = 0;
+    char short_tests[256] = "";
+    for (size_t k = 0; k < f->nfigs; k++) {
+        if (mcf_power_too_short(f, &f->figs[k])) {
+            if (!short_power++ || strlen(short_tests) < 200)
+                snprintf(short_tests + strlen(short_tests), sizeof short_tests - strlen(short_tests), "%s%s",
+                         short_power > 1 ? ", " : "", f->figs[k].test);
+            continue;
+        }
+        if (mcf_judge_peers(f, &f->figs[k], rows, n) < 0)
+            f->oom = 1;
+    }
+    if (short_power)
+        mcf_lines_add(&f->profiles, &f->oom, "%.100s: %zu work-per-joule figure%s not judged: the test%s whole "
+                      "power rests on fewer than %d new power readings, shorter than the source's update "
+                      "interval (%s%s)\n", name, short_power, short_power == 1 ? "" : "s",
+                      short_power == 1 ? "'s" : "s'", MIN_POWER_READINGS, short_tests,
+                      strlen(short_tests) >= 200 ? ", ..." : "");
+    for (size_t c = 0; c < sizeof pair_checks / sizeof pair_checks[0]; c++)
+        judge_pair(f, &pair_checks[c], name, rows, n);
+    if (have_prof) {
+        judge_profile(f, &prof, rows, n);
+        mcf_profile_free(&prof);
+    }
+    return 0;
+}
+
+/* Each GPU's health counters and its deck's architecture; what is known
+ * of the health counters, said once. */
+static void judge_each_gpu(struct fleet *f)
 {
     int wrong_deck = 0, no_health = 0;
-    struct sku_row *sr = malloc(sizeof *sr * f->nranks);
-    size_t *rows = malloc(sizeof *rows * f->nranks);
-    struct mcf_profile prof = { 0 };
-    struct mcf_profile_skipped *skipped = calloc(1, sizeof *skipped);
-    int have_prof = 0;
-    if (!sr || !rows || !skipped) {
-        f->oom = 1;
-        goto done;
-    }
-    for (size_t r = 0; r < f->nranks; r++)
-        sr[r] = (struct sku_row){ .name = mcf_strs_at(&f->device, r), .row = r };
-    qsort(sr, f->nranks, sizeof *sr, by_name);
-    for (size_t a = 0; a < f->nranks && !f->causes.oom;) {
-        size_t n = 0, b = a;
-        while (b < f->nranks && !strcmp(sr[b].name, sr[a].name))
-            rows[n++] = sr[b++].row;
-        const char *arch = f->arch.buf ? mcf_strs_at(&f->arch, rows[0]) : "";
-        const char *dir = f->opts->no_profiles ? NULL : profile_dir(f->opts);
-        if (dir) {
-            long cu = f->compute_units ? (long)f->compute_units[rows[0]] : -1;
-            /* the directory's broken files are the same for every SKU: kept once */
-            int rc = mcf_profile_find(dir, sr[a].name, arch, cu, &prof, a == 0 ? skipped : NULL, e);
-            if (rc < 0)
-                goto done;
-            have_prof = rc > 0;
-        }
-        if (have_prof)
-            mcf_lines_add(&f->profiles, &f->oom, "%.100s (%zu GPU%s): profile %.100s (%.200s)\n", sr[a].name, n,
-                          n == 1 ? "" : "s", prof.sku, prof.path);
-        else
-            mcf_lines_add(&f->profiles, &f->oom, "%.100s (%zu GPU%s): %s: the peer verdict alone\n", sr[a].name, n,
-                          n == 1 ? "" : "s",
-                          f->opts->no_profiles ? "profiles not used (--no-profiles)"
-                          : dir ? "no SKU profile matches" : "no profile directory (--profiles DIR)");
-        if (have_prof && f->quick == 1)
-            mcf_lines_add(&f->profiles, &f->oom, "%.100s: a --quick run (small sizes, few repetitions): its figures "
-                          "are shown beside the profile, but not failed against its floors; run the deck for a "
-                          "verdict on them\n", sr[a].name);
-        if (n < 2)
-            mcf_lines_add(&f->profiles, &f->oom, "%.100s: one GPU of its kind, no peers: judged by its profile, "
-                          "health and verification alone\n", sr[a].name);
-        size_t short_power = 0;
-        char short_tests[256] = "";
-        for (size_t k = 0; k < f->nfigs; k++) {
-            if (mcf_power_too_short(f, &f->figs[k])) {
-                if (!short_power++ || strlen(short_tests) < 200)
-                    snprintf(short_tests + strlen(short_tests), sizeof short_tests - strlen(short_tests), "%s%s",
-                             short_power > 1 ? ", " : "", f->figs[k].test);
-                continue;
-            }
-            if (mcf_judge_peers(f, &f->figs[k], rows, n) < 0)
-                f->oom = 1;
-        }
-        if (short_power)
-            mcf_lines_add(&f->profiles, &f->oom, "%.100s: %zu work-per-joule figure%s not judged: the test%s whole "
-                          "power rests on fewer than %d new power readings, shorter than the source's update "
-                          "interval (%s%s)\n", sr[a].name, short_power, short_power == 1 ? "" : "s",
-                          short_power == 1 ? "'s" : "s'", MIN_POWER_READINGS, short_tests,
-                          strlen(short_tests) >= 200 ? ", ..." : "");
-        for (size_t c = 0; c < sizeof pair_checks / sizeof pair_checks[0]; c++)
-            judge_pair(f, &pair_checks[c], sr[a].name, rows, n);
-        if (have_prof) {
-            judge_profile(f, &prof, rows, n);
-            mcf_profile_free(&prof);
-            have_prof = 0;
-        }
-        a = b;
-    }
     for (size_t r = 0; r < f->nranks; r++) {
         judge_health(f, r);
         const char *arch = f->arch.buf ? mcf_strs_at(&f->arch, r) : "?";
@@ -477,12 +472,13 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
     else
         mcf_lines_add(&f->profiles, &f->oom, "health counters: read on all %zu GPUs (%.40s) before and after the run\n",
                       f->nranks, mcf_strs_at(&f->health_source, 0));
-    for (size_t i = 0; i < skipped->n; i++)
-        mcf_lines_add(&f->profiles, &f->oom, "SKU profile not used, it does not load: %.560s (the other profiles "
-                      "still serve the SKUs they match; fix or move this one)\n", skipped->msg[i]);
-    if (skipped->more)
-        mcf_lines_add(&f->profiles, &f->oom, "... and %zu more SKU profiles that do not load\n", skipped->more);
-    power_sources_line(f);
+}
+
+/* Whose each cause is: the deck's, the node's (every GPU of it on the same
+ * figure), the environment's (another job on the GPU; host ranks sharing a
+ * machine), else the GPU's; each transfer cause names its link. */
+static void attribute_causes(struct fleet *f)
+{
     for (size_t k = 0; k < f->causes.n; k++)
         if (f->causes.v[k].rule == MCF_RULE_DECK || f->causes.v[k].rule == MCF_RULE_UNSUPPORTED)
             f->causes.v[k].attr = MCF_ATTR_DECK;
@@ -511,11 +507,39 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e)
         }
     }
     mcf_links_attribute(f);   /* a transfer test's causes name their link */
+}
+
+int mcf_report_judge(struct fleet *f, struct mcf_err *e)
+{
+    struct sku_row *sr = malloc(sizeof *sr * f->nranks);
+    size_t *rows = malloc(sizeof *rows * f->nranks);
+    struct mcf_profile_skipped *skipped = calloc(1, sizeof *skipped);
+    if (!sr || !rows || !skipped) {
+        f->oom = 1;
+        goto done;
+    }
+    for (size_t r = 0; r < f->nranks; r++)
+        sr[r] = (struct sku_row){ .name = mcf_strs_at(&f->device, r), .row = r };
+    qsort(sr, f->nranks, sizeof *sr, by_name);
+    for (size_t a = 0; a < f->nranks && !f->causes.oom;) {
+        size_t n = 0, b = a;
+        while (b < f->nranks && !strcmp(sr[b].name, sr[a].name))
+            rows[n++] = sr[b++].row;
+        if (judge_sku(f, sr[a].name, rows, n, a == 0 ? skipped : NULL, e) < 0)
+            goto done;
+        a = b;
+    }
+    judge_each_gpu(f);
+    for (size_t i = 0; i < skipped->n; i++)
+        mcf_lines_add(&f->profiles, &f->oom, "SKU profile not used, it does not load: %.560s (the other profiles "
+                      "still serve the SKUs they match; fix or move this one)\n", skipped->msg[i]);
+    if (skipped->more)
+        mcf_lines_add(&f->profiles, &f->oom, "... and %zu more SKU profiles that do not load\n", skipped->more);
+    power_sources_line(f);
+    attribute_causes(f);
     if (mcf_rollup(&f->causes, f->nranks, f->node, &f->roll) < 0)
         f->oom = 1;
 done:
-    if (have_prof)
-        mcf_profile_free(&prof);
     free(skipped);
     free(sr);
     free(rows);
