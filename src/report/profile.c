@@ -235,6 +235,95 @@ static int measured_label_ok(const char *s)
     return 0;
 }
 
+/* The test's bound: a floor for a higher-is-better metric, a ceiling for a
+ * lower-is-better one, on the right side of the expected figure. */
+static int parse_bound(struct mcf_yaml_ctx *c, const yaml_node_t *tn, const char *name, const yaml_node_t *expected,
+                       const yaml_node_t *floor_n, const yaml_node_t *ceiling, struct mcf_profile_test *t)
+{
+    char what[128];
+    if (t->higher_is_better) {
+        if (ceiling) {
+            mcf_yaml_at(c, ceiling, "test '%s': %s is higher-is-better, so its bound is a 'floor', not a 'ceiling'",
+               name, t->metric);
+            goto fail;
+        }
+        if (!floor_n) {
+            mcf_yaml_at(c, tn, "test '%s' has no 'floor': the figure a healthy GPU must reach", name);
+            goto fail;
+        }
+        snprintf(what, sizeof what, "'floor' of test '%s'", name);
+        MCF_TRY(parse_figure(c, floor_n, what, &t->bound));
+        if (t->bound > t->expected) {
+            mcf_yaml_at(c, floor_n, "test '%s': floor %s is above expected %s (%s is higher-is-better: the floor lies "
+               "below the expected figure)", name, mcf_yaml_scalar(floor_n), mcf_yaml_scalar(expected), t->metric);
+            goto fail;
+        }
+    } else {
+        if (floor_n) {
+            mcf_yaml_at(c, floor_n, "test '%s': %s is lower-is-better, so its bound is a 'ceiling', not a 'floor'",
+               name, t->metric);
+            goto fail;
+        }
+        if (!ceiling) {
+            mcf_yaml_at(c, tn, "test '%s' has no 'ceiling': the figure a healthy GPU must stay under", name);
+            goto fail;
+        }
+        snprintf(what, sizeof what, "'ceiling' of test '%s'", name);
+        MCF_TRY(parse_figure(c, ceiling, what, &t->bound));
+        if (t->bound < t->expected) {
+            mcf_yaml_at(c, ceiling, "test '%s': ceiling %s is below expected %s (%s is lower-is-better: the ceiling "
+               "lies above the expected figure)", name, mcf_yaml_scalar(ceiling), mcf_yaml_scalar(expected), t->metric);
+            goto fail;
+        }
+    }
+    return MCF_OK;
+fail:
+    return c->e->rc;
+}
+
+/* The test's source: a key of 'sources' (a datasheet), or a measured
+ * label naming the device and the date. */
+static int parse_source(struct mcf_yaml_ctx *c, const char *name, const yaml_node_t *source,
+                        const yaml_node_t *sources, struct mcf_profile_test *t)
+{
+    char what[128];
+    snprintf(what, sizeof what, "'source' of test '%s'", name);
+    char src[sizeof t->source];
+    MCF_TRY(copy_text(c, source, what, src, sizeof src));
+    if (!strncmp(src, "measured:", 9)) {
+        if (!measured_label_ok(src)) {
+            mcf_yaml_at(c, source, "test '%s': a measured figure names the device and the date, "
+               "'measured: <device>, <YYYY-MM-DD>, <how>'", name);
+            goto fail;
+        }
+        memcpy(t->source, src, sizeof src);
+    } else {
+        const yaml_node_t *hit = NULL;
+        for (yaml_node_pair_t *pr = sources->data.mapping.pairs.start; pr < sources->data.mapping.pairs.top; pr++)
+            if (!strcmp(mcf_yaml_scalar(node(c, pr->key)), src))
+                hit = node(c, pr->value);
+        if (!hit) {
+            char known[256] = "";
+            for (yaml_node_pair_t *pr = sources->data.mapping.pairs.start; pr < sources->data.mapping.pairs.top; pr++) {
+                if (known[0]) strncat(known, ", ", sizeof known - strlen(known) - 1);
+                strncat(known, mcf_yaml_scalar(node(c, pr->key)), sizeof known - strlen(known) - 1);
+            }
+            mcf_yaml_at(c, source, "test '%s': source '%s' is not a key of 'sources' (%s) and not a "
+               "'measured: <device>, <YYYY-MM-DD>, ...' label", name, src, known);
+            goto fail;
+        }
+        if (strlen(src) >= sizeof t->source_id) {
+            mcf_yaml_at(c, source, "test '%s': source id '%s' is too long", name, src);
+            goto fail;
+        }
+        snprintf(t->source_id, sizeof t->source_id, "%s", src);
+        snprintf(t->source, sizeof t->source, "%s", mcf_yaml_scalar(hit));
+    }
+    return MCF_OK;
+fail:
+    return c->e->rc;
+}
+
 static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *kn, const yaml_node_t *tn,
                       const yaml_node_t *sources, struct mcf_profile_test *t)
 {
@@ -301,75 +390,8 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *kn, const yaml_
     }
     snprintf(what, sizeof what, "'expected' of test '%s'", name);
     MCF_TRY(parse_figure(c, expected, what, &t->expected));
-    if (t->higher_is_better) {
-        if (ceiling) {
-            mcf_yaml_at(c, ceiling, "test '%s': %s is higher-is-better, so its bound is a 'floor', not a 'ceiling'",
-               name, t->metric);
-            goto fail;
-        }
-        if (!floor_n) {
-            mcf_yaml_at(c, tn, "test '%s' has no 'floor': the figure a healthy GPU must reach", name);
-            goto fail;
-        }
-        snprintf(what, sizeof what, "'floor' of test '%s'", name);
-        MCF_TRY(parse_figure(c, floor_n, what, &t->bound));
-        if (t->bound > t->expected) {
-            mcf_yaml_at(c, floor_n, "test '%s': floor %s is above expected %s (%s is higher-is-better: the floor lies "
-               "below the expected figure)", name, mcf_yaml_scalar(floor_n), mcf_yaml_scalar(expected), t->metric);
-            goto fail;
-        }
-    } else {
-        if (floor_n) {
-            mcf_yaml_at(c, floor_n, "test '%s': %s is lower-is-better, so its bound is a 'ceiling', not a 'floor'",
-               name, t->metric);
-            goto fail;
-        }
-        if (!ceiling) {
-            mcf_yaml_at(c, tn, "test '%s' has no 'ceiling': the figure a healthy GPU must stay under", name);
-            goto fail;
-        }
-        snprintf(what, sizeof what, "'ceiling' of test '%s'", name);
-        MCF_TRY(parse_figure(c, ceiling, what, &t->bound));
-        if (t->bound < t->expected) {
-            mcf_yaml_at(c, ceiling, "test '%s': ceiling %s is below expected %s (%s is lower-is-better: the ceiling "
-               "lies above the expected figure)", name, mcf_yaml_scalar(ceiling), mcf_yaml_scalar(expected), t->metric);
-            goto fail;
-        }
-    }
-    snprintf(what, sizeof what, "'source' of test '%s'", name);
-    {
-        char src[sizeof t->source];
-        MCF_TRY(copy_text(c, source, what, src, sizeof src));
-        if (!strncmp(src, "measured:", 9)) {
-            if (!measured_label_ok(src)) {
-                mcf_yaml_at(c, source, "test '%s': a measured figure names the device and the date, "
-                   "'measured: <device>, <YYYY-MM-DD>, <how>'", name);
-                goto fail;
-            }
-            memcpy(t->source, src, sizeof src);
-        } else {
-            const yaml_node_t *hit = NULL;
-            for (yaml_node_pair_t *pr = sources->data.mapping.pairs.start; pr < sources->data.mapping.pairs.top; pr++)
-                if (!strcmp(mcf_yaml_scalar(node(c, pr->key)), src))
-                    hit = node(c, pr->value);
-            if (!hit) {
-                char known[256] = "";
-                for (yaml_node_pair_t *pr = sources->data.mapping.pairs.start; pr < sources->data.mapping.pairs.top; pr++) {
-                    if (known[0]) strncat(known, ", ", sizeof known - strlen(known) - 1);
-                    strncat(known, mcf_yaml_scalar(node(c, pr->key)), sizeof known - strlen(known) - 1);
-                }
-                mcf_yaml_at(c, source, "test '%s': source '%s' is not a key of 'sources' (%s) and not a "
-                   "'measured: <device>, <YYYY-MM-DD>, ...' label", name, src, known);
-                goto fail;
-            }
-            if (strlen(src) >= sizeof t->source_id) {
-                mcf_yaml_at(c, source, "test '%s': source id '%s' is too long", name, src);
-                goto fail;
-            }
-            snprintf(t->source_id, sizeof t->source_id, "%s", src);
-            snprintf(t->source, sizeof t->source, "%s", mcf_yaml_scalar(hit));
-        }
-    }
+    MCF_TRY(parse_bound(c, tn, name, expected, floor_n, ceiling, t));
+    MCF_TRY(parse_source(c, name, source, sources, t));
     return MCF_OK;
 fail:
     return c->e->rc;
@@ -400,6 +422,63 @@ fail:
 static int prescan(struct mcf_yaml_ctx *c, const char *text)
 {
     return mcf_yaml_limits(c, text, MAX_FLOW_DEPTH, MAX_ANCHORS, "a profile needs 2", "");
+}
+
+/* The profile's top-level keys: sku, match, sources and tests, each
+ * required, and a description. */
+static int parse_top(struct mcf_yaml_ctx *c, const yaml_node_t *root, struct mcf_profile *p,
+                     const yaml_node_t **sku, const yaml_node_t **match, const yaml_node_t **sources,
+                     const yaml_node_t **tests)
+{
+    MCF_TRY(check_mapping(c, root, "the profile"));
+    for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
+        const yaml_node_t *kn = node(c, pr->key), *vn = node(c, pr->value);
+        const char *key = mcf_yaml_scalar(kn);
+        if (!strcmp(key, "sku")) *sku = vn;
+        else if (!strcmp(key, "description"))
+            MCF_TRY(copy_text(c, vn, "'description'", p->description, sizeof p->description));
+        else if (!strcmp(key, "match")) *match = vn;
+        else if (!strcmp(key, "sources")) *sources = vn;
+        else if (!strcmp(key, "tests")) *tests = vn;
+        else {
+            mcf_yaml_at(c, kn, "unknown top-level key '%s' (sku, description, match, sources, tests)", key);
+            goto fail;
+        }
+    }
+    if (!*sku || !*match || !*sources || !*tests) {
+        mcf_yaml_at(c, root, "the profile has no '%s' (it needs sku, match, sources and tests)",
+           !*sku ? "sku" : !*match ? "match" : !*sources ? "sources" : "tests");
+        goto fail;
+    }
+    return MCF_OK;
+fail:
+    return c->e->rc;
+}
+
+/* 'tests': one to MAX_TESTS of them, each parsed. */
+static int parse_tests(struct mcf_yaml_ctx *c, const yaml_node_t *tests, const yaml_node_t *sources,
+                       struct mcf_profile *p)
+{
+    struct mcf_err *e = c->e;
+    MCF_TRY(check_mapping(c, tests, "'tests'"));
+    size_t n = (size_t)(tests->data.mapping.pairs.top - tests->data.mapping.pairs.start);
+    if (n == 0) {
+        mcf_yaml_at(c, tests, "'tests' is empty: a profile gives at least one test's figures");
+        goto fail;
+    }
+    if (n > MAX_TESTS) {
+        mcf_yaml_at(c, tests, "'tests' has %zu entries; at most %d are supported", n, MAX_TESTS);
+        goto fail;
+    }
+    MCF_ALLOC(e, p->tests, n);
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_pair_t *pr = tests->data.mapping.pairs.start + i;
+        MCF_TRY(parse_test(c, node(c, pr->key), node(c, pr->value), sources, &p->tests[i]));
+        p->ntests = i + 1;
+    }
+    return MCF_OK;
+fail:
+    return e->rc;
 }
 
 int mcf_profile_load(const char *path, struct mcf_profile *p, struct mcf_err *e)
@@ -442,47 +521,11 @@ int mcf_profile_load(const char *path, struct mcf_profile *p, struct mcf_err *e)
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (!root)
         MCF_FAIL(e, MCF_EINPUT, "%s:1:1: the profile is empty (it needs sku, match, sources and tests)", path);
-    MCF_TRY(check_mapping(&c, root, "the profile"));
-    for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
-        const yaml_node_t *kn = node(&c, pr->key), *vn = node(&c, pr->value);
-        const char *key = mcf_yaml_scalar(kn);
-        if (!strcmp(key, "sku")) sku = vn;
-        else if (!strcmp(key, "description"))
-            MCF_TRY(copy_text(&c, vn, "'description'", p->description, sizeof p->description));
-        else if (!strcmp(key, "match")) match = vn;
-        else if (!strcmp(key, "sources")) sources = vn;
-        else if (!strcmp(key, "tests")) tests = vn;
-        else {
-            mcf_yaml_at(&c, kn, "unknown top-level key '%s' (sku, description, match, sources, tests)", key);
-            goto fail;
-        }
-    }
-    if (!sku || !match || !sources || !tests) {
-        mcf_yaml_at(&c, root, "the profile has no '%s' (it needs sku, match, sources and tests)",
-           !sku ? "sku" : !match ? "match" : !sources ? "sources" : "tests");
-        goto fail;
-    }
+    MCF_TRY(parse_top(&c, root, p, &sku, &match, &sources, &tests));
     MCF_TRY(copy_text(&c, sku, "'sku'", p->sku, sizeof p->sku));
     MCF_TRY(parse_match(&c, match, p));
     MCF_TRY(parse_sources(&c, sources));
-    MCF_TRY(check_mapping(&c, tests, "'tests'"));
-    {
-        size_t n = (size_t)(tests->data.mapping.pairs.top - tests->data.mapping.pairs.start);
-        if (n == 0) {
-            mcf_yaml_at(&c, tests, "'tests' is empty: a profile gives at least one test's figures");
-            goto fail;
-        }
-        if (n > MAX_TESTS) {
-            mcf_yaml_at(&c, tests, "'tests' has %zu entries; at most %d are supported", n, MAX_TESTS);
-            goto fail;
-        }
-        MCF_ALLOC(e, p->tests, n);
-        for (size_t i = 0; i < n; i++) {
-            yaml_node_pair_t *pr = tests->data.mapping.pairs.start + i;
-            MCF_TRY(parse_test(&c, node(&c, pr->key), node(&c, pr->value), sources, &p->tests[i]));
-            p->ntests = i + 1;
-        }
-    }
+    MCF_TRY(parse_tests(&c, tests, sources, p));
     yaml_document_delete(&doc);
     free(text);
     return MCF_OK;

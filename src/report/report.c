@@ -53,6 +53,67 @@ static int mark(unsigned char *bits, long long i)
 }
 
 /* world_size, hung_ranks, /ranks/world_rank and /hung, checked against each other. */
+/* /hung's ranks (world ranks of their own: seen marks them) and what the
+ * watchdog recorded of each. 0: read; -1: a problem, reported. */
+static int read_hung(struct fleet *f, hid_t hung, struct world *w, unsigned char *seen)
+{
+    size_t n = 0;
+    int rc = mcf_rd_ints(&f->rd, hung, "/hung", "world_rank", MCF_RD_ANY, &w->rank, &n);
+    mcf_missing(f, rc, "/hung/world_rank");
+    if (rc <= 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (w->rank[i] < 0 || w->rank[i] >= w->size || mark(seen, w->rank[i])) {
+            mcf_rd_bad(&f->rd, "/hung/world_rank", "entry %zu: %lld is not a world rank of its own (world_size %lld)",
+                       i, w->rank[i], w->size);
+            return -1;
+        }
+    struct { const char *name; struct mcf_strs *s; } str[] = {
+        { "hostname", &w->host }, { "device_uuid", &w->uuid }, { "pci_bus_id", &w->pci },
+        { "device_name", &w->device }, { "test", &w->test } };
+    for (size_t i = 0; i < sizeof str / sizeof str[0]; i++) {
+        char obj[64];
+        mcf_missing(f, mcf_rd_strings(&f->rd, hung, "/hung", str[i].name, n, str[i].s),
+                mcf_rd_name(obj, sizeof obj, "/hung", str[i].name));
+    }
+    w->nhung = n;
+    return 0;
+}
+
+/* /meta hung_ranks: the first hung ranks, then "..." where the list would
+ * be long; each must be one of /hung's (in_list marks those listed). */
+static void check_hung_list(struct fleet *f, struct world *w, char *listed, unsigned char *in_list)
+{
+    size_t count = 0;
+    int truncated = 0;
+    for (char *save = NULL, *t = strtok_r(listed, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *end;
+        if (truncated) {   /* "..." ends the list */
+            mcf_rd_bad(&f->rd, "/meta attribute hung_ranks", "ranks listed after '...'");
+            return;
+        }
+        if (!strcmp(t, "...")) {
+            truncated = 1;
+            continue;
+        }
+        errno = 0;
+        long long v = strtoll(t, &end, 10);
+        if (errno || end == t || *end || v < 0 || v >= w->size) {
+            mcf_rd_clean(t);
+            mcf_rd_bad(&f->rd, "/meta attribute hung_ranks", "'%.40s' is not a world rank", t);
+            return;
+        }
+        if (++count > w->nhung || mark(in_list, v))
+            break;
+    }
+    size_t both = 0;
+    for (size_t i = 0; i < w->nhung; i++)
+        both += in_list[w->rank[i] / 8] >> (w->rank[i] % 8) & 1;
+    if (count > w->nhung || both != count || (!truncated && count != w->nhung))
+        mcf_rd_bad(&f->rd, "/meta attribute hung_ranks", "does not list the %zu ranks of /hung/world_rank",
+                   w->nhung);
+}
+
 static void read_world(struct fleet *f, hid_t file, hid_t meta, hid_t ranks, struct world *w)
 {
     hid_t hung = H5I_INVALID_HID;
@@ -80,26 +141,8 @@ static void read_world(struct fleet *f, hid_t file, hid_t meta, hid_t ranks, str
             }
     rc = mcf_rd_open(&f->rd, file, "", "hung", H5I_GROUP, &hung);
     if (rc > 0) {
-        size_t n = 0;
-        rc = mcf_rd_ints(&f->rd, hung, "/hung", "world_rank", MCF_RD_ANY, &w->rank, &n);
-        mcf_missing(f, rc, "/hung/world_rank");
-        if (rc <= 0)
+        if (read_hung(f, hung, w, seen) < 0)
             goto done;
-        for (size_t i = 0; i < n; i++)
-            if (w->rank[i] < 0 || w->rank[i] >= w->size || mark(seen, w->rank[i])) {
-                mcf_rd_bad(&f->rd, "/hung/world_rank", "entry %zu: %lld is not a world rank of its own (world_size %lld)",
-                           i, w->rank[i], w->size);
-                goto done;
-            }
-        struct { const char *name; struct mcf_strs *s; } str[] = {
-            { "hostname", &w->host }, { "device_uuid", &w->uuid }, { "pci_bus_id", &w->pci },
-            { "device_name", &w->device }, { "test", &w->test } };
-        for (size_t i = 0; i < sizeof str / sizeof str[0]; i++) {
-            char obj[64];
-            mcf_missing(f, mcf_rd_strings(&f->rd, hung, "/hung", str[i].name, n, str[i].s),
-                    mcf_rd_name(obj, sizeof obj, "/hung", str[i].name));
-        }
-        w->nhung = n;
     }
     if (rc == 0 && w->size > (long long)f->nranks) {
         mcf_rd_bad(&f->rd, "/hung", "missing, but /meta world_size %lld is more than nranks %zu", w->size, f->nranks);
@@ -118,34 +161,7 @@ static void read_world(struct fleet *f, hid_t file, hid_t meta, hid_t ranks, str
     if (rc == 0 && w->nhung)
         mcf_rd_bad(&f->rd, "/meta attribute hung_ranks", "missing, but /hung lists %zu ranks", w->nhung);
     if (rc > 0) {
-        size_t count = 0;
-        int truncated = 0;
-        for (char *save = NULL, *t = strtok_r(listed, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            char *end;
-            if (truncated) {   /* "..." ends the list */
-                mcf_rd_bad(&f->rd, "/meta attribute hung_ranks", "ranks listed after '...'");
-                goto done;
-            }
-            if (!strcmp(t, "...")) {
-                truncated = 1;
-                continue;
-            }
-            errno = 0;
-            long long v = strtoll(t, &end, 10);
-            if (errno || end == t || *end || v < 0 || v >= w->size) {
-                mcf_rd_clean(t);
-                mcf_rd_bad(&f->rd, "/meta attribute hung_ranks", "'%.40s' is not a world rank", t);
-                goto done;
-            }
-            if (++count > w->nhung || mark(in_list, v))
-                break;
-        }
-        size_t both = 0;
-        for (size_t i = 0; i < w->nhung; i++)
-            both += in_list[w->rank[i] / 8] >> (w->rank[i] % 8) & 1;
-        if (count > w->nhung || both != count || (!truncated && count != w->nhung))
-            mcf_rd_bad(&f->rd, "/meta attribute hung_ranks", "does not list the %zu ranks of /hung/world_rank",
-                       w->nhung);
+        check_hung_list(f, w, listed, in_list);
     }
 done:
     free(listed);
@@ -334,6 +350,95 @@ static void conclude(struct fleet *f, const struct world *w)
     f->exit_code = f->roll.fleet == MCF_V_FAIL ? MCF_EXIT_VERIFY : MCF_EXIT_OK;
 }
 
+/* /meta's facts of the run beyond its size: complete, the backend, the
+ * deck and what was injected, how a stopped run ended, its nodes. */
+static void read_meta(struct fleet *f, hid_t meta)
+{
+    long long complete = -1;
+    int rc = mcf_rd_attr_int(&f->rd, meta, "/meta", "complete", &complete);
+    mcf_missing(f, rc, "/meta attribute complete");
+    if (rc > 0 && complete != 0 && complete != 1)
+        mcf_rd_bad(&f->rd, "/meta attribute complete", "%lld is neither 0 nor 1", complete);
+    else if (rc > 0)
+        f->complete = (int)complete;
+    mcf_rd_attr_text(&f->rd, meta, "/meta", "backend", &f->backend);
+    mcf_rd_attr_text(&f->rd, meta, "/meta", "start_time", &f->start);
+    mcf_rd_attr_text(&f->rd, meta, "/meta", "deck_path", &f->deck);
+    mcf_rd_attr_text(&f->rd, meta, "/meta", "injected", &f->injected);
+    if (H5Aexists(meta, "injected_slow") > 0)   /* newer files */
+        mcf_rd_attr_text(&f->rd, meta, "/meta", "injected_slow", &f->injected_slow);
+    mcf_rd_attr_text(&f->rd, meta, "/meta", "deck_arch", &f->deck_arch);
+    mcf_rd_attr_text(&f->rd, meta, "/meta", "cut_test", &f->cut_test);
+    mcf_rd_attr_text(&f->rd, meta, "/meta", "stop_reason", &f->stop_reason);
+    mcf_rd_attr_text(&f->rd, meta, "/meta", "rebuilt_from", &f->rebuilt_from);
+    mcf_rd_attr_int(&f->rd, meta, "/meta", "nnodes", &f->nnodes);
+    mcf_rd_attr_int(&f->rd, meta, "/meta", "oversubscribed_nodes", &f->oversubscribed_nodes);
+    if (H5Aexists(meta, "crowded_nodes") > 0)   /* newer files */
+        mcf_rd_attr_int(&f->rd, meta, "/meta", "crowded_nodes", &f->crowded_nodes);
+    if (mcf_rd_attr_int(&f->rd, meta, "/meta", "acceptance", &f->acceptance) > 0 && f->acceptance != 0 &&
+        f->acceptance != 1)
+        mcf_rd_bad(&f->rd, "/meta attribute acceptance", "%lld is neither 0 nor 1", f->acceptance);
+    if (mcf_rd_attr_int(&f->rd, meta, "/meta", "quick", &f->quick) > 0 && f->quick != 0 && f->quick != 1)
+        mcf_rd_bad(&f->rd, "/meta attribute quick", "%lld is neither 0 nor 1", f->quick);
+    read_not_run(f, meta);
+}
+
+static void fleet_free(struct fleet *f)
+{
+    struct mcf_strs *strs[] = { &f->host, &f->device, &f->arch, &f->uuid, &f->pci, &f->serial, &f->slurm_name,
+                                &f->health_source, &f->primary_source };
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        mcf_strs_free(strs[i]);
+    long long *ints[] = { f->node, f->compute_units, f->local_rank, f->device_index, f->world_rank, f->local, f->gen_busy, f->width_busy };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        free(ints[i]);
+    for (int c = 0; c < MCF_NHEALTH; c++)
+        free(f->health[c]);
+    for (size_t i = 0; i < f->nfigs; i++)
+        free(f->figs[i].med);
+    free(f->figs);
+    for (size_t i = 0; i < f->nev; i++)
+        for (int k = 0; k < NEV; k++)
+            free(f->ev[i].col[k]);
+    for (size_t i = 0; i < f->nev; i++)
+        mcf_strs_free(&f->ev[i].ratio_src);
+    free(f->ev);
+    free(f->facts);
+    free(f->schema);
+    struct lines *ls[] = { &f->table, &f->problems, &f->notes, &f->reasons, &f->profiles, &f->profile_table };
+    for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
+        free(ls[i]->buf);
+    mcf_causes_free(&f->causes);
+    mcf_links_free(f);
+    mcf_rollup_free(&f->roll);
+    mcf_rd_free(&f->rd);
+    char *texts2[] = { f->version, f->backend, f->start, f->deck, f->injected, f->injected_slow, f->deck_arch, f->cut_test, f->stop_reason,
+                       f->rebuilt_from };
+    for (size_t i = 0; i < sizeof texts2 / sizeof texts2[0]; i++)
+        free(texts2[i]);
+}
+
+/* The results file, opened read-only: a regular file (open(2) of a FIFO
+ * waits for a writer), as HDF5. */
+static int open_file(const char *path, hid_t *file, struct mcf_err *e)
+{
+    struct stat st;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (stat(path, &st) != 0)
+        MCF_FAIL(e, MCF_EINPUT, "report: cannot open '%s': %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        MCF_FAIL(e, MCF_EINPUT, "report: '%s' is not a regular file (%s)", path,
+                 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+    if ((*file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
+        char why[200];
+        mcf_rd_h5why(why, sizeof why);
+        MCF_FAIL(e, MCF_EINPUT, "report: cannot open '%s' as an HDF5 file: %s", path, why);
+    }
+    return MCF_OK;
+fail:
+    return e->rc;
+}
+
 int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, struct mcf_err *e)
 {
     struct mcf_report_opts defaults;
@@ -345,22 +450,10 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     struct world w = { 0 };
     struct names tests = { 0 };
     hid_t file = H5I_INVALID_HID, meta = H5I_INVALID_HID, ranks = H5I_INVALID_HID, results = H5I_INVALID_HID;
-    long long nranks = 0, complete = -1;
+    long long nranks = 0;
     int code = MCF_EXIT_USAGE, printed = 0;
-    struct stat st;
     f.rd.path = path;
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    /* open(2) of a FIFO waits for a writer: only regular files are opened */
-    if (stat(path, &st) != 0)
-        MCF_FAIL(e, MCF_EINPUT, "report: cannot open '%s': %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        MCF_FAIL(e, MCF_EINPUT, "report: '%s' is not a regular file (%s)", path,
-                 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
-    if ((file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
-        char why[200];
-        mcf_rd_h5why(why, sizeof why);
-        MCF_FAIL(e, MCF_EINPUT, "report: cannot open '%s' as an HDF5 file: %s", path, why);
-    }
+    MCF_TRY(open_file(path, &file, e));
     mcf_missing(&f, mcf_rd_open(&f.rd, file, "", "meta", H5I_GROUP, &meta), "/meta");
     if (meta >= 0)
         mcf_missing(&f, mcf_rd_open(&f.rd, file, "", "results", H5I_GROUP, &results), "/results");
@@ -375,32 +468,7 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
         MCF_FAIL(e, MCF_EINPUT, "report: '%s' is malformed: /meta attribute nranks: %lld is not a rank count (1..%d)",
                  path, nranks, MCF_RD_MAX_RANKS);
     f.nranks = (size_t)nranks;
-    int rc = mcf_rd_attr_int(&f.rd, meta, "/meta", "complete", &complete);
-    mcf_missing(&f, rc, "/meta attribute complete");
-    if (rc > 0 && complete != 0 && complete != 1)
-        mcf_rd_bad(&f.rd, "/meta attribute complete", "%lld is neither 0 nor 1", complete);
-    else if (rc > 0)
-        f.complete = (int)complete;
-    mcf_rd_attr_text(&f.rd, meta, "/meta", "backend", &f.backend);
-    mcf_rd_attr_text(&f.rd, meta, "/meta", "start_time", &f.start);
-    mcf_rd_attr_text(&f.rd, meta, "/meta", "deck_path", &f.deck);
-    mcf_rd_attr_text(&f.rd, meta, "/meta", "injected", &f.injected);
-    if (H5Aexists(meta, "injected_slow") > 0)   /* newer files */
-        mcf_rd_attr_text(&f.rd, meta, "/meta", "injected_slow", &f.injected_slow);
-    mcf_rd_attr_text(&f.rd, meta, "/meta", "deck_arch", &f.deck_arch);
-    mcf_rd_attr_text(&f.rd, meta, "/meta", "cut_test", &f.cut_test);
-    mcf_rd_attr_text(&f.rd, meta, "/meta", "stop_reason", &f.stop_reason);
-    mcf_rd_attr_text(&f.rd, meta, "/meta", "rebuilt_from", &f.rebuilt_from);
-    mcf_rd_attr_int(&f.rd, meta, "/meta", "nnodes", &f.nnodes);
-    mcf_rd_attr_int(&f.rd, meta, "/meta", "oversubscribed_nodes", &f.oversubscribed_nodes);
-    if (H5Aexists(meta, "crowded_nodes") > 0)   /* newer files */
-        mcf_rd_attr_int(&f.rd, meta, "/meta", "crowded_nodes", &f.crowded_nodes);
-    if (mcf_rd_attr_int(&f.rd, meta, "/meta", "acceptance", &f.acceptance) > 0 && f.acceptance != 0 &&
-        f.acceptance != 1)
-        mcf_rd_bad(&f.rd, "/meta attribute acceptance", "%lld is neither 0 nor 1", f.acceptance);
-    if (mcf_rd_attr_int(&f.rd, meta, "/meta", "quick", &f.quick) > 0 && f.quick != 0 && f.quick != 1)
-        mcf_rd_bad(&f.rd, "/meta attribute quick", "%lld is neither 0 nor 1", f.quick);
-    read_not_run(&f, meta);
+    read_meta(&f, meta);
     mcf_missing(&f, mcf_rd_open(&f.rd, file, "", "ranks", H5I_GROUP, &ranks), "/ranks");
     if (ranks >= 0)
         read_ranks(&f, ranks);
@@ -446,37 +514,7 @@ fail:
     if (ranks >= 0) H5Gclose(ranks);
     if (meta >= 0) H5Gclose(meta);
     if (file >= 0) H5Fclose(file);
-    struct mcf_strs *strs[] = { &f.host, &f.device, &f.arch, &f.uuid, &f.pci, &f.serial, &f.slurm_name,
-                                &f.health_source, &f.primary_source };
-    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
-        mcf_strs_free(strs[i]);
-    long long *ints[] = { f.node, f.compute_units, f.local_rank, f.device_index, f.world_rank, f.local, f.gen_busy, f.width_busy };
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        free(ints[i]);
-    for (int c = 0; c < MCF_NHEALTH; c++)
-        free(f.health[c]);
-    for (size_t i = 0; i < f.nfigs; i++)
-        free(f.figs[i].med);
-    free(f.figs);
-    for (size_t i = 0; i < f.nev; i++)
-        for (int k = 0; k < NEV; k++)
-            free(f.ev[i].col[k]);
-    for (size_t i = 0; i < f.nev; i++)
-        mcf_strs_free(&f.ev[i].ratio_src);
-    free(f.ev);
-    free(f.facts);
-    free(f.schema);
-    struct lines *ls[] = { &f.table, &f.problems, &f.notes, &f.reasons, &f.profiles, &f.profile_table };
-    for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
-        free(ls[i]->buf);
-    mcf_causes_free(&f.causes);
-    mcf_links_free(&f);
-    mcf_rollup_free(&f.roll);
-    mcf_rd_free(&f.rd);
-    char *texts2[] = { f.version, f.backend, f.start, f.deck, f.injected, f.injected_slow, f.deck_arch, f.cut_test, f.stop_reason,
-                       f.rebuilt_from };
-    for (size_t i = 0; i < sizeof texts2 / sizeof texts2[0]; i++)
-        free(texts2[i]);
+    fleet_free(&f);
     return code;
 }
 

@@ -75,6 +75,28 @@ static int percent(const char *opt, const char *arg, double *out, struct mcf_err
     return MCF_OK;
 }
 
+static int parse_format(const char *arg, struct mcf_report_opts *o, struct mcf_err *e)
+{
+    if (!strcmp(arg, "text")) o->format = MCF_FORMAT_TEXT;
+    else if (!strcmp(arg, "json")) o->format = MCF_FORMAT_JSON;
+    else if (!strcmp(arg, "csv")) o->format = MCF_FORMAT_CSV;
+    else if (!strcmp(arg, "links-csv")) o->format = MCF_FORMAT_LINKS_CSV;
+    else
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           "--format: unknown format '%s' (text, json, csv or links-csv)", arg);
+    return MCF_OK;
+}
+
+static int parse_rows(const char *arg, struct mcf_report_opts *o, struct mcf_err *e)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end || v < 0 || v > 100000000)
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "--rows: '%s' is not a row count (0 for all)", arg);
+    o->max_rows = v;
+    return MCF_OK;
+}
+
 int mcf_report_opts_parse(int argc, char **argv, struct mcf_report_opts *o, const char **file, int *help,
                           struct mcf_err *e)
 {
@@ -104,13 +126,7 @@ int mcf_report_opts_parse(int argc, char **argv, struct mcf_report_opts *o, cons
         }
         switch (c) {
         case OPT_FORMAT:
-            if (!strcmp(optarg, "text")) o->format = MCF_FORMAT_TEXT;
-            else if (!strcmp(optarg, "json")) o->format = MCF_FORMAT_JSON;
-            else if (!strcmp(optarg, "csv")) o->format = MCF_FORMAT_CSV;
-            else if (!strcmp(optarg, "links-csv")) o->format = MCF_FORMAT_LINKS_CSV;
-            else
-                return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
-                                   "--format: unknown format '%s' (text, json, csv or links-csv)", optarg);
+            if (parse_format(optarg, o, e)) return e->rc;
             break;
         case OPT_PROFILES:
             if (!optarg[0])
@@ -126,15 +142,9 @@ int mcf_report_opts_parse(int argc, char **argv, struct mcf_report_opts *o, cons
             if (percent("--fail", optarg, &o->rules.fail_rel, e)) return e->rc;
             fail_set = 1;
             break;
-        case OPT_ROWS: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 0 || v > 100000000)
-                return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
-                                   "--rows: '%s' is not a row count (0 for all)", optarg);
-            o->max_rows = v;
+        case OPT_ROWS:
+            if (parse_rows(optarg, o, e)) return e->rc;
             break;
-        }
         case 'h': *help = 1; return MCF_OK;
         case ':':
             return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "report: option '%s' needs a value",

@@ -325,7 +325,8 @@ static void print_rules(const struct fleet *f, FILE *out)
                                                           : "healthy GPUs of one SKU, measured");
 }
 
-static void print_text(struct fleet *f, const struct world *w, const char *path, FILE *out)
+/* The run: its file, version, ranks, deck and what was injected. */
+static void print_run(const struct fleet *f, const char *path, FILE *out)
 {
     /* the file's name is text from a shared folder too: a newline in it must
      * not start a line of its own (the output pass keeps the program's) */
@@ -343,6 +344,42 @@ static void print_text(struct fleet *f, const struct world *w, const char *path,
         fprintf(out, "  FAULT INJECTED FOR TESTING: %.300s\n", f->injected);
     if (f->injected_slow && f->injected_slow[0])
         fprintf(out, "  SLOWDOWN INJECTED FOR TESTING: %.300s\n", f->injected_slow);
+}
+
+/* What else the reader must know: binding, power, tests not verified or
+ * not run, the file's problems. */
+static void print_notes(const struct fleet *f, FILE *out)
+{
+    int far = 0;
+    for (size_t r = 0; f->local && r < f->nranks; r++)
+        if (f->local[r] == 0) {
+            if (!far++)
+                fprintf(out, "\nBinding: ranks whose cores are not local to their GPU:\n");
+            fprintf(out, "  rank %zu (%.200s, %.200s)\n", r, mcf_str_at(&f->host, r), mcf_str_at(&f->device, r));
+        }
+    if (f->notes.buf)
+        fprintf(out, "\nUnder-sampled power (per-repetition figures in the file are flagged):\n%s", f->notes.buf);
+    if (f->problems.buf)
+        fprintf(out, "\nNot verified:\n%s", f->problems.buf);
+    if (f->listed_not_run)
+        fprintf(out, "\nTests not run (the run was stopped): %zu listed in /meta\n", f->listed_not_run);
+    fprintf(out, "\n%d tests: %d verified on every rank, %d unsupported, %d failed verification, %d with errors",
+            f->tests, f->verified_all, f->unsupported, f->wrong, f->errors);
+    if (f->hung)
+        fprintf(out, ", %d with hung ranks", f->hung);
+    if (f->cut)
+        fprintf(out, ", %d cut short", f->cut);
+    if (f->not_run)
+        fprintf(out, ", %d not run (the run was stopped)", f->not_run);
+    fprintf(out, "\n");
+    if (f->rd.problems)
+        fprintf(out, "\nThe file is malformed (%d problem%s):\n%s", f->rd.problems, f->rd.problems == 1 ? "" : "s",
+                f->rd.list ? f->rd.list : "");
+}
+
+static void print_text(struct fleet *f, const struct world *w, const char *path, FILE *out)
+{
+    print_run(f, path, out);
     const struct mcf_rollup *ro = &f->roll;
     fprintf(out, "\nVERDICT: %s (exit %d)", f->verdict, f->exit_code);
     if (ro->gpu)
@@ -384,31 +421,7 @@ static void print_text(struct fleet *f, const struct world *w, const char *path,
     free(sparse.buf);
     print_sustained(f, out);
     mcf_links_print_text(f, out);
-    int far = 0;
-    for (size_t r = 0; f->local && r < f->nranks; r++)
-        if (f->local[r] == 0) {
-            if (!far++)
-                fprintf(out, "\nBinding: ranks whose cores are not local to their GPU:\n");
-            fprintf(out, "  rank %zu (%.200s, %.200s)\n", r, mcf_str_at(&f->host, r), mcf_str_at(&f->device, r));
-        }
-    if (f->notes.buf)
-        fprintf(out, "\nUnder-sampled power (per-repetition figures in the file are flagged):\n%s", f->notes.buf);
-    if (f->problems.buf)
-        fprintf(out, "\nNot verified:\n%s", f->problems.buf);
-    if (f->listed_not_run)
-        fprintf(out, "\nTests not run (the run was stopped): %zu listed in /meta\n", f->listed_not_run);
-    fprintf(out, "\n%d tests: %d verified on every rank, %d unsupported, %d failed verification, %d with errors",
-            f->tests, f->verified_all, f->unsupported, f->wrong, f->errors);
-    if (f->hung)
-        fprintf(out, ", %d with hung ranks", f->hung);
-    if (f->cut)
-        fprintf(out, ", %d cut short", f->cut);
-    if (f->not_run)
-        fprintf(out, ", %d not run (the run was stopped)", f->not_run);
-    fprintf(out, "\n");
-    if (f->rd.problems)
-        fprintf(out, "\nThe file is malformed (%d problem%s):\n%s", f->rd.problems, f->rd.problems == 1 ? "" : "s",
-                f->rd.list ? f->rd.list : "");
+    print_notes(f, out);
     fprintf(out, "verdict: %s (exit %d)\n", f->verdict, f->exit_code);
 }
 

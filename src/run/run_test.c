@@ -239,6 +239,50 @@ static void agree_to_run(struct run *r, struct in_hand *h)
 }
 
 /* The one path every kernel of every backend goes through. */
+/* The test's message on this rank: why it was cut (and where), how a
+ * sustained test or one cut short by its limit ended, else its outcome's. */
+static void outcome_message(struct run *r, const struct in_hand *h, int cut_rep, int limit)
+{
+    struct mcf_result *res = &r->res[h->index];
+    const struct mcf_instance *in = &r->inst[h->index];
+    const struct mcf_err *e = &h->e;
+    int reps = in->repetitions;
+    if (res->status == MCF_STATUS_CUT) {
+        char where[64], by[64];
+        int sig = mcf_stop_signal();
+        if (!h->have_ks)
+            snprintf(where, sizeof where, "its setup");
+        else if (cut_rep < 0)
+            snprintf(where, sizeof where, "warm-up run %d", res->warmup_runs + 1);
+        else
+            snprintf(where, sizeof where, "repetition %d", cut_rep + 1);
+        if (cut_rep < 0 && h->have_ks && !sig)
+            snprintf(res->message, sizeof res->message, "no figure: %.900s", e->msg);
+        else if (sig)
+            snprintf(res->message, sizeof res->message, "cut short by %s in %s (%.0f ms after it): "
+                     "no figure, a cut kernel's output cannot be verified (%.300s)", mcf_stop_name(sig, by, sizeof by), where,
+                     1e3 * (mcf_now() - mcf_stop_time()), e->msg);
+        else
+            snprintf(res->message, sizeof res->message, "cut short by its time limit of %d s in %s: no figure, "
+                     "a cut kernel's output cannot be verified (%.300s)", limit, where, e->msg);
+    } else if (res->status == MCF_STATUS_VERIFIED && in->duration > 0) {
+        char why[96] = "";
+        if (cut_rep >= 0 || res->reps_done < reps)
+            snprintf(why, sizeof why, "; stopped by %s%s", stopper(),
+                     cut_rep >= 0 ? ", the repetition in hand cut short (not a figure)" : "");
+        snprintf(res->message, sizeof res->message, "sustained: %lld repetitions back to back over %d of %d s%s",
+                 res->sustained->reps, res->reps_done, reps, why);
+    } else if (res->status == MCF_STATUS_VERIFIED && cut_rep >= 0) {
+        snprintf(res->message, sizeof res->message, "repetition %d cut short by %s: not a figure; %d timed before it",
+                 cut_rep + 1, stopper(), res->reps_done);
+    } else if (res->status == MCF_STATUS_VERIFIED && res->reps_done < reps && !mcf_stop_signal()) {
+        snprintf(res->message, sizeof res->message, "time limit of %d s: %d of %d repetitions", limit,
+                 res->reps_done, reps);
+    } else {
+        snprintf(res->message, sizeof res->message, "%s", e->msg);
+    }
+}
+
 int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
 {
     struct mcf_result *res = &r->res[h->index];
@@ -290,40 +334,7 @@ int run_instance(struct run *r, struct in_hand *h, struct mcf_err *fatal)
     case MCF_ECUT: res->status = MCF_STATUS_CUT; break;
     default: res->status = MCF_STATUS_ERROR; break;
     }
-    if (res->status == MCF_STATUS_CUT) {
-        char where[64], by[64];
-        int sig = mcf_stop_signal();
-        if (!h->have_ks)
-            snprintf(where, sizeof where, "its setup");
-        else if (cut_rep < 0)
-            snprintf(where, sizeof where, "warm-up run %d", res->warmup_runs + 1);
-        else
-            snprintf(where, sizeof where, "repetition %d", cut_rep + 1);
-        if (cut_rep < 0 && h->have_ks && !sig)
-            snprintf(res->message, sizeof res->message, "no figure: %.900s", e->msg);
-        else if (sig)
-            snprintf(res->message, sizeof res->message, "cut short by %s in %s (%.0f ms after it): "
-                     "no figure, a cut kernel's output cannot be verified (%.300s)", mcf_stop_name(sig, by, sizeof by), where,
-                     1e3 * (mcf_now() - mcf_stop_time()), e->msg);
-        else
-            snprintf(res->message, sizeof res->message, "cut short by its time limit of %d s in %s: no figure, "
-                     "a cut kernel's output cannot be verified (%.300s)", limit, where, e->msg);
-    } else if (res->status == MCF_STATUS_VERIFIED && in->duration > 0) {
-        char why[96] = "";
-        if (cut_rep >= 0 || res->reps_done < reps)
-            snprintf(why, sizeof why, "; stopped by %s%s", stopper(),
-                     cut_rep >= 0 ? ", the repetition in hand cut short (not a figure)" : "");
-        snprintf(res->message, sizeof res->message, "sustained: %lld repetitions back to back over %d of %d s%s",
-                 res->sustained->reps, res->reps_done, reps, why);
-    } else if (res->status == MCF_STATUS_VERIFIED && cut_rep >= 0) {
-        snprintf(res->message, sizeof res->message, "repetition %d cut short by %s: not a figure; %d timed before it",
-                 cut_rep + 1, stopper(), res->reps_done);
-    } else if (res->status == MCF_STATUS_VERIFIED && res->reps_done < reps && !mcf_stop_signal()) {
-        snprintf(res->message, sizeof res->message, "time limit of %d s: %d of %d repetitions", limit,
-                 res->reps_done, reps);
-    } else {
-        snprintf(res->message, sizeof res->message, "%s", e->msg);
-    }
+    outcome_message(r, h, cut_rep, limit);
     if (res->status != MCF_STATUS_VERIFIED)   /* a wrong result is never reported as a timing */
         for (int i = 0; i < res->nmetrics * reps; i++)
             res->values[i] = NAN;
