@@ -165,11 +165,11 @@ def page(rep, data, path, metric, history=None):
             if len(every) > CAUSES_SHOWN:
                 causes += "<br>... %d more (%d in all; mcfleet report --format json lists them)" % (
                     len(every) - CAUSES_SHOWN, len(every))
-            steps = []   # the distinct next steps, worst cause's first (as the text report)
-            for x in every:
-                if x.get("next") and x["next"] not in steps:
-                    steps.append(x["next"])
-            nxt = "<br>".join(esc(t) for t in steps[:3])
+            # the report's next steps: the first thing to do, then the others, and what it cannot rule out
+            steps = [t for t in g.get("next_steps") or [] if isinstance(t, str)]
+            nxt = "<br>".join(esc(("then: " if k else "") + t) for k, t in enumerate(steps))
+            if g.get("caveat"):
+                nxt += "<br>note: " + esc(g["caveat"])
             whose = {"node": " (its node's)", "environment": " (the environment's)", "deck": " (the deck's)"}.get(
                 g.get("attribution", "gpu"), "")
             out.append('<tr><td style="color:%s"><b>%s</b>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>'

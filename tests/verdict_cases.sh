@@ -249,5 +249,28 @@ assert all(j[int(r["rank"])] == r["verdict"] for r in rows)
 assert [int(r["rank"]) for r in rows if r["verdict"] != "PASS"] == [17]
 assert any(" gflops" in k for k in rows[0]), "no figure columns"
 PY
+# one ordered list of next steps per GPU (the first thing to do, then the
+# others), the same in the text, the JSON and the page; a file without
+# process records says that another job cannot be ruled out, one with them
+# (the shared H100 above) does not
+d="$srcdir/docs/bench/2026-11-26-x2-disturbed/run2-disturbed.h5"
+"$MCFLEET" report "$d" >"$work/order.txt" 2>&1 || true
+"$MCFLEET" report "$d" --format json >"$work/order.json" 2>/dev/null || true
+"$MCFLEET" report "$d" --html "$work/order.html" >/dev/null 2>&1 || true
+"$PY" - "$work/order.txt" "$work/order.json" "$work/order.html" <<'PY' || miss "next steps in order"
+import html, json, re, sys
+text, d, page = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+g = next(g for g in d["gpus"] if g["verdict"] == "FAIL")
+steps = g["next_steps"]
+assert len(steps) >= 2 and steps[0] == g["causes"][0]["next"], steps
+block = text[text.index("next: " + steps[0]):]
+assert all(("then: " + t) in block for t in steps[1:]), block[:600]
+assert text.count("next: ") == sum(1 for x in d["gpus"] if x["next_steps"]), "one next: per flagged GPU"
+assert "another job on the GPU cannot be ruled out" in g["caveat"] and "note: " + g["caveat"] in text
+assert html.escape("then: " + steps[1], quote=True) in page, "the page's order"
+PY
+"$MCFLEET" report "$work/h100-shared-procs.h5" --format json >"$work/shared.json" 2>/dev/null || true
+"$PY" -c 'import json, sys; g = json.load(open(sys.argv[1]))["gpus"][0]; assert not g["caveat"], g["caveat"]' \
+    "$work/shared.json" || miss "a file with process records: no caveat"
 [ -z "$failed" ] || fail "cases failed:$failed"
 echo "verdict cases ok"

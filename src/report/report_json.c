@@ -243,6 +243,15 @@ static void json_gpus(struct fleet *f, FILE *out)
         mcf_evidence_text(f, r, wc ? wc->test : "", ev, sizeof ev);
         json_str(out, ev);
         json_environment(out, f, r);
+        const char *next[MCF_NEXT_STEPS], *caveat;
+        size_t nn = mcf_row_next_steps(f, r, next, &caveat);
+        fprintf(out, ", \"next_steps\": [");
+        for (size_t k = 0; k < nn; k++) {
+            fputs(k ? ", " : "", out);
+            json_str(out, next[k]);
+        }
+        fprintf(out, "], \"caveat\": ");
+        json_str(out, caveat ? caveat : "");
         fprintf(out, ", \"figures\": {");
         for (size_t k = 0; k < f->nfigs; k++) {
             char name[200];

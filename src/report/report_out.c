@@ -218,6 +218,29 @@ const struct mcf_cause **mcf_row_causes(const struct fleet *f, size_t r, size_t 
     return v;
 }
 
+size_t mcf_row_next_steps(const struct fleet *f, size_t r, const char *next[MCF_NEXT_STEPS], const char **caveat)
+{
+    size_t all, n = 0;
+    const struct mcf_cause **v = mcf_row_causes(f, r, &all);
+    *caveat = NULL;
+    for (size_t k = 0; k < all && n < MCF_NEXT_STEPS; k++) {
+        const char *step = mcf_cause_next(v[k]);
+        int seen = 0;
+        for (size_t j = 0; j < n && !seen; j++)
+            seen = next[j] == step;
+        if (!seen)
+            next[n++] = step;
+    }
+    const struct mcf_cause *c = all ? v[0] : NULL;
+    int figure = c && (c->rule == MCF_RULE_FLEET || c->rule == MCF_RULE_NODE || c->rule == MCF_RULE_PROFILE ||
+                       c->rule == MCF_RULE_CLOCK || c->rule == MCF_RULE_POWER);
+    if (figure && c->attr == MCF_ATTR_GPU && !mcf_host_row(f, r) && isnan(mcf_foreign_procs(f, r, c->test)))
+        *caveat = "the file has no process records of this test (a build without them, or a source that reads "
+                  "none): another job on the GPU cannot be ruled out; rerun it exclusive before returning the GPU";
+    free(v);
+    return n;
+}
+
 /* A row's causes, worst first, the first few in full. */
 static void print_causes(const struct fleet *f, size_t r, FILE *out)
 {
@@ -240,16 +263,13 @@ static void print_causes(const struct fleet *f, size_t r, FILE *out)
         fprintf(out, "       ... %zu more (%zu causes in all: %zu FAIL, %zu WARN; %zu on peer figures, worst %+.1f%%; "
                      "--format json lists them)\n", all - CAUSES_SHOWN, all, n[MCF_V_FAIL], n[MCF_V_WARN], nfig,
                 100 * worst_dev);
-    /* the next steps, worst cause's first, each once */
-    for (size_t k = 0, said = 0; k < all && said < 3; k++) {
-        const char *next = mcf_cause_next(v[k]);
-        int seen = 0;
-        for (size_t j = 0; j < k && !seen; j++)
-            seen = mcf_cause_next(v[j]) == next;
-        if (!seen && ++said)
-            fprintf(out, "       next: %s\n", next);
-    }
     free(v);
+    const char *next[MCF_NEXT_STEPS], *caveat;
+    size_t nn = mcf_row_next_steps(f, r, next, &caveat);
+    for (size_t k = 0; k < nn; k++)
+        fprintf(out, "       %s %s\n", k ? "then:" : "next:", next[k]);
+    if (caveat)
+        fprintf(out, "       note: %s\n", caveat);
 }
 
 static void print_flagged(const struct fleet *f, FILE *out)
