@@ -50,7 +50,8 @@ if [ "$mode" = check ]; then
                procps                         # pkill: tests/killed_run.sh
                slurm-wlm munge                # srun, sbatch, slurmd, munged: tests/slurm_launch.sh
                debootstrap                    # tests/fresh_debian.sh, the CI step after the suite (.ci/run)
-               clang libclang-rt-dev)         # the deck fuzzer (libFuzzer, ASan, UBSan): make fuzz, .ci/run
+               clang libclang-rt-dev          # the deck fuzzer (libFuzzer, ASan, UBSan): make fuzz, .ci/run
+               clang-format)                  # tests/format.sh: src/ and kernels/ as .clang-format lays them out
 fi
 
 sudo=""

@@ -8,13 +8,11 @@
 
 #include "mcfleet.h"
 
-int mcf_err_set(struct mcf_err *e, enum mcf_rc rc, const char *file, int line,
-                const char *fmt, ...)
+int mcf_err_set(struct mcf_err *e, enum mcf_rc rc, const char *file, int line, const char *fmt, ...)
 {
-    if (e->rc != MCF_OK)
-        return e->rc;
+    if (e->rc != MCF_OK) return e->rc;
     e->rc = rc;
-    char text[MCF_ERRMSG_LEN - 64];   /* room for the " [file:line]" suffix */
+    char text[MCF_ERRMSG_LEN - 64]; /* room for the " [file:line]" suffix */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
@@ -39,8 +37,7 @@ void mcf_err_context(struct mcf_err *e, const char *fmt, ...)
 {
     char ctx[256], old[MCF_ERRMSG_LEN];
     va_list ap;
-    if (e->rc == MCF_OK)
-        return;
+    if (e->rc == MCF_OK) return;
     va_start(ap, fmt);
     vsnprintf(ctx, sizeof ctx, fmt, ap);
     va_end(ap);
@@ -63,7 +60,7 @@ int mcf_exit_code(enum mcf_rc rc)
 
 int mcf_exit_worse(int a, int b)
 {
-    static const int rank[4] = { 0, 1, 3, 2 };   /* severity of exit codes 0..3 */
+    static const int rank[4] = { 0, 1, 3, 2 }; /* severity of exit codes 0..3 */
     int ra = a >= 0 && a < 4 ? rank[a] : 3, rb = b >= 0 && b < 4 ? rank[b] : 3;
     return ra >= rb ? a : b;
 }
@@ -77,12 +74,14 @@ int mcf_err_mpi(struct mcf_err *e, int mpi_rc, const char *call, const char *fil
     return mcf_err_set(e, MCF_ERUNTIME, file, line, "%s failed: %s", call, s);
 }
 
-struct h5_walk { char msg[256]; };
+struct h5_walk {
+    char msg[256];
+};
 
 static herr_t innermost(unsigned n, const H5E_error2_t *err, void *data)
 {
     struct h5_walk *w = data;
-    if (n == 0)   /* the innermost frame names the real cause */
+    if (n == 0) /* the innermost frame names the real cause */
         snprintf(w->msg, sizeof w->msg, "%s (in %s)", err->desc ? err->desc : "?",
                  err->func_name ? err->func_name : "?");
     return 0;

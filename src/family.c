@@ -12,7 +12,8 @@
 #include "family_transfer.h"
 #include "stats.h"
 
-#define FIELD(f) .offset = offsetof(struct mcf_kernel, f), .width = sizeof(((struct mcf_kernel *)0)->f)
+#define FIELD(f)                                                                                   \
+    .offset = offsetof(struct mcf_kernel, f), .width = sizeof(((struct mcf_kernel *)0)->f)
 #define QUICK_BYTES (16ull << 20)
 
 static const char *shape_text(const struct mcf_kernel *k, char *buf, size_t len)
@@ -25,7 +26,8 @@ static const char *shape_text(const struct mcf_kernel *k, char *buf, size_t len)
 static const char *dtype_b_text(const struct mcf_kernel *k, char *buf, size_t len)
 {
     enum mcf_dtype ta, tb;
-    (void)buf; (void)len;
+    (void)buf;
+    (void)len;
     mcf_kernel_operands(k, &ta, &tb);
     return mcf_dtype_names[tb];
 }
@@ -35,74 +37,166 @@ static const char *dtype_b_text(const struct mcf_kernel *k, char *buf, size_t le
 const struct mcf_key mcf_kernel_keys[] = {
     { .name = "seed", .type = MCF_V_INT, FIELD(seed), RANGE(0, 9007199254740992.0), .amount = 1 },
     { .name = "dtype", .type = MCF_V_ENUM, FIELD(dtype), ENUM(mcf_dtype) },
-    { .name = "dtype_b", .type = MCF_V_ENUM, FIELD(dtype_b), ENUM(mcf_dtype), .text = dtype_b_text },
-    { .name = "shape", .type = MCF_V_SHAPE, FIELD(shape), RANGE(1, 1024), .hint = "shape: [m, n, k]",
+    { .name = "dtype_b",
+      .type = MCF_V_ENUM,
+      FIELD(dtype_b),
+      ENUM(mcf_dtype),
+      .text = dtype_b_text },
+    { .name = "shape",
+      .type = MCF_V_SHAPE,
+      FIELD(shape),
+      RANGE(1, 1024),
+      .hint = "shape: [m, n, k]",
       .text = shape_text },
     { .name = "mode", .type = MCF_V_ENUM, FIELD(mode), ENUM(mcf_mode) },
     { .name = "path", .type = MCF_V_ENUM, FIELD(path), ENUM(mcf_path) },
-    { .name = "sparsity", .type = MCF_V_ENUM, FIELD(sparsity), ENUM(mcf_sparsity), .quiet_default = 1 },
+    { .name = "sparsity",
+      .type = MCF_V_ENUM,
+      FIELD(sparsity),
+      ENUM(mcf_sparsity),
+      .quiet_default = 1 },
     { .name = "occupancy", .type = MCF_V_INT, FIELD(occupancy), .sweepable = 1, RANGE(1, 1 << 20) },
-    { .name = "iterations", .type = MCF_V_INT, FIELD(iterations), .sweepable = 1, RANGE(1, 1e12), .quick_max = 1024,
+    { .name = "iterations",
+      .type = MCF_V_INT,
+      FIELD(iterations),
+      .sweepable = 1,
+      RANGE(1, 1e12),
+      .quick_max = 1024,
       .amount = 1 },
     { .name = "inputs", .type = MCF_V_ENUM, FIELD(inputs), ENUM(mcf_inputs) },
     { .name = "level", .type = MCF_V_ENUM, FIELD(level), ENUM(mcf_level) },
     { .name = "op", .type = MCF_V_ENUM, FIELD(op), ENUM(mcf_memop) },
-    { .name = "bytes", .type = MCF_V_SIZE, FIELD(bytes), .sweepable = 1, RANGE(1024, 17592186044416.0),
-      .quick_max = QUICK_BYTES, .allow_auto = 1 },
+    { .name = "bytes",
+      .type = MCF_V_SIZE,
+      FIELD(bytes),
+      .sweepable = 1,
+      RANGE(1024, 17592186044416.0),
+      .quick_max = QUICK_BYTES,
+      .allow_auto = 1 },
     { .name = "intensity", .type = MCF_V_INT, FIELD(intensity), .sweepable = 1, RANGE(1, 1024) },
-    { .name = "sweeps", .type = MCF_V_INT, FIELD(sweeps), .sweepable = 1, RANGE(1, 1e6), .quick_max = 4, .amount = 1 },
+    { .name = "sweeps",
+      .type = MCF_V_INT,
+      FIELD(sweeps),
+      .sweepable = 1,
+      RANGE(1, 1e6),
+      .quick_max = 4,
+      .amount = 1 },
     /* memory tma / dsm (family_hopper.c): quiet, so older memory tests' "measured" is unchanged */
-    { .name = "cluster", .type = MCF_V_INT, FIELD(cluster), .sweepable = 1, RANGE(2, 16), .quiet_default = 1 },
-    { .name = "pattern", .type = MCF_V_ENUM, FIELD(pattern), ENUM(mcf_pattern), .quiet_default = 1 },
+    { .name = "cluster",
+      .type = MCF_V_INT,
+      FIELD(cluster),
+      .sweepable = 1,
+      RANGE(2, 16),
+      .quiet_default = 1 },
+    { .name = "pattern",
+      .type = MCF_V_ENUM,
+      FIELD(pattern),
+      ENUM(mcf_pattern),
+      .quiet_default = 1 },
     { .name = "tma", .type = MCF_V_ENUM, FIELD(tma), ENUM(mcf_tma), .quiet_default = 1 },
-    { .name = "load", .type = MCF_V_SIZE, FIELD(load), .sweepable = 1, RANGE(16, 65536), .quiet_default = 1 },
-    { .name = "ctas", .type = MCF_V_INT, FIELD(ctas), .sweepable = 1, RANGE(1, 32), .quiet_default = 1 },
-    { .name = "working_set", .type = MCF_V_SIZE, FIELD(working_set), .sweepable = 1, RANGE(256, 1099511627776.0),
+    { .name = "load",
+      .type = MCF_V_SIZE,
+      FIELD(load),
+      .sweepable = 1,
+      RANGE(16, 65536),
+      .quiet_default = 1 },
+    { .name = "ctas",
+      .type = MCF_V_INT,
+      FIELD(ctas),
+      .sweepable = 1,
+      RANGE(1, 32),
+      .quiet_default = 1 },
+    { .name = "working_set",
+      .type = MCF_V_SIZE,
+      FIELD(working_set),
+      .sweepable = 1,
+      RANGE(256, 1099511627776.0),
       .quick_max = QUICK_BYTES },
     { .name = "stride", .type = MCF_V_SIZE, FIELD(stride), RANGE(8, 65536) },
-    { .name = "streams", .type = MCF_V_INT, FIELD(streams), .sweepable = 1, RANGE(1, MCF_MAX_STREAMS) },
+    { .name = "streams",
+      .type = MCF_V_INT,
+      FIELD(streams),
+      .sweepable = 1,
+      RANGE(1, MCF_MAX_STREAMS) },
     { .name = "imbalance", .type = MCF_V_INT, FIELD(imbalance), .sweepable = 1, RANGE(1, 16) },
     { .name = "work", .type = MCF_V_ENUM, FIELD(work), ENUM(mcf_work) },
     /* --quick: 1024^3, 2 GFLOP a multiply (milliseconds on a GPU, a fraction
      * of a second on a CPU core's BLAS; 8192^3 took the host minutes) */
-    { .name = "size", .type = MCF_V_INT, FIELD(size), .sweepable = 1, RANGE(16, 65536), .quick_max = 1024 },
+    { .name = "size",
+      .type = MCF_V_INT,
+      FIELD(size),
+      .sweepable = 1,
+      RANGE(16, 65536),
+      .quick_max = 1024 },
     { .name = "rung", .type = MCF_V_ENUM, FIELD(rung), ENUM(mcf_rung) },
     /* transfer (family_transfer.h); quiet: a key another link takes is left
      * out of "measured" at its default, which the family's rule resets it to */
     { .name = "link", .type = MCF_V_ENUM, FIELD(link), ENUM(mcf_link) },
-    { .name = "direction", .type = MCF_V_ENUM, FIELD(direction), ENUM(mcf_direction), .quiet_default = 1 },
+    { .name = "direction",
+      .type = MCF_V_ENUM,
+      FIELD(direction),
+      ENUM(mcf_direction),
+      .quiet_default = 1 },
     { .name = "engine", .type = MCF_V_ENUM, FIELD(engine), ENUM(mcf_engine), .quiet_default = 1 },
-    { .name = "host_memory", .type = MCF_V_ENUM, FIELD(host_memory), ENUM(mcf_numa), .quiet_default = 1 },
-    { .name = "collective", .type = MCF_V_ENUM, FIELD(collective), ENUM(mcf_collective),
+    { .name = "host_memory",
+      .type = MCF_V_ENUM,
+      FIELD(host_memory),
+      ENUM(mcf_numa),
+      .quiet_default = 1 },
+    { .name = "collective",
+      .type = MCF_V_ENUM,
+      FIELD(collective),
+      ENUM(mcf_collective),
       .quiet_default = 1 },
     { .name = "scope", .type = MCF_V_ENUM, FIELD(scope), ENUM(mcf_scope), .quiet_default = 1 },
-    { .name = "rounds", .type = MCF_V_INT, FIELD(rounds), RANGE(1, MCF_MAX_PEERS), .quiet_default = 1 },
+    { .name = "rounds",
+      .type = MCF_V_INT,
+      FIELD(rounds),
+      RANGE(1, MCF_MAX_PEERS),
+      .quiet_default = 1 },
     { .name = NULL }
 };
 
 /* a family's key uses, each ended by KEYS_END */
-#define KEY(n, d) { .key = (n), .def = (d) }
-#define KEY_IMPLIED(n, d, older) { .key = (n), .def = (d), .implied = (older) }
-#define KEYS_END { .key = NULL }
+#define KEY(n, d)                                                                                  \
+    {                                                                                              \
+        .key = (n), .def = (d)                                                                     \
+    }
+#define KEY_IMPLIED(n, d, older)                                                                   \
+    {                                                                                              \
+        .key = (n), .def = (d), .implied = (older)                                                 \
+    }
+#define KEYS_END                                                                                   \
+    {                                                                                              \
+        .key = NULL                                                                                \
+    }
 
 #define DEFAULT_SEED 20261122
 const struct mcf_key_use mcf_common_kernel_keys[] = { KEY("seed", DEFAULT_SEED), KEYS_END };
 
 /* ---- work per unit ---- */
 
-static double no_work(const struct mcf_kernel *k) { (void)k; return 0.0; }
+static double no_work(const struct mcf_kernel *k)
+{
+    (void)k;
+    return 0.0;
+}
 
 static double matrix_flops(const struct mcf_kernel *k)
-{ return 2.0 * k->shape[0] * k->shape[1] * k->shape[2]; }
+{
+    return 2.0 * k->shape[0] * k->shape[1] * k->shape[2];
+}
 
 /* an FMA is two FLOPs, per lane; packed ones do two */
 static double valu_flops(const struct mcf_kernel *k)
-{ return k->dtype == MCF_FP16X2 || k->dtype == MCF_FP32X2 ? 4.0 : 2.0; }
+{
+    return k->dtype == MCF_FP16X2 || k->dtype == MCF_FP32X2 ? 4.0 : 2.0;
+}
 
 static double memory_flops(const struct mcf_kernel *k)
 {
     switch (k->op) {
-    case MCF_OP_READ: return 1.0;                   /* the reduction's add */
+    case MCF_OP_READ: return 1.0; /* the reduction's add */
     case MCF_OP_TRIAD: return 2.0;
     case MCF_OP_FMA: return 2.0 * k->intensity;
     default: return 0.0;
@@ -113,74 +207,112 @@ static double memory_bytes(const struct mcf_kernel *k)
 {
     double es = mcf_dtype_size(k->dtype);
     switch (k->op) {
-    case MCF_OP_READ: return es;          /* read a */
-    case MCF_OP_COPY: return 2 * es;      /* read a, write c */
-    case MCF_OP_WRITE: return es;         /* write c */
-    case MCF_OP_TRIAD: return 3 * es;     /* read b and c, write a */
-    case MCF_OP_FMA: return 2 * es;       /* read a, write b */
+    case MCF_OP_READ: return es; /* read a */
+    case MCF_OP_COPY: return 2 * es; /* read a, write c */
+    case MCF_OP_WRITE: return es; /* write c */
+    case MCF_OP_TRIAD: return 3 * es; /* read b and c, write a */
+    case MCF_OP_FMA: return 2 * es; /* read a, write b */
     default: return 0.0;
     }
 }
 
 static double gemm_flops(const struct mcf_kernel *k)
-{ return 2.0 * (double)k->size * (double)k->size * (double)k->size; }
+{
+    return 2.0 * (double)k->size * (double)k->size * (double)k->size;
+}
 
 /* ---- metric value functions ---- */
 
 static double m_time(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)k; (void)i; return s->seconds; }
+{
+    (void)k;
+    (void)i;
+    return s->seconds;
+}
 
 static double m_gflops(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)i; return s->units * mcf_kernel_flops_per_unit(k) / s->seconds * 1e-9; }
+{
+    (void)i;
+    return s->units * mcf_kernel_flops_per_unit(k) / s->seconds * 1e-9;
+}
 
 static double m_bandwidth(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)i; return s->units * mcf_kernel_bytes_per_unit(k) / s->seconds * 1e-9; }
+{
+    (void)i;
+    return s->units * mcf_kernel_bytes_per_unit(k) / s->seconds * 1e-9;
+}
 
 static double m_latency(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)k; (void)i; return s->seconds / s->units * 1e9; }
+{
+    (void)k;
+    (void)i;
+    return s->seconds / s->units * 1e9;
+}
 
 static double m_clock(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)k; (void)i; return s->clock_mhz; }
+{
+    (void)k;
+    (void)i;
+    return s->clock_mhz;
+}
 
 static double m_cycles(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)k; (void)i; return s->cycles; }
+{
+    (void)k;
+    (void)i;
+    return s->cycles;
+}
 
 /* 2:4 sparse matrix tests: gflops counts the dense-equivalent work (2mnk of
  * the logical shape, what the product is worth and what vendors' sparse peaks
  * count); the instruction multiplies only the kept half of A: this one */
 static double m_gflops_executed(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ return 0.5 * m_gflops(k, s, i); }
+{
+    return 0.5 * m_gflops(k, s, i);
+}
 
 static double m_peak_fraction(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ return s->peak_gflops > 0 ? m_gflops(k, s, i) / s->peak_gflops : NAN; }
+{
+    return s->peak_gflops > 0 ? m_gflops(k, s, i) / s->peak_gflops : NAN;
+}
 
 static void durations(const struct mcf_sample *s, double *d)
 {
-    for (int i = 0; i < s->nstreams; i++)
-        d[i] = s->stream_end[i] - s->stream_start[i];
+    for (int i = 0; i < s->nstreams; i++) d[i] = s->stream_end[i] - s->stream_start[i];
 }
 
 static double m_wall(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)k; (void)i; return mcf_wall_time(s->stream_start, s->stream_end, s->nstreams); }
+{
+    (void)k;
+    (void)i;
+    return mcf_wall_time(s->stream_start, s->stream_end, s->nstreams);
+}
 
 static double m_serial(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
 {
-    (void)k; (void)i;
+    (void)k;
+    (void)i;
     double sum = 0.0;
-    for (int j = 0; j < s->nstreams; j++)
-        sum += s->stream_alone[j];
+    for (int j = 0; j < s->nstreams; j++) sum += s->stream_alone[j];
     return sum;
 }
 
 static double m_speedup(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ return m_serial(k, s, i) / m_wall(k, s, i); }
+{
+    return m_serial(k, s, i) / m_wall(k, s, i);
+}
 
 static double m_overlap(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)k; (void)i; return mcf_overlap_efficiency(s->stream_start, s->stream_end, s->nstreams); }
+{
+    (void)k;
+    (void)i;
+    return mcf_overlap_efficiency(s->stream_start, s->stream_end, s->nstreams);
+}
 
 static double m_fairness(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
 {
-    (void)k; (void)i;
+    (void)k;
+    (void)i;
     double d[MCF_MAX_STREAMS];
     durations(s, d);
     return mcf_fairness(d, s->nstreams);
@@ -188,30 +320,42 @@ static double m_fairness(const struct mcf_kernel *k, const struct mcf_sample *s,
 
 static double m_cv(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
 {
-    (void)k; (void)i;
+    (void)k;
+    (void)i;
     double d[MCF_MAX_STREAMS];
     durations(s, d);
     return mcf_cv(d, (size_t)s->nstreams);
 }
 
 static double m_stream_time(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)k; return s->stream_end[i] - s->stream_start[i]; }
+{
+    (void)k;
+    return s->stream_end[i] - s->stream_start[i];
+}
 
 static double m_stream_speedup(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)k; return s->stream_alone[i] / (s->stream_end[i] - s->stream_start[i]); }
+{
+    (void)k;
+    return s->stream_alone[i] / (s->stream_end[i] - s->stream_start[i]);
+}
 
 /* How a metric is shown and checked: the rates, latencies and concurrency
  * figures are the summary; raw times and per-stream figures are DETAIL (kept
  * in the file, not printed); an OPTIONAL figure may be NaN (a device the
  * table of peaks does not know). */
-enum { SUMMARY = MCF_METRIC_SUMMARY, DETAIL = MCF_METRIC_DETAIL, OPTIONAL = MCF_METRIC_OPTIONAL,
-       HIGHER = MCF_METRIC_HIGHER, LOWER = MCF_METRIC_LOWER };
+enum {
+    SUMMARY = MCF_METRIC_SUMMARY,
+    DETAIL = MCF_METRIC_DETAIL,
+    OPTIONAL = MCF_METRIC_OPTIONAL,
+    HIGHER = MCF_METRIC_HIGHER,
+    LOWER = MCF_METRIC_LOWER
+};
 
 int mcf_metric_add(struct mcf_metric *out, int n, int max, const char *name, const char *unit,
-                   double (*fn)(const struct mcf_kernel *, const struct mcf_sample *, int), int index, int flags)
+                   double (*fn)(const struct mcf_kernel *, const struct mcf_sample *, int),
+                   int index, int flags)
 {
-    if (n >= max)
-        return n;
+    if (n >= max) return n;
     out[n].detail = (flags & DETAIL) != 0;
     out[n].optional = (flags & OPTIONAL) != 0;
     out[n].better = flags & HIGHER ? 1 : flags & LOWER ? -1 : 0;
@@ -231,7 +375,8 @@ static int clock_and_time(unsigned caps, struct mcf_metric *out, int n, int max)
     return add(out, n, max, "time_s", "s", m_time, 0, DETAIL);
 }
 
-static int matrix_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
+static int matrix_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out,
+                          int max)
 {
     int n = 0;
     if (k->mode == MCF_MODE_LATENCY) {
@@ -251,26 +396,30 @@ static int matrix_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_
 static int valu_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
     (void)k;
-    return clock_and_time(caps, out, add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY | HIGHER), max);
+    return clock_and_time(
+        caps, out, add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY | HIGHER), max);
 }
 
-static int memory_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
+static int memory_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out,
+                          int max)
 {
-    if (k->mode == MCF_MODE_LATENCY)
-        return mcf_memory_hopper_metrics(k, caps, out, max);
+    if (k->mode == MCF_MODE_LATENCY) return mcf_memory_hopper_metrics(k, caps, out, max);
     int n = add(out, 0, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0, SUMMARY | HIGHER);
     if (k->op == MCF_OP_FMA)
         n = add(out, n, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY | HIGHER);
     return clock_and_time(caps, out, n, max);
 }
 
-static int latency_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
+static int latency_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out,
+                           int max)
 {
     (void)k;
-    return clock_and_time(caps, out, add(out, 0, max, "latency_ns", "ns", m_latency, 0, SUMMARY | LOWER), max);
+    return clock_and_time(caps, out,
+                          add(out, 0, max, "latency_ns", "ns", m_latency, 0, SUMMARY | LOWER), max);
 }
 
-static int streams_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
+static int streams_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out,
+                           int max)
 {
     (void)caps;
     int n = 0;
@@ -300,10 +449,8 @@ static int streams_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf
 static int gemm_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
     int n = add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, SUMMARY | HIGHER);
-    if (k->sparsity != MCF_SPARSITY_DENSE)
-        n = mcf_gemm_sparse_metrics(caps, out, n, max);
-    if (caps & MCF_CAP_CLOCK)
-        n = add(out, n, max, "probe_clock_mhz", "MHz", m_clock, 0, DETAIL);
+    if (k->sparsity != MCF_SPARSITY_DENSE) n = mcf_gemm_sparse_metrics(caps, out, n, max);
+    if (caps & MCF_CAP_CLOCK) n = add(out, n, max, "probe_clock_mhz", "MHz", m_clock, 0, DETAIL);
     return add(out, n, max, "time_s", "s", m_time, 0, DETAIL);
 }
 
@@ -311,8 +458,7 @@ static int gemm_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_me
 
 static const char *occupancy(const struct mcf_kernel *k, char *buf, size_t len)
 {
-    if (k->occupancy <= 0)
-        return "auto";
+    if (k->occupancy <= 0) return "auto";
     snprintf(buf, len, "%d", k->occupancy);
     return buf;
 }
@@ -321,10 +467,10 @@ static void matrix_label(const struct mcf_kernel *k, char *out, size_t len)
 {
     char buf[16];
     int pair = k->dtype_b != MCF_DTYPE_COUNT;
-    snprintf(out, len, "matrix %s%s%s %dx%dx%d%s%s%s %s x%s", mcf_dtype_names[k->dtype], pair ? " x " : "",
-             pair ? mcf_dtype_names[k->dtype_b] : "", k->shape[0], k->shape[1], k->shape[2],
-             k->sparsity == MCF_SPARSITY_2_4 ? " sparse 2:4" : "",
-             k->path ? " " : "", k->path ? mcf_path_names[k->path] : "", mcf_mode_names[k->mode],
+    snprintf(out, len, "matrix %s%s%s %dx%dx%d%s%s%s %s x%s", mcf_dtype_names[k->dtype],
+             pair ? " x " : "", pair ? mcf_dtype_names[k->dtype_b] : "", k->shape[0], k->shape[1],
+             k->shape[2], k->sparsity == MCF_SPARSITY_2_4 ? " sparse 2:4" : "", k->path ? " " : "",
+             k->path ? mcf_path_names[k->path] : "", mcf_mode_names[k->mode],
              k->mode == MCF_MODE_LATENCY ? "1" : occupancy(k, buf, sizeof buf));
 }
 
@@ -341,47 +487,59 @@ static void memory_label(const struct mcf_kernel *k, char *out, size_t len)
         mcf_memory_hopper_label(k, out, len);
         return;
     }
-    if (k->op == MCF_OP_FMA)
-        snprintf(intensity, sizeof intensity, " intensity %d", k->intensity);
+    if (k->op == MCF_OP_FMA) snprintf(intensity, sizeof intensity, " intensity %d", k->intensity);
     if (k->sweeps > 1)
         snprintf(sweeps, sizeof sweeps, " x%llu sweeps", (unsigned long long)k->sweeps);
-    snprintf(out, len, "memory %s %s %s %llu B%s%s", mcf_level_names[k->level], mcf_memop_names[k->op],
-             mcf_dtype_names[k->dtype], (unsigned long long)k->bytes, intensity, sweeps);
+    snprintf(out, len, "memory %s %s %s %llu B%s%s", mcf_level_names[k->level],
+             mcf_memop_names[k->op], mcf_dtype_names[k->dtype], (unsigned long long)k->bytes,
+             intensity, sweeps);
 }
 
 static void latency_label(const struct mcf_kernel *k, char *out, size_t len)
 {
-    snprintf(out, len, "pointer chase %llu B stride %u", (unsigned long long)k->working_set, k->stride);
+    snprintf(out, len, "pointer chase %llu B stride %u", (unsigned long long)k->working_set,
+             k->stride);
 }
 
 static void streams_label(const struct mcf_kernel *k, char *out, size_t len)
 {
-    snprintf(out, len, "streams %d x %s imbalance %d:1", k->streams, mcf_work_names[k->work], k->imbalance);
+    snprintf(out, len, "streams %d x %s imbalance %d:1", k->streams, mcf_work_names[k->work],
+             k->imbalance);
 }
 
 static void gemm_label(const struct mcf_kernel *k, char *out, size_t len)
 {
-    snprintf(out, len, "gemm %s %llu^3%s x%llu", mcf_dtype_names[k->dtype], (unsigned long long)k->size,
-             k->sparsity ? " 2:4" : "", (unsigned long long)k->iterations);
+    snprintf(out, len, "gemm %s %llu^3%s x%llu", mcf_dtype_names[k->dtype],
+             (unsigned long long)k->size, k->sparsity ? " 2:4" : "",
+             (unsigned long long)k->iterations);
 }
 
 /* ---- cross-key rules ---- */
 
-static int is_fp8(enum mcf_dtype t) { return t == MCF_FP8_E4M3 || t == MCF_FP8_E5M2; }
+static int is_fp8(enum mcf_dtype t)
+{
+    return t == MCF_FP8_E4M3 || t == MCF_FP8_E5M2;
+}
 
 static const char *matrix_check(struct mcf_kernel *k, unsigned given, char *why, size_t len)
 {
     (void)given;
     if (k->dtype_b != MCF_DTYPE_COUNT) {
         if (!is_fp8(k->dtype) || !is_fp8(k->dtype_b))
-            return snprintf(why, len, ": 'dtype_b' pairs FP8 formats: 'dtype' and 'dtype_b' must each be "
-                            "fp8-e4m3 or fp8-e5m2"), why;
+            return snprintf(why, len,
+                            ": 'dtype_b' pairs FP8 formats: 'dtype' and 'dtype_b' must each be "
+                            "fp8-e4m3 or fp8-e5m2"),
+                   why;
         if (k->dtype_b == k->dtype)
-            k->dtype_b = MCF_DTYPE_COUNT;   /* the same format: not a pairing */
+            k->dtype_b = MCF_DTYPE_COUNT; /* the same format: not a pairing */
     }
     if (k->sparsity == MCF_SPARSITY_2_4 && k->shape[2] % 4)
-        return snprintf(why, len, ": 'sparsity: 2:4' needs the shape's k (the uncompressed k) a multiple of 4, "
-                        "got %d", k->shape[2]), why;
+        return snprintf(
+                   why, len,
+                   ": 'sparsity: 2:4' needs the shape's k (the uncompressed k) a multiple of 4, "
+                   "got %d",
+                   k->shape[2]),
+               why;
     return NULL;
 }
 
@@ -398,7 +556,7 @@ static const char *streams_check(struct mcf_kernel *k, unsigned given, char *why
 {
     (void)given;
     if (!k->bytes)
-        k->bytes = mcf_family_key(MCF_FAMILY_STREAMS, "bytes")->def;   /* auto: the default */
+        k->bytes = mcf_family_key(MCF_FAMILY_STREAMS, "bytes")->def; /* auto: the default */
     if (k->work == MCF_WORK_MATRIX && !k->shape[0])
         return snprintf(why, len, ": 'work: matrix' needs 'shape: [m, n, k]'"), why;
     return NULL;
@@ -411,66 +569,136 @@ static const char *gemm_check(struct mcf_kernel *k, unsigned given, char *why, s
     if (k->sparsity != MCF_SPARSITY_DENSE && k->size % 4)
         return snprintf(why, len, ": 'sparsity: 2:4' needs a 'size' that is a multiple of 4"), why;
     switch (k->dtype) {
-    case MCF_FP64: case MCF_FP32: case MCF_TF32: case MCF_FP16: case MCF_BF16: case MCF_FP8_E4M3: case MCF_INT8:
-        return NULL;
+    case MCF_FP64:
+    case MCF_FP32:
+    case MCF_TF32:
+    case MCF_FP16:
+    case MCF_BF16:
+    case MCF_FP8_E4M3:
+    case MCF_INT8: return NULL;
     default:
-        return snprintf(why, len, " (gemm) 'dtype' must be one of fp64, fp32, tf32, fp16, bf16, fp8-e4m3, int8"), why;
+        return snprintf(
+                   why, len,
+                   " (gemm) 'dtype' must be one of fp64, fp32, tf32, fp16, bf16, fp8-e4m3, int8"),
+               why;
     }
 }
 
 /* ---- the rows ---- */
 
-static const struct mcf_key_use matrix_keys[] = {
-    KEY("dtype", MCF_KEY_REQUIRED), KEY_IMPLIED("dtype_b", MCF_DTYPE_COUNT, "=dtype"), KEY("shape", MCF_KEY_REQUIRED),
-    KEY("mode", MCF_MODE_THROUGHPUT), KEY_IMPLIED("path", MCF_PATH_AUTO, "auto"), KEY("occupancy", 0), KEY("iterations", 4096),
-    KEY("inputs", MCF_INPUTS_RANDOM), KEY("sparsity", MCF_SPARSITY_DENSE), KEYS_END };
-static const struct mcf_key_use valu_keys[] = {
-    KEY("dtype", MCF_KEY_REQUIRED), KEY("occupancy", 0), KEY("iterations", 1 << 16), KEY("inputs", MCF_INPUTS_RANDOM),
-    KEYS_END };
-static const struct mcf_key_use memory_keys[] = {
-    KEY("dtype", MCF_FP64), KEY("level", MCF_LEVEL_HBM), KEY("op", MCF_OP_TRIAD), KEY("bytes", 0), KEY("intensity", 1),
-    KEY("sweeps", 1), KEY("occupancy", 0), KEY_IMPLIED("inputs", MCF_INPUTS_RANDOM, "random"),
-    KEY("mode", MCF_MODE_THROUGHPUT), KEY("cluster", 2), KEY("pattern", MCF_PATTERN_RING), KEY("tma", MCF_TMA_BULK),
-    KEY("load", 4096), KEY("ctas", 0), KEYS_END };
+static const struct mcf_key_use matrix_keys[] = { KEY("dtype", MCF_KEY_REQUIRED),
+                                                  KEY_IMPLIED("dtype_b", MCF_DTYPE_COUNT, "=dtype"),
+                                                  KEY("shape", MCF_KEY_REQUIRED),
+                                                  KEY("mode", MCF_MODE_THROUGHPUT),
+                                                  KEY_IMPLIED("path", MCF_PATH_AUTO, "auto"),
+                                                  KEY("occupancy", 0),
+                                                  KEY("iterations", 4096),
+                                                  KEY("inputs", MCF_INPUTS_RANDOM),
+                                                  KEY("sparsity", MCF_SPARSITY_DENSE),
+                                                  KEYS_END };
+static const struct mcf_key_use valu_keys[] = { KEY("dtype", MCF_KEY_REQUIRED), KEY("occupancy", 0),
+                                                KEY("iterations", 1 << 16),
+                                                KEY("inputs", MCF_INPUTS_RANDOM), KEYS_END };
+static const struct mcf_key_use memory_keys[] = { KEY("dtype", MCF_FP64),
+                                                  KEY("level", MCF_LEVEL_HBM),
+                                                  KEY("op", MCF_OP_TRIAD),
+                                                  KEY("bytes", 0),
+                                                  KEY("intensity", 1),
+                                                  KEY("sweeps", 1),
+                                                  KEY("occupancy", 0),
+                                                  KEY_IMPLIED("inputs", MCF_INPUTS_RANDOM,
+                                                              "random"),
+                                                  KEY("mode", MCF_MODE_THROUGHPUT),
+                                                  KEY("cluster", 2),
+                                                  KEY("pattern", MCF_PATTERN_RING),
+                                                  KEY("tma", MCF_TMA_BULK),
+                                                  KEY("load", 4096),
+                                                  KEY("ctas", 0),
+                                                  KEYS_END };
 static const char *const memory_quiet[] = { "mode", NULL };
-static const struct mcf_key_use latency_keys[] = {
-    KEY("working_set", MCF_KEY_REQUIRED), KEY("stride", 64), KEY("iterations", 0), KEYS_END };
-static const struct mcf_key_use streams_keys[] = {
-    KEY("streams", MCF_KEY_REQUIRED), KEY("imbalance", 1), KEY("work", MCF_WORK_MEMORY), KEY("dtype", MCF_FP64),
-    KEY("bytes", 8u << 20), KEY("iterations", 4096), KEY_IMPLIED("shape", 0, "0x0x0"), KEY_IMPLIED("inputs", MCF_INPUTS_RANDOM, "random"),
-    KEYS_END };
-static const struct mcf_key_use gemm_keys[] = {
-    KEY("dtype", MCF_KEY_REQUIRED), KEY("size", 4096), KEY("iterations", 8), KEY("inputs", MCF_INPUTS_RANDOM),
-    KEY("sparsity", MCF_SPARSITY_DENSE), KEYS_END };
+static const struct mcf_key_use latency_keys[] = { KEY("working_set", MCF_KEY_REQUIRED),
+                                                   KEY("stride", 64), KEY("iterations", 0),
+                                                   KEYS_END };
+static const struct mcf_key_use streams_keys[] = { KEY("streams", MCF_KEY_REQUIRED),
+                                                   KEY("imbalance", 1),
+                                                   KEY("work", MCF_WORK_MEMORY),
+                                                   KEY("dtype", MCF_FP64),
+                                                   KEY("bytes", 8u << 20),
+                                                   KEY("iterations", 4096),
+                                                   KEY_IMPLIED("shape", 0, "0x0x0"),
+                                                   KEY_IMPLIED("inputs", MCF_INPUTS_RANDOM,
+                                                               "random"),
+                                                   KEYS_END };
+static const struct mcf_key_use gemm_keys[] = { KEY("dtype", MCF_KEY_REQUIRED),
+                                                KEY("size", 4096),
+                                                KEY("iterations", 8),
+                                                KEY("inputs", MCF_INPUTS_RANDOM),
+                                                KEY("sparsity", MCF_SPARSITY_DENSE),
+                                                KEYS_END };
 static const struct mcf_key_use ladder_keys[] = {
-    KEY("dtype", MCF_FP64), KEY("size", 1024), KEY("rung", MCF_KEY_REQUIRED), KEY("iterations", 1),
-    KEY("inputs", MCF_INPUTS_RANDOM), KEYS_END };
-static const struct mcf_key_use transfer_keys[] = {
-    KEY("link", MCF_KEY_REQUIRED), KEY("direction", MCF_DIR_IN), KEY("engine", MCF_ENGINE_COPY),
-    KEY("host_memory", MCF_NUMA_LOCAL), KEY("mode", MCF_MODE_THROUGHPUT), KEY("bytes", 64u << 20), KEY("iterations", 8),
-    KEY("collective", MCF_COLL_ALLREDUCE), KEY("scope", MCF_SCOPE_NODE), KEY("rounds", 4), KEYS_END };
+    KEY("dtype", MCF_FP64),           KEY("size", 1024),
+    KEY("rung", MCF_KEY_REQUIRED),    KEY("iterations", 1),
+    KEY("inputs", MCF_INPUTS_RANDOM), KEYS_END
+};
+static const struct mcf_key_use transfer_keys[] = { KEY("link", MCF_KEY_REQUIRED),
+                                                    KEY("direction", MCF_DIR_IN),
+                                                    KEY("engine", MCF_ENGINE_COPY),
+                                                    KEY("host_memory", MCF_NUMA_LOCAL),
+                                                    KEY("mode", MCF_MODE_THROUGHPUT),
+                                                    KEY("bytes", 64u << 20),
+                                                    KEY("iterations", 8),
+                                                    KEY("collective", MCF_COLL_ALLREDUCE),
+                                                    KEY("scope", MCF_SCOPE_NODE),
+                                                    KEY("rounds", 4),
+                                                    KEYS_END };
 
 const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT] = {
-    [MCF_FAMILY_MATRIX] = { .keys = matrix_keys, .check = matrix_check,
-                            .flops_per_unit = matrix_flops, .bytes_per_unit = no_work,
-                            .metrics = matrix_metrics, .label = matrix_label },
-    [MCF_FAMILY_VALU] = { .keys = valu_keys, .flops_per_unit = valu_flops,
-                          .bytes_per_unit = no_work, .metrics = valu_metrics, .label = valu_label },
-    [MCF_FAMILY_MEMORY] = { .keys = memory_keys, .check = memory_check,
-                            .flops_per_unit = memory_flops, .bytes_per_unit = memory_bytes,
-                            .metrics = memory_metrics, .label = memory_label, .quiet = memory_quiet },
-    [MCF_FAMILY_LATENCY] = { .keys = latency_keys, .flops_per_unit = no_work,
-                             .bytes_per_unit = no_work, .metrics = latency_metrics, .label = latency_label },
-    [MCF_FAMILY_STREAMS] = { .keys = streams_keys, .check = streams_check,
-                             .flops_per_unit = no_work, .bytes_per_unit = no_work,
-                             .metrics = streams_metrics, .label = streams_label },
-    [MCF_FAMILY_GEMM] = { .keys = gemm_keys, .check = gemm_check, .flops_per_unit = gemm_flops,
-                          .bytes_per_unit = no_work, .metrics = gemm_metrics, .label = gemm_label },
-    [MCF_FAMILY_LADDER] = { .keys = ladder_keys, .check = mcf_ladder_check, .flops_per_unit = mcf_ladder_flops,
-                            .bytes_per_unit = mcf_ladder_bytes, .metrics = mcf_ladder_metrics,
+    [MCF_FAMILY_MATRIX] = { .keys = matrix_keys,
+                            .check = matrix_check,
+                            .flops_per_unit = matrix_flops,
+                            .bytes_per_unit = no_work,
+                            .metrics = matrix_metrics,
+                            .label = matrix_label },
+    [MCF_FAMILY_VALU] = { .keys = valu_keys,
+                          .flops_per_unit = valu_flops,
+                          .bytes_per_unit = no_work,
+                          .metrics = valu_metrics,
+                          .label = valu_label },
+    [MCF_FAMILY_MEMORY] = { .keys = memory_keys,
+                            .check = memory_check,
+                            .flops_per_unit = memory_flops,
+                            .bytes_per_unit = memory_bytes,
+                            .metrics = memory_metrics,
+                            .label = memory_label,
+                            .quiet = memory_quiet },
+    [MCF_FAMILY_LATENCY] = { .keys = latency_keys,
+                             .flops_per_unit = no_work,
+                             .bytes_per_unit = no_work,
+                             .metrics = latency_metrics,
+                             .label = latency_label },
+    [MCF_FAMILY_STREAMS] = { .keys = streams_keys,
+                             .check = streams_check,
+                             .flops_per_unit = no_work,
+                             .bytes_per_unit = no_work,
+                             .metrics = streams_metrics,
+                             .label = streams_label },
+    [MCF_FAMILY_GEMM] = { .keys = gemm_keys,
+                          .check = gemm_check,
+                          .flops_per_unit = gemm_flops,
+                          .bytes_per_unit = no_work,
+                          .metrics = gemm_metrics,
+                          .label = gemm_label },
+    [MCF_FAMILY_LADDER] = { .keys = ladder_keys,
+                            .check = mcf_ladder_check,
+                            .flops_per_unit = mcf_ladder_flops,
+                            .bytes_per_unit = mcf_ladder_bytes,
+                            .metrics = mcf_ladder_metrics,
                             .label = mcf_ladder_label },
-    [MCF_FAMILY_TRANSFER] = { .keys = transfer_keys, .check = mcf_transfer_check, .flops_per_unit = no_work,
-                              .bytes_per_unit = mcf_transfer_bytes, .metrics = mcf_transfer_metrics,
+    [MCF_FAMILY_TRANSFER] = { .keys = transfer_keys,
+                              .check = mcf_transfer_check,
+                              .flops_per_unit = no_work,
+                              .bytes_per_unit = mcf_transfer_bytes,
+                              .metrics = mcf_transfer_metrics,
                               .label = mcf_transfer_label },
 };
 
@@ -479,35 +707,30 @@ const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT] = {
 const struct mcf_key *mcf_kernel_key(const char *name)
 {
     for (const struct mcf_key *k = mcf_kernel_keys; k->name; k++)
-        if (!strcmp(k->name, name))
-            return k;
+        if (!strcmp(k->name, name)) return k;
     return NULL;
 }
 
 int mcf_family_key_index(enum mcf_family f, const char *name)
 {
-    if ((unsigned)f >= MCF_FAMILY_COUNT)
-        return -1;
+    if ((unsigned)f >= MCF_FAMILY_COUNT) return -1;
     for (int i = 0; mcf_families[f].keys[i].key; i++)
-        if (!strcmp(mcf_families[f].keys[i].key, name))
-            return i;
+        if (!strcmp(mcf_families[f].keys[i].key, name)) return i;
     return -1;
 }
 
 const struct mcf_key_use *mcf_family_key(enum mcf_family f, const char *name)
 {
     int i = mcf_family_key_index(f, name);
-    if (i >= 0)
-        return &mcf_families[f].keys[i];
+    if (i >= 0) return &mcf_families[f].keys[i];
     for (const struct mcf_key_use *u = mcf_common_kernel_keys; u->key; u++)
-        if (!strcmp(u->key, name))
-            return u;
+        if (!strcmp(u->key, name)) return u;
     return NULL;
 }
 
 void mcf_kernel_derive(const struct mcf_kernel *from, enum mcf_family to, struct mcf_kernel *out)
 {
-    struct mcf_kernel k = *from;   /* label, seed, inject_fault, cut: the test's own */
+    struct mcf_kernel k = *from; /* label, seed, inject_fault, cut: the test's own */
     k.family = to;
     for (const struct mcf_key_use *u = mcf_families[to].keys; u->key; u++)
         if (u->def != MCF_KEY_REQUIRED && !mcf_family_key(from->family, u->key))
@@ -517,7 +740,7 @@ void mcf_kernel_derive(const struct mcf_kernel *from, enum mcf_family to, struct
 
 void mcf_streams_work(const struct mcf_kernel *k, int stream, struct mcf_kernel *out)
 {
-    const uint64_t times = stream == 0 ? (uint64_t)k->imbalance : 1;   /* stream 0 is the heavy one */
+    const uint64_t times = stream == 0 ? (uint64_t)k->imbalance : 1; /* stream 0 is the heavy one */
     if (k->work == MCF_WORK_MATRIX) {
         mcf_kernel_derive(k, MCF_FAMILY_MATRIX, out);
         out->iterations = k->iterations * times;
@@ -536,15 +759,17 @@ void mcf_kernel_operands(const struct mcf_kernel *k, enum mcf_dtype *a, enum mcf
     *b = is_fp8(k->dtype) && is_fp8(k->dtype_b) ? k->dtype_b : k->dtype;
 }
 
-const char *mcf_kernel_operands_differ(const struct mcf_kernel *k, enum mcf_dtype a, enum mcf_dtype b, char *why,
-                                       size_t len)
+const char *mcf_kernel_operands_differ(const struct mcf_kernel *k, enum mcf_dtype a,
+                                       enum mcf_dtype b, char *why, size_t len)
 {
     enum mcf_dtype ka, kb;
     mcf_kernel_operands(k, &ka, &kb);
-    if (ka == a && kb == b)
-        return NULL;
-    snprintf(why, len, "internal error: the reference would multiply %s by %s, the instruction multiplies %s by %s "
-             "(a %s test's kernel; the result could not be checked)", mcf_dtype_names[ka], mcf_dtype_names[kb],
-             mcf_dtype_names[a], mcf_dtype_names[b], mcf_family_names[k->family]);
+    if (ka == a && kb == b) return NULL;
+    snprintf(why, len,
+             "internal error: the reference would multiply %s by %s, the instruction multiplies %s "
+             "by %s "
+             "(a %s test's kernel; the result could not be checked)",
+             mcf_dtype_names[ka], mcf_dtype_names[kb], mcf_dtype_names[a], mcf_dtype_names[b],
+             mcf_family_names[k->family]);
     return why;
 }

@@ -18,12 +18,12 @@ extern "C" {
 #endif
 
 enum mcf_vtype {
-    MCF_V_INT,       /* a decimal integer */
-    MCF_V_SIZE,      /* bytes: 4096, 64KiB, 1.5GiB, 2GB */
-    MCF_V_ENUM,      /* one of names[] */
-    MCF_V_STRING,    /* text, not stored by the key table */
-    MCF_V_SHAPE,     /* [m, n, k] */
-    MCF_V_SECONDS    /* 60, 60s, 5min */
+    MCF_V_INT, /* a decimal integer */
+    MCF_V_SIZE, /* bytes: 4096, 64KiB, 1.5GiB, 2GB */
+    MCF_V_ENUM, /* one of names[] */
+    MCF_V_STRING, /* text, not stored by the key table */
+    MCF_V_SHAPE, /* [m, n, k] */
+    MCF_V_SECONDS /* 60, 60s, 5min */
 };
 
 /* A deck key: where its value lives (offset and width in the struct it
@@ -34,12 +34,12 @@ struct mcf_key {
     enum mcf_vtype type;
     size_t offset, width;
     int sweepable;
-    const char *const *names;   /* MCF_V_ENUM */
+    const char *const *names; /* MCF_V_ENUM */
     int nnames;
-    double min, max;            /* MCF_V_INT, MCF_V_SIZE, MCF_V_SECONDS; each part of a shape */
-    uint64_t quick_max;         /* --quick caps the value to this (0: not capped) */
-    int allow_auto;             /* MCF_V_SIZE: "auto" is 0, resolved from the device */
-    const char *hint;           /* how to write it, for "needs '...'" messages (NULL: the name) */
+    double min, max; /* MCF_V_INT, MCF_V_SIZE, MCF_V_SECONDS; each part of a shape */
+    uint64_t quick_max; /* --quick caps the value to this (0: not capped) */
+    int allow_auto; /* MCF_V_SIZE: "auto" is 0, resolved from the device */
+    const char *hint; /* how to write it, for "needs '...'" messages (NULL: the name) */
     /* the value as recorded in the results file, where it is not the plain
      * number or name (a shape, or a default that means "the same as dtype") */
     const char *(*text)(const struct mcf_kernel *k, char *buf, size_t len);
@@ -69,7 +69,7 @@ struct mcf_key_use {
 
 /* The row of family f is mcf_families[f]; its name is mcf_family_names[f]. */
 struct mcf_family_row {
-    const struct mcf_key_use *keys;      /* ended by { NULL } */
+    const struct mcf_key_use *keys; /* ended by { NULL } */
     /* Cross-key rules, after every key is set (given: bit i set when keys[i]
      * came from the deck). Returns NULL, or what is wrong, written to follow
      * the test's name ("%s: 'intensity' needs 'op: fma'"); may normalize k. */
@@ -92,10 +92,11 @@ enum { MCF_METRIC_SUMMARY = 0, MCF_METRIC_DETAIL = 1, MCF_METRIC_OPTIONAL = 2 };
  * direction is judged; one without is shown, not judged. */
 enum { MCF_METRIC_HIGHER = 4, MCF_METRIC_LOWER = 8 };
 int mcf_metric_add(struct mcf_metric *out, int n, int max, const char *name, const char *unit,
-                   double (*fn)(const struct mcf_kernel *, const struct mcf_sample *, int), int index, int flags);
+                   double (*fn)(const struct mcf_kernel *, const struct mcf_sample *, int),
+                   int index, int flags);
 
 extern const struct mcf_family_row mcf_families[MCF_FAMILY_COUNT];
-extern const struct mcf_key mcf_kernel_keys[];   /* ended by { NULL } */
+extern const struct mcf_key mcf_kernel_keys[]; /* ended by { NULL } */
 /* Keys every family takes (the random inputs' seed). */
 extern const struct mcf_key_use mcf_common_kernel_keys[];
 
@@ -122,14 +123,15 @@ void mcf_streams_work(const struct mcf_kernel *k, int stream, struct mcf_kernel 
 void mcf_kernel_operands(const struct mcf_kernel *k, enum mcf_dtype *a, enum mcf_dtype *b);
 /* NULL when the instruction bound for k multiplies the operand types the
  * reference does (a and b); else why not, written into why. */
-const char *mcf_kernel_operands_differ(const struct mcf_kernel *k, enum mcf_dtype a, enum mcf_dtype b, char *why,
-                                       size_t len);
+const char *mcf_kernel_operands_differ(const struct mcf_kernel *k, enum mcf_dtype a,
+                                       enum mcf_dtype b, char *why, size_t len);
 
 /* A gemm test with a 2:4 A: its metrics after gflops (family_sparse.c). */
 int mcf_gemm_sparse_metrics(unsigned backend_caps, struct mcf_metric *out, int n, int max);
 
 /* The key's value as recorded: its text, its enum name, or the number. */
-const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kernel *k, char *buf, size_t len);
+const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kernel *k, char *buf,
+                               size_t len);
 /* What test k measures, as the results file's "measured" attribute of the
  * test: "kernel=matrix dtype=fp64 shape=16x8x16 ...", the family and every
  * key of it that is not an amount, in the family's key order. A profile's

@@ -15,6 +15,7 @@ int mcf_level_hopper(enum mcf_level level);
 const char *mcf_memory_hopper_check(struct mcf_kernel *k, unsigned given, char *why, size_t len);
 void mcf_memory_hopper_label(const struct mcf_kernel *k, char *out, size_t len);
 /* The latency figures (mode latency); 0 where k is a throughput test. */
-int mcf_memory_hopper_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max);
+int mcf_memory_hopper_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out,
+                              int max);
 
 #endif

@@ -14,7 +14,7 @@ uint64_t mcf_key_get(const struct mcf_key *key, const void *base)
         memcpy(&v, p, sizeof v);
         return v;
     }
-    uint32_t v;   /* int, uint32_t, an enum, or a shape's first part */
+    uint32_t v; /* int, uint32_t, an enum, or a shape's first part */
     memcpy(&v, p, sizeof v);
     return v;
 }
@@ -22,7 +22,7 @@ uint64_t mcf_key_get(const struct mcf_key *key, const void *base)
 void mcf_key_set(const struct mcf_key *key, void *base, uint64_t v)
 {
     char *p = (char *)base + key->offset;
-    if (key->type == MCF_V_SHAPE) {        /* only a default: all parts alike */
+    if (key->type == MCF_V_SHAPE) { /* only a default: all parts alike */
         int part = (int)v;
         for (size_t i = 0; i < key->width / sizeof part; i++)
             memcpy(p + i * sizeof part, &part, sizeof part);
@@ -34,13 +34,12 @@ void mcf_key_set(const struct mcf_key *key, void *base, uint64_t v)
     }
 }
 
-const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kernel *k, char *buf, size_t len)
+const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kernel *k, char *buf,
+                               size_t len)
 {
     uint64_t v = mcf_key_get(key, k);
-    if (key->text)
-        return key->text(k, buf, len);
-    if (key->type == MCF_V_ENUM)
-        return v < (uint64_t)key->nnames ? key->names[v] : "";
+    if (key->text) return key->text(k, buf, len);
+    if (key->type == MCF_V_ENUM) return v < (uint64_t)key->nnames ? key->names[v] : "";
     snprintf(buf, len, "%llu", (unsigned long long)v);
     return buf;
 }
@@ -48,8 +47,7 @@ const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kerne
 static int quiet_here(enum mcf_family f, const char *name)
 {
     for (const char *const *q = mcf_families[f].quiet; q && *q; q++)
-        if (!strcmp(*q, name))
-            return 1;
+        if (!strcmp(*q, name)) return 1;
     return 0;
 }
 
@@ -71,9 +69,12 @@ const char *mcf_kernel_measured(const struct mcf_kernel *k, char *buf, size_t le
     for (const struct mcf_key_use *u = mcf_families[k->family].keys; u->key && at < len; u++) {
         const struct mcf_key *kd = mcf_kernel_key(u->key);
         char val[64];
-        if (kd->amount || ((kd->quiet_default || quiet_here(k->family, kd->name)) && u->def != MCF_KEY_REQUIRED && mcf_key_get(kd, k) == u->def))
+        if (kd->amount ||
+            ((kd->quiet_default || quiet_here(k->family, kd->name)) && u->def != MCF_KEY_REQUIRED &&
+             mcf_key_get(kd, k) == u->def))
             continue;
-        n = snprintf(buf + at, len - at, " %s=%s", kd->name, mcf_key_value_text(kd, k, val, sizeof val));
+        n = snprintf(buf + at, len - at, " %s=%s", kd->name,
+                     mcf_key_value_text(kd, k, val, sizeof val));
         at += n < 0 ? 0 : (size_t)n;
     }
     return buf;
@@ -84,16 +85,16 @@ void mcf_kernel_defaults(enum mcf_family f, struct mcf_kernel *k)
     memset(k, 0, sizeof *k);
     k->family = f;
     for (const struct mcf_key_use *u = mcf_families[f].keys; u->key; u++)
-        if (u->def != MCF_KEY_REQUIRED)
-            mcf_key_set(mcf_kernel_key(u->key), k, u->def);
+        if (u->def != MCF_KEY_REQUIRED) mcf_key_set(mcf_kernel_key(u->key), k, u->def);
 }
 
 int mcf_key_set_text(const struct mcf_key *key, struct mcf_kernel *k, const char *text)
 {
     char *p = (char *)k + key->offset, *end;
-    if (key->type == MCF_V_SHAPE) {   /* "MxNxK", as shape_text writes it */
+    if (key->type == MCF_V_SHAPE) { /* "MxNxK", as shape_text writes it */
         int part[3];
-        if (sscanf(text, "%dx%dx%d", &part[0], &part[1], &part[2]) != 3 || key->width != sizeof part)
+        if (sscanf(text, "%dx%dx%d", &part[0], &part[1], &part[2]) != 3 ||
+            key->width != sizeof part)
             return -1;
         memcpy(p, part, sizeof part);
         return 0;
@@ -107,8 +108,7 @@ int mcf_key_set_text(const struct mcf_key *key, struct mcf_kernel *k, const char
         return -1;
     }
     unsigned long long v = strtoull(text, &end, 10);
-    if (end == text || *end)
-        return -1;
+    if (end == text || *end) return -1;
     mcf_key_set(key, k, v);
     return 0;
 }

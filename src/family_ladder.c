@@ -34,19 +34,37 @@ double mcf_ladder_bytes(const struct mcf_kernel *k)
 }
 
 static double m_gflops(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)i; return s->units * mcf_ladder_flops(k) / s->seconds * 1e-9; }
+{
+    (void)i;
+    return s->units * mcf_ladder_flops(k) / s->seconds * 1e-9;
+}
 
 static double m_intensity(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)s; (void)i; return mcf_ladder_flops(k) / mcf_ladder_bytes(k); }
+{
+    (void)s;
+    (void)i;
+    return mcf_ladder_flops(k) / mcf_ladder_bytes(k);
+}
 
 static double m_bandwidth(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)i; return s->units * mcf_ladder_bytes(k) / s->seconds * 1e-9; }
+{
+    (void)i;
+    return s->units * mcf_ladder_bytes(k) / s->seconds * 1e-9;
+}
 
 static double m_clock(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)k; (void)i; return s->clock_mhz; }
+{
+    (void)k;
+    (void)i;
+    return s->clock_mhz;
+}
 
 static double m_time(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)k; (void)i; return s->seconds; }
+{
+    (void)k;
+    (void)i;
+    return s->seconds;
+}
 
 /* gflops is the judged figure; the intensity (a constant of the test) and
  * the bandwidth it implies (gflops / intensity) are details: judging them
@@ -54,17 +72,20 @@ static double m_time(const struct mcf_kernel *k, const struct mcf_sample *s, int
 int mcf_ladder_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
     (void)k;
-    int n = mcf_metric_add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0, MCF_METRIC_SUMMARY | MCF_METRIC_HIGHER);
+    int n = mcf_metric_add(out, 0, max, "gflops", "GFLOP/s", m_gflops, 0,
+                           MCF_METRIC_SUMMARY | MCF_METRIC_HIGHER);
     n = mcf_metric_add(out, n, max, "intensity", "FLOP/byte", m_intensity, 0, MCF_METRIC_DETAIL);
     n = mcf_metric_add(out, n, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0,
                        MCF_METRIC_DETAIL | MCF_METRIC_HIGHER);
     if (caps & MCF_CAP_CLOCK)
-        n = mcf_metric_add(out, n, max, "clock_mhz", "MHz", m_clock, 0, MCF_METRIC_SUMMARY | MCF_METRIC_HIGHER);
+        n = mcf_metric_add(out, n, max, "clock_mhz", "MHz", m_clock, 0,
+                           MCF_METRIC_SUMMARY | MCF_METRIC_HIGHER);
     return mcf_metric_add(out, n, max, "time_s", "s", m_time, 0, MCF_METRIC_DETAIL);
 }
 
 void mcf_ladder_label(const struct mcf_kernel *k, char *buf, size_t len)
 {
-    snprintf(buf, len, "ladder %s %s %llu^3 x%llu", mcf_rung_names[k->rung], mcf_dtype_names[k->dtype],
-             (unsigned long long)k->size, (unsigned long long)k->iterations);
+    snprintf(buf, len, "ladder %s %s %llu^3 x%llu", mcf_rung_names[k->rung],
+             mcf_dtype_names[k->dtype], (unsigned long long)k->size,
+             (unsigned long long)k->iterations);
 }

@@ -14,10 +14,13 @@
 extern "C" {
 #endif
 
-#define MCF_LADDER_TILE 16     /* shared: T x T tiles of A and B staged, one thread per output element */
-#define MCF_LADDER_BLOCK 64    /* register: the B x B output tile of a block (a host worker's tile) */
-#define MCF_LADDER_BK 16       /* register: its k step, B x BK of A and BK x B of B staged per step */
-#define MCF_LADDER_MICRO 4     /* register: the M x M outputs a thread holds in registers */
+#define MCF_LADDER_TILE                                                                            \
+    16 /* shared: T x T tiles of A and B staged, one thread per output element */
+#define MCF_LADDER_BLOCK                                                                           \
+    64 /* register: the B x B output tile of a block (a host worker's tile)                        \
+        */
+#define MCF_LADDER_BK 16 /* register: its k step, B x BK of A and BK x B of B staged per step */
+#define MCF_LADDER_MICRO 4 /* register: the M x M outputs a thread holds in registers */
 
 /* How many output elements share each element loaded from global memory:
  * the edge of the output tile whose operands are staged together. */

@@ -15,14 +15,14 @@
 static double m_gflops_executed(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
 {
     (void)i;
-    if (!(s->exec_fraction > 0))
-        return NAN;
+    if (!(s->exec_fraction > 0)) return NAN;
     return s->units * mcf_kernel_flops_per_unit(k) * s->exec_fraction / s->seconds * 1e-9;
 }
 
 static double m_encode(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
 {
-    (void)k; (void)i;
+    (void)k;
+    (void)i;
     return s->encode_s > 0 ? s->encode_s : NAN;
 }
 
@@ -30,7 +30,8 @@ static double m_encode(const struct mcf_kernel *k, const struct mcf_sample *s, i
  * masks A once at setup and has no per-call encoding to time */
 int mcf_gemm_sparse_metrics(unsigned caps, struct mcf_metric *out, int n, int max)
 {
-    n = mcf_metric_add(out, n, max, "gflops_executed", "GFLOP/s", m_gflops_executed, 0, MCF_METRIC_DETAIL);
+    n = mcf_metric_add(out, n, max, "gflops_executed", "GFLOP/s", m_gflops_executed, 0,
+                       MCF_METRIC_DETAIL);
     if (caps & MCF_CAP_SPARSE_ENCODE)
         n = mcf_metric_add(out, n, max, "encode_s", "s", m_encode, 0, MCF_METRIC_SUMMARY);
     return n;

@@ -10,61 +10,70 @@
 
 enum mcf_schedule mcf_kernel_schedule(const struct mcf_kernel *k)
 {
-    if (k->family != MCF_FAMILY_TRANSFER)
-        return MCF_SCHED_EACH;
-    return k->link == MCF_LINK_HOST || k->link == MCF_LINK_PEER ? MCF_SCHED_TURNS : MCF_SCHED_TOGETHER;
+    if (k->family != MCF_FAMILY_TRANSFER) return MCF_SCHED_EACH;
+    return k->link == MCF_LINK_HOST || k->link == MCF_LINK_PEER ? MCF_SCHED_TURNS
+                                                                : MCF_SCHED_TOGETHER;
 }
 
 double mcf_busbw_factor(enum mcf_collective c, int n)
 {
-    if (n < 1)
-        return NAN;
+    if (n < 1) return NAN;
     return c == MCF_COLL_ALLREDUCE ? 2.0 * (n - 1) / n : (double)(n - 1) / n;
 }
 
 /* A key the link does not take: an error where the deck gave it, else its
  * default (so that "measured" names only what the link measures). */
-static const char *not_for(struct mcf_kernel *k, unsigned given, const char *key, uint64_t def, char *why,
-                           size_t len)
+static const char *not_for(struct mcf_kernel *k, unsigned given, const char *key, uint64_t def,
+                           char *why, size_t len)
 {
     int i = mcf_family_key_index(MCF_FAMILY_TRANSFER, key);
     if (i >= 0 && (given & (1u << i)))
-        return snprintf(why, len, " (transfer) '%s' does not apply to 'link: %s'", key, mcf_link_names[k->link]),
+        return snprintf(why, len, " (transfer) '%s' does not apply to 'link: %s'", key,
+                        mcf_link_names[k->link]),
                why;
-    if (i >= 0)
-        mcf_key_set(mcf_kernel_key(key), k, def);
+    if (i >= 0) mcf_key_set(mcf_kernel_key(key), k, def);
     return NULL;
 }
 
 const char *mcf_transfer_check(struct mcf_kernel *k, unsigned given, char *why, size_t len)
 {
     const char *bad = NULL;
-    int host = k->link == MCF_LINK_HOST, peer = k->link == MCF_LINK_PEER, coll = k->link == MCF_LINK_COLLECTIVE;
+    int host = k->link == MCF_LINK_HOST, peer = k->link == MCF_LINK_PEER,
+        coll = k->link == MCF_LINK_COLLECTIVE;
     int net = k->link == MCF_LINK_NETWORK;
-    if (!host && (bad = not_for(k, given, "host_memory", MCF_NUMA_LOCAL, why, len)))
+    if (!host && (bad = not_for(k, given, "host_memory", MCF_NUMA_LOCAL, why, len))) return bad;
+    if (!(host || peer) &&
+        ((bad = not_for(k, given, "direction", MCF_DIR_IN, why, len)) ||
+         (bad = not_for(k, given, "engine", MCF_ENGINE_COPY, why, len))))
         return bad;
-    if (!(host || peer) && ((bad = not_for(k, given, "direction", MCF_DIR_IN, why, len)) ||
-                            (bad = not_for(k, given, "engine", MCF_ENGINE_COPY, why, len))))
+    if (!coll &&
+        ((bad = not_for(k, given, "collective", MCF_COLL_ALLREDUCE, why, len)) ||
+         (bad = not_for(k, given, "scope", MCF_SCOPE_NODE, why, len))))
         return bad;
-    if (!coll && ((bad = not_for(k, given, "collective", MCF_COLL_ALLREDUCE, why, len)) ||
-                  (bad = not_for(k, given, "scope", MCF_SCOPE_NODE, why, len))))
-        return bad;
-    if (!net && (bad = not_for(k, given, "rounds", 4, why, len)))
-        return bad;
+    if (!net && (bad = not_for(k, given, "rounds", 4, why, len))) return bad;
     if (k->mode == MCF_MODE_LATENCY) {
         if (!(peer || net))
-            return snprintf(why, len, " (transfer) 'mode: latency' is measured on 'link: peer' and 'link: network'"),
+            return snprintf(why, len,
+                            " (transfer) 'mode: latency' is measured on 'link: peer' and 'link: "
+                            "network'"),
                    why;
         if (peer && k->direction != MCF_DIR_IN)
-            return snprintf(why, len, " (transfer) 'mode: latency' on a peer link reads the peer's memory: "
-                            "'direction: in'"), why;
+            return snprintf(why, len,
+                            " (transfer) 'mode: latency' on a peer link reads the peer's memory: "
+                            "'direction: in'"),
+                   why;
         if (peer && k->engine != MCF_ENGINE_SM)
-            return snprintf(why, len, " (transfer) 'mode: latency' on a peer link is a chain of SM loads: "
-                            "'engine: sm'"), why;
+            return snprintf(why, len,
+                            " (transfer) 'mode: latency' on a peer link is a chain of SM loads: "
+                            "'engine: sm'"),
+                   why;
     }
     if (coll && k->bytes % 1024)
-        return snprintf(why, len, " (transfer) a collective's 'bytes' must be a multiple of 1 KiB (split among "
-                        "up to 128 ranks of 8-byte elements)"), why;
+        return snprintf(
+                   why, len,
+                   " (transfer) a collective's 'bytes' must be a multiple of 1 KiB (split among "
+                   "up to 128 ranks of 8-byte elements)"),
+               why;
     return NULL;
 }
 
@@ -75,24 +84,36 @@ double mcf_transfer_bytes(const struct mcf_kernel *k)
 }
 
 static double m_bandwidth(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)i; return s->units * mcf_transfer_bytes(k) / s->seconds * 1e-9; }
+{
+    (void)i;
+    return s->units * mcf_transfer_bytes(k) / s->seconds * 1e-9;
+}
 
 static double m_time(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)k; (void)i; return s->seconds; }
+{
+    (void)k;
+    (void)i;
+    return s->seconds;
+}
 
 /* one link's figure: GB/s of `bytes`, or ns per dependent access */
 static double link_value(const struct mcf_kernel *k, const struct mcf_sample *s, int j)
 {
-    if (j >= s->nlinks || !(s->link_seconds[j] > 0))
-        return NAN;
-    return k->mode == MCF_MODE_LATENCY ? s->link_seconds[j] * 1e9 : (double)k->bytes / s->link_seconds[j] * 1e-9;
+    if (j >= s->nlinks || !(s->link_seconds[j] > 0)) return NAN;
+    return k->mode == MCF_MODE_LATENCY ? s->link_seconds[j] * 1e9
+                                       : (double)k->bytes / s->link_seconds[j] * 1e-9;
 }
 
 static double m_link(const struct mcf_kernel *k, const struct mcf_sample *s, int j)
-{ return link_value(k, s, j); }
+{
+    return link_value(k, s, j);
+}
 
 static double m_partner(const struct mcf_kernel *k, const struct mcf_sample *s, int j)
-{ (void)k; return j < s->nlinks && s->link_partner[j] >= 0 ? s->link_partner[j] : NAN; }
+{
+    (void)k;
+    return j < s->nlinks && s->link_partner[j] >= 0 ? s->link_partner[j] : NAN;
+}
 
 /* the links' figures in v[], their count returned */
 static int links(const struct mcf_kernel *k, const struct mcf_sample *s, double *v)
@@ -100,8 +121,7 @@ static int links(const struct mcf_kernel *k, const struct mcf_sample *s, double 
     int n = 0;
     for (int j = 0; j < s->nlinks && j < MCF_MAX_PEERS; j++) {
         double x = link_value(k, s, j);
-        if (isfinite(x))
-            v[n++] = x;
+        if (isfinite(x)) v[n++] = x;
     }
     return n;
 }
@@ -114,10 +134,8 @@ static double m_links_judged(const struct mcf_kernel *k, const struct mcf_sample
     (void)i;
     double v[MCF_MAX_PEERS];
     int n = links(k, s, v), lat = k->mode == MCF_MODE_LATENCY;
-    if (n == 0)
-        return NAN;
-    if (k->link == MCF_LINK_NETWORK)
-        return mcf_median(v, (size_t)n);
+    if (n == 0) return NAN;
+    if (k->link == MCF_LINK_NETWORK) return mcf_median(v, (size_t)n);
     return lat ? mcf_max(v, (size_t)n) : mcf_min(v, (size_t)n);
 }
 
@@ -126,19 +144,28 @@ static double m_links_worst(const struct mcf_kernel *k, const struct mcf_sample 
     (void)i;
     double v[MCF_MAX_PEERS];
     int n = links(k, s, v);
-    if (n == 0)
-        return NAN;
+    if (n == 0) return NAN;
     return k->mode == MCF_MODE_LATENCY ? mcf_max(v, (size_t)n) : mcf_min(v, (size_t)n);
 }
 
 static double m_algbw(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ (void)i; return s->units * (double)k->bytes / s->seconds * 1e-9; }
+{
+    (void)i;
+    return s->units * (double)k->bytes / s->seconds * 1e-9;
+}
 
 static double m_busbw(const struct mcf_kernel *k, const struct mcf_sample *s, int i)
-{ return m_algbw(k, s, i) * mcf_busbw_factor(k->collective, s->coll_ranks); }
+{
+    return m_algbw(k, s, i) * mcf_busbw_factor(k->collective, s->coll_ranks);
+}
 
-enum { SUMMARY = MCF_METRIC_SUMMARY, DETAIL = MCF_METRIC_DETAIL, OPTIONAL = MCF_METRIC_OPTIONAL,
-       HIGHER = MCF_METRIC_HIGHER, LOWER = MCF_METRIC_LOWER };
+enum {
+    SUMMARY = MCF_METRIC_SUMMARY,
+    DETAIL = MCF_METRIC_DETAIL,
+    OPTIONAL = MCF_METRIC_OPTIONAL,
+    HIGHER = MCF_METRIC_HIGHER,
+    LOWER = MCF_METRIC_LOWER
+};
 
 int mcf_transfer_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
@@ -177,8 +204,7 @@ int mcf_transfer_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_m
         }
         break;
     }
-    default:
-        break;
+    default: break;
     }
     return mcf_metric_add(out, n, max, "time_s", "s", m_time, 0, DETAIL);
 }
@@ -206,15 +232,16 @@ void mcf_transfer_label(const struct mcf_kernel *k, char *buf, size_t len)
                  mcf_engine_names[k->engine], mcf_numa_names[k->host_memory], b);
         break;
     case MCF_LINK_PEER:
-        snprintf(buf, len, "transfer peer %s %s%s %s", mcf_direction_names[k->direction], mcf_engine_names[k->engine],
-                 lat, b);
+        snprintf(buf, len, "transfer peer %s %s%s %s", mcf_direction_names[k->direction],
+                 mcf_engine_names[k->engine], lat, b);
         break;
     case MCF_LINK_COLLECTIVE:
-        snprintf(buf, len, "transfer %s %s %s", mcf_collective_names[k->collective], mcf_scope_names[k->scope], b);
+        snprintf(buf, len, "transfer %s %s %s", mcf_collective_names[k->collective],
+                 mcf_scope_names[k->scope], b);
         break;
     default:
-        snprintf(buf, len, "transfer network%s %s, %d rounds", lat, k->mode == MCF_MODE_LATENCY ? "8B" : b,
-                 k->rounds);
+        snprintf(buf, len, "transfer network%s %s, %d rounds", lat,
+                 k->mode == MCF_MODE_LATENCY ? "8B" : b, k->rounds);
         break;
     }
 }

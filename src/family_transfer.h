@@ -27,15 +27,16 @@ extern "C" {
 
 /* How the runner starts a test's repetitions on the ranks. */
 enum mcf_schedule {
-    MCF_SCHED_EACH,      /* every rank on its own, all at once (the other families) */
-    MCF_SCHED_TURNS,     /* the ranks of a node one after another; the nodes at once */
-    MCF_SCHED_TOGETHER   /* run() is collective: every rank calls it as often as the others */
+    MCF_SCHED_EACH, /* every rank on its own, all at once (the other families) */
+    MCF_SCHED_TURNS, /* the ranks of a node one after another; the nodes at once */
+    MCF_SCHED_TOGETHER /* run() is collective: every rank calls it as often as the others */
 };
 enum mcf_schedule mcf_kernel_schedule(const struct mcf_kernel *k);
 
 const char *mcf_transfer_check(struct mcf_kernel *k, unsigned given, char *why, size_t len);
 double mcf_transfer_bytes(const struct mcf_kernel *k);
-int mcf_transfer_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max);
+int mcf_transfer_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out,
+                         int max);
 void mcf_transfer_label(const struct mcf_kernel *k, char *buf, size_t len);
 /* nccl-tests' bus bandwidth factor for a collective among n ranks (its
  * PERFORMANCE.md): allreduce 2(n-1)/n, allgather and reducescatter (n-1)/n */

@@ -5,10 +5,10 @@
 
 /* Exit codes (documented in --help and docs/exit-codes.md). */
 enum mcf_exit {
-    MCF_EXIT_OK = 0,        /* every kernel verified */
-    MCF_EXIT_VERIFY = 1,    /* a kernel failed verification */
-    MCF_EXIT_USAGE = 2,     /* bad option, bad deck, bad input */
-    MCF_EXIT_RUNTIME = 3    /* device, MPI or I/O failure */
+    MCF_EXIT_OK = 0, /* every kernel verified */
+    MCF_EXIT_VERIFY = 1, /* a kernel failed verification */
+    MCF_EXIT_USAGE = 2, /* bad option, bad deck, bad input */
+    MCF_EXIT_RUNTIME = 3 /* device, MPI or I/O failure */
 };
 
 /* Runs "mcfleet [options]" or "mcfleet report FILE". MPI must be initialised

@@ -24,17 +24,20 @@ int mcf_output_check(const char *option, const char *path, int force, struct mcf
         return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "%s: an empty path", option);
     /* lstat: a symlink is judged itself, never through its target */
     if (lstat(path, &st) != 0)
-        return MCF_OK;   /* ENOENT: a new file; any other error is the create's to report */
+        return MCF_OK; /* ENOENT: a new file; any other error is the create's to report */
     const char *kind = mcf_output_kind(st.st_mode);
     if (kind)
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
-                           "%s '%s' is %s: mcfleet writes its output only to a new path or, with --force, over a "
-                           "regular file; never to a device, FIFO, socket, directory or through a symlink",
-                           option, path, kind);
+        return mcf_err_set(
+            e, MCF_EINPUT, __FILE__, __LINE__,
+            "%s '%s' is %s: mcfleet writes its output only to a new path or, with --force, over a "
+            "regular file; never to a device, FIFO, socket, directory or through a symlink",
+            option, path, kind);
     if (!force)
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
-                           "%s '%s' exists: mcfleet does not overwrite results (choose another path, or pass "
-                           "--force to replace it)", option, path);
+        return mcf_err_set(
+            e, MCF_EINPUT, __FILE__, __LINE__,
+            "%s '%s' exists: mcfleet does not overwrite results (choose another path, or pass "
+            "--force to replace it)",
+            option, path);
     return MCF_OK;
 }
 
@@ -43,8 +46,7 @@ int mcf_open_regular(const char *path, int flags, struct stat *st)
     struct stat own;
     st = st ? st : &own;
     int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return -1;
+    if (fd < 0) return -1;
     int bad = fstat(fd, st) != 0;
     if (bad || !S_ISREG(st->st_mode)) {
         int err = bad ? errno : EINVAL;

@@ -44,12 +44,10 @@ static int probe(const char *py, const char *const *mods, char *missing, size_t 
 {
     const char *argv[8] = { py, "-c", PROBE };
     int na = 3, fd[2], status = 0;
-    for (int i = 0; mods[i] && na < 7; i++)
-        argv[na++] = mods[i];
+    for (int i = 0; mods[i] && na < 7; i++) argv[na++] = mods[i];
     argv[na] = NULL;
     missing[0] = 0;
-    if (pipe(fd) < 0)
-        return -1;
+    if (pipe(fd) < 0) return -1;
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -65,8 +63,7 @@ static int probe(const char *py, const char *const *mods, char *missing, size_t 
         if (null >= 0) {
             dup2(null, STDIN_FILENO);
             dup2(null, STDERR_FILENO);
-            if (null > STDERR_FILENO)
-                close(null);
+            if (null > STDERR_FILENO) close(null);
         }
         execvp(py, (char **)argv);
         _exit(127);
@@ -77,17 +74,14 @@ static int probe(const char *py, const char *const *mods, char *missing, size_t 
     char buf[256];
     while ((n = read(fd[0], buf, sizeof buf)) != 0) {
         if (n < 0) {
-            if (errno == EINTR)
-                continue;
+            if (errno == EINTR) continue;
             break;
         }
-        for (ssize_t i = 0; i < n; i++)   /* lines to words; what does not fit is dropped */
-            if (len + 1 < size)
-                missing[len++] = buf[i] == '\n' ? ' ' : buf[i];
+        for (ssize_t i = 0; i < n; i++) /* lines to words; what does not fit is dropped */
+            if (len + 1 < size) missing[len++] = buf[i] == '\n' ? ' ' : buf[i];
     }
     missing[len] = 0;
-    while (len > 0 && missing[len - 1] == ' ')
-        missing[--len] = 0;
+    while (len > 0 && missing[len - 1] == ' ') missing[--len] = 0;
     close(fd[0]);
     pid_t w;
     while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
@@ -104,8 +98,7 @@ static void packages(const char *missing, char *out, size_t size)
     out[0] = 0;
     for (char *save = NULL, *m = strtok_r(copy, " ", &save); m; m = strtok_r(NULL, " ", &save)) {
         int n = snprintf(out + len, size - len, "%spython3-%s", len ? " " : "", m);
-        if (n < 0 || (size_t)n >= size - len)
-            break;
+        if (n < 0 || (size_t)n >= size - len) break;
         len += (size_t)n;
     }
 }
@@ -117,18 +110,18 @@ int mcf_pytool(const char *script, int argc, char **argv)
     const char *found = NULL;
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs && !found; i++) {
         int n = snprintf(path, sizeof path, "%s/%s", dirs[i], script);
-        if (n > 0 && (size_t)n < sizeof path && is_file(path))
-            found = path;
+        if (n > 0 && (size_t)n < sizeof path && is_file(path)) found = path;
     }
     if (!found) {
-        fprintf(stderr, "mcfleet: %s not found in %s or %s: reinstall mcfleet\n", script, MCF_ANALYSIS_DIR,
-                MCF_SRC_ANALYSIS_DIR);
+        fprintf(stderr, "mcfleet: %s not found in %s or %s: reinstall mcfleet\n", script,
+                MCF_ANALYSIS_DIR, MCF_SRC_ANALYSIS_DIR);
         return MCF_EXIT_RUNTIME;
     }
     /* the modules the script needs: the page and the plots draw */
-    const char *mods[] = { "h5py", "numpy", strcmp(script, "mcfleet_html.py") ? NULL : "matplotlib", NULL };
+    const char *mods[] = { "h5py", "numpy", strcmp(script, "mcfleet_html.py") ? NULL : "matplotlib",
+                           NULL };
     const char *explicit = getenv("MCFLEET_PYTHON");
-    const char *what = strncmp(script, "mcfleet_", 8) ? script : script + 8;   /* compare, baseline */
+    const char *what = strncmp(script, "mcfleet_", 8) ? script : script + 8; /* compare, baseline */
     char whatbuf[64];
     snprintf(whatbuf, sizeof whatbuf, "%.*s", (int)strcspn(what, "."), what);
     what = whatbuf;
@@ -146,9 +139,9 @@ int mcf_pytool(const char *script, int argc, char **argv)
         const char *path = getenv("PATH");
         while (path && *path && nc < MAXC) {
             size_t len = strcspn(path, ":");
-            int n = snprintf(cands[nc], sizeof cands[0], "%.*s/python3", (int)len, len ? path : ".");
-            if (n > 0 && (size_t)n < sizeof cands[0] && access(cands[nc], X_OK) == 0)
-                nc++;
+            int n =
+                snprintf(cands[nc], sizeof cands[0], "%.*s/python3", (int)len, len ? path : ".");
+            if (n > 0 && (size_t)n < sizeof cands[0] && access(cands[nc], X_OK) == 0) nc++;
             path += len + (path[len] == ':');
         }
     }
@@ -159,23 +152,19 @@ int mcf_pytool(const char *script, int argc, char **argv)
     for (int i = 0; i < nc && !py; i++) {
         const char *c = cands[i];
         int seen = !c[0];
-        for (int k = 0; k < i; k++)
-            seen |= !strcmp(cands[k], c);
-        if (seen)
-            continue;
+        for (int k = 0; k < i; k++) seen |= !strcmp(cands[k], c);
+        if (seen) continue;
         char missing[256];
         int rc = probe(c, mods, missing, sizeof missing);
         if (rc == 0 && !missing[0]) {
             py = c;
             break;
         }
-        if (rc == 0 && !runnable++)
-            snprintf(first_missing, sizeof first_missing, "%s", missing);
+        if (rc == 0 && !runnable++) snprintf(first_missing, sizeof first_missing, "%s", missing);
         int n = snprintf(report + rlen, sizeof report - rlen, "\n  %s%s: %s%s",
                          explicit && explicit[0] ? "MCFLEET_PYTHON=" : "", c,
                          rc == 0 ? "cannot import " : "cannot be run", rc == 0 ? missing : "");
-        if (n > 0 && (size_t)n < sizeof report - rlen)
-            rlen += (size_t)n;
+        if (n > 0 && (size_t)n < sizeof report - rlen) rlen += (size_t)n;
     }
     if (!py) {
         char pkgs[256];
@@ -183,9 +172,11 @@ int mcf_pytool(const char *script, int argc, char **argv)
         packages(runnable ? first_missing : need, pkgs, sizeof pkgs);
         fprintf(stderr,
                 "mcfleet %s needs the Python modules %s; no python3 tried has them all:%s\n"
-                "install them: apt-get install %s (Debian, Ubuntu), or pip install %s; or set MCFLEET_PYTHON to a"
+                "install them: apt-get install %s (Debian, Ubuntu), or pip install %s; or set "
+                "MCFLEET_PYTHON to a"
                 " python3 that has them\n",
-                mods[2] ? "report --html" : what, need, report, pkgs, runnable ? first_missing : need);
+                mods[2] ? "report --html" : what, need, report, pkgs,
+                runnable ? first_missing : need);
         return MCF_EXIT_RUNTIME;
     }
     char **args = calloc((size_t)argc + 3, sizeof *args);
@@ -195,8 +186,7 @@ int mcf_pytool(const char *script, int argc, char **argv)
     }
     args[0] = (char *)py;
     args[1] = (char *)found;
-    for (int i = 0; i < argc; i++)
-        args[i + 2] = argv[i];
+    for (int i = 0; i < argc; i++) args[i + 2] = argv[i];
     /* the script runs this binary for what it computes in C (the verdict) */
     char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -206,8 +196,9 @@ int mcf_pytool(const char *script, int argc, char **argv)
     }
     fflush(NULL);
     execvp(py, args);
-    fprintf(stderr, "mcfleet: cannot run %s %s: %s (set MCFLEET_PYTHON to a python3 with h5py and numpy)\n", py,
-            found, strerror(errno));
+    fprintf(stderr,
+            "mcfleet: cannot run %s %s: %s (set MCFLEET_PYTHON to a python3 with h5py and numpy)\n",
+            py, found, strerror(errno));
     free(args);
     return MCF_EXIT_RUNTIME;
 }

@@ -15,19 +15,16 @@ static double *finite_copy(const double *x, size_t n, size_t *m)
 {
     double *c = malloc((n ? n : 1) * sizeof *c);
     *m = 0;
-    if (!c)
-        return NULL;
+    if (!c) return NULL;
     for (size_t i = 0; i < n; i++)
-        if (isfinite(x[i]))
-            c[(*m)++] = x[i];
+        if (isfinite(x[i])) c[(*m)++] = x[i];
     return c;
 }
 
 size_t mcf_count_finite(const double *x, size_t n)
 {
     size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        m += isfinite(x[i]) ? 1 : 0;
+    for (size_t i = 0; i < n; i++) m += isfinite(x[i]) ? 1 : 0;
     return m;
 }
 
@@ -51,8 +48,7 @@ double mcf_mad(const double *x, size_t n)
     double r = NAN;
     if (c && m > 0) {
         double med = mcf_median(c, m);
-        for (size_t i = 0; i < m; i++)
-            c[i] = fabs(c[i] - med);
+        for (size_t i = 0; i < m; i++) c[i] = fabs(c[i] - med);
         r = mcf_median(c, m);
     }
     free(c);
@@ -64,7 +60,10 @@ double mcf_mean(const double *x, size_t n)
     double s = 0.0;
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (isfinite(x[i])) { s += x[i]; m++; }
+        if (isfinite(x[i])) {
+            s += x[i];
+            m++;
+        }
     return m ? s / m : NAN;
 }
 
@@ -73,7 +72,10 @@ double mcf_stddev(const double *x, size_t n)
     double mean = mcf_mean(x, n), s = 0.0;
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (isfinite(x[i])) { s += (x[i] - mean) * (x[i] - mean); m++; }
+        if (isfinite(x[i])) {
+            s += (x[i] - mean) * (x[i] - mean);
+            m++;
+        }
     return m > 1 ? sqrt(s / (m - 1)) : (m == 1 ? 0.0 : NAN);
 }
 
@@ -104,8 +106,7 @@ size_t mcf_outliers(const double *x, size_t n, double k, int *flag)
     double med = mcf_median(x, n), mad = mcf_mad(x, n);
     size_t count = 0;
     memset(flag, 0, n * sizeof *flag);
-    if (!isfinite(med) || !isfinite(mad) || mad == 0.0)
-        return 0;
+    if (!isfinite(med) || !isfinite(mad) || mad == 0.0) return 0;
     double half = k * MCF_MAD_SCALE * mad;
     for (size_t i = 0; i < n; i++)
         if (isfinite(x[i]) && fabs(x[i] - med) > half) {

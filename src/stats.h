@@ -14,10 +14,10 @@ extern "C" {
 #define MCF_MAD_SCALE 1.4826
 
 double mcf_median(const double *x, size_t n);
-double mcf_mad(const double *x, size_t n);            /* unscaled median absolute deviation */
+double mcf_mad(const double *x, size_t n); /* unscaled median absolute deviation */
 double mcf_mean(const double *x, size_t n);
-double mcf_stddev(const double *x, size_t n);         /* sample (n-1) */
-double mcf_cv(const double *x, size_t n);             /* stddev / mean */
+double mcf_stddev(const double *x, size_t n); /* sample (n-1) */
+double mcf_cv(const double *x, size_t n); /* stddev / mean */
 double mcf_min(const double *x, size_t n);
 double mcf_max(const double *x, size_t n);
 size_t mcf_count_finite(const double *x, size_t n);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "family.h"   /* mcf_kernel_operands */
+#include "family.h" /* mcf_kernel_operands */
 #include "gpu_mrun.h"
 #include "matrix.h"
 #include "mma_chain.cuh"
@@ -22,15 +22,21 @@ double gpu_matrix_peak(const struct gpu_state *s, enum mcf_dtype t)
 {
     int cc = s->prop.major * 10 + s->prop.minor;
     double scale;
-    if (cc == 80) scale = 1.0;        /* A100: 19.5 / 156 / 312 / 624 dense TFLOP/s at 1410 MHz, 108 SMs */
-    else if (cc == 90) scale = 2.0;   /* H100: twice A100 per SM per cycle, and FP8 */
-    else return 0.0;
+    if (cc == 80)
+        scale = 1.0; /* A100: 19.5 / 156 / 312 / 624 dense TFLOP/s at 1410 MHz, 108 SMs */
+    else if (cc == 90)
+        scale = 2.0; /* H100: twice A100 per SM per cycle, and FP8 */
+    else
+        return 0.0;
     switch (t) {
     case MCF_FP64: return 128 * scale;
     case MCF_TF32: return 1024 * scale;
-    case MCF_FP16: case MCF_FP16_ACC16: case MCF_BF16: return 2048 * scale;
+    case MCF_FP16:
+    case MCF_FP16_ACC16:
+    case MCF_BF16: return 2048 * scale;
     case MCF_INT8: return 4096 * scale;
-    case MCF_FP8_E4M3: case MCF_FP8_E5M2: return cc == 90 ? 8192 : 0.0;
+    case MCF_FP8_E4M3:
+    case MCF_FP8_E5M2: return cc == 90 ? 8192 : 0.0;
     default: return 0.0;
     }
 }
@@ -46,8 +52,14 @@ template <int BITS> __device__ inline unsigned long long load_bits(const uint8_t
 }
 
 template <class R> __device__ inline R from_bits(unsigned long long v);
-template <> __device__ inline double from_bits<double>(unsigned long long v) { return __longlong_as_double((long long)v); }
-template <> __device__ inline uint32_t from_bits<uint32_t>(unsigned long long v) { return (uint32_t)v; }
+template <> __device__ inline double from_bits<double>(unsigned long long v)
+{
+    return __longlong_as_double((long long)v);
+}
+template <> __device__ inline uint32_t from_bits<uint32_t>(unsigned long long v)
+{
+    return (uint32_t)v;
+}
 
 /* A register of A (is_a) or B, assembled from the tile by the fragment map. */
 template <class T, class R>
@@ -57,7 +69,10 @@ __device__ inline R gather(const uint8_t *tile, int lane, int r, bool is_a)
 #pragma unroll
     for (int h = 0; h < T::SUB; h++) {
         int i, j;
-        if (is_a) T::a(lane, r, h, &i, &j); else T::b(lane, r, h, &i, &j);
+        if (is_a)
+            T::a(lane, r, h, &i, &j);
+        else
+            T::b(lane, r, h, &i, &j);
         size_t idx = is_a ? (size_t)i * T::K + j : (size_t)i * T::N + j;
         v |= load_bits<T::AB_BITS>(tile, idx) << (h * T::AB_BITS);
     }
@@ -65,9 +80,9 @@ __device__ inline R gather(const uint8_t *tile, int lane, int r, bool is_a)
 }
 
 template <class T, int ACC>
-__global__ void __launch_bounds__(256) k_mma(const uint8_t *A, const uint8_t *B, const uint8_t *NB,
-                                            typename T::cout *out, long long half, struct gpu_clock *clk,
-                                            unsigned long long *span)
+__global__ void __launch_bounds__(256)
+    k_mma(const uint8_t *A, const uint8_t *B, const uint8_t *NB, typename T::cout *out,
+          long long half, struct gpu_clock *clk, unsigned long long *span)
 {
     typedef typename T::areg areg;
     typedef typename T::creg creg;
@@ -91,15 +106,20 @@ template <class T> static void launch_mma(struct mrun *r)
 {
     typedef typename T::cout C;
     if (r->acc == 1)
-        k_mma<T, 1><<<r->blocks, r->threads, 0, r->stream>>>(r->b.dA, r->b.dB, r->b.dNB, (C *)r->b.dout, r->half, r->b.clk, r->span);
+        k_mma<T, 1><<<r->blocks, r->threads, 0, r->stream>>>(
+            r->b.dA, r->b.dB, r->b.dNB, (C *)r->b.dout, r->half, r->b.clk, r->span);
     else
-        k_mma<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(r->b.dA, r->b.dB, r->b.dNB, (C *)r->b.dout, r->half, r->b.clk, r->span);
+        k_mma<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(
+            r->b.dA, r->b.dB, r->b.dNB, (C *)r->b.dout, r->half, r->b.clk, r->span);
 }
 
-template <class T> static void bind(struct mrun *r, enum mcf_dtype t, double (*decode)(const void *, size_t))
+template <class T>
+static void bind(struct mrun *r, enum mcf_dtype t, double (*decode)(const void *, size_t))
 {
-    r->m = T::M; r->n = T::N; r->kk = T::K;
-    r->ta = r->tb = t;        /* mma.sync multiplies one type by itself */
+    r->m = T::M;
+    r->n = T::N;
+    r->kk = T::K;
+    r->ta = r->tb = t; /* mma.sync multiplies one type by itself */
     r->default_warps = 16;
     r->fp8 = MCF_FP8_OCP;
     snprintf(r->insn, sizeof r->insn, "mma.sync");
@@ -114,18 +134,65 @@ static int choose_mma(struct mrun *r, enum mcf_dtype t, const int *shape, int sm
 #define IS(m, n, k) (shape[0] == (m) && shape[1] == (n) && shape[2] == (k))
     switch (t) {
     case MCF_FP64:
-        if (IS(8, 8, 4)) { bind<mma_f64>(r, t, mdecode_f64); return 1; }
-        if (IS(16, 8, 4) && sm90) { bind<mma_f64_16x8<4> >(r, t, mdecode_f64); return 1; }
-        if (IS(16, 8, 8) && sm90) { bind<mma_f64_16x8<8> >(r, t, mdecode_f64); return 1; }
-        if (IS(16, 8, 16) && sm90) { bind<mma_f64_16x8<16> >(r, t, mdecode_f64); return 1; }
+        if (IS(8, 8, 4)) {
+            bind<mma_f64>(r, t, mdecode_f64);
+            return 1;
+        }
+        if (IS(16, 8, 4) && sm90) {
+            bind<mma_f64_16x8<4>>(r, t, mdecode_f64);
+            return 1;
+        }
+        if (IS(16, 8, 8) && sm90) {
+            bind<mma_f64_16x8<8>>(r, t, mdecode_f64);
+            return 1;
+        }
+        if (IS(16, 8, 16) && sm90) {
+            bind<mma_f64_16x8<16>>(r, t, mdecode_f64);
+            return 1;
+        }
         break;
-    case MCF_TF32: if (IS(16, 8, 8)) { bind<mma_tf32>(r, t, mdecode_f32); return 1; } break;
-    case MCF_FP16: if (IS(16, 8, 16)) { bind<mma_f16>(r, t, mdecode_f32); return 1; } break;
-    case MCF_BF16: if (IS(16, 8, 16)) { bind<mma_bf16>(r, t, mdecode_f32); return 1; } break;
-    case MCF_FP16_ACC16: if (IS(16, 8, 16)) { bind<mma_f16_acc16>(r, t, mdecode_f16); return 1; } break;
-    case MCF_FP8_E4M3: if (IS(16, 8, 32)) { bind<mma_e4m3>(r, t, mdecode_f32); return 1; } break;
-    case MCF_FP8_E5M2: if (IS(16, 8, 32)) { bind<mma_e5m2>(r, t, mdecode_f32); return 1; } break;
-    case MCF_INT8: if (IS(16, 8, 32)) { bind<mma_s8>(r, t, mdecode_s32); return 1; } break;
+    case MCF_TF32:
+        if (IS(16, 8, 8)) {
+            bind<mma_tf32>(r, t, mdecode_f32);
+            return 1;
+        }
+        break;
+    case MCF_FP16:
+        if (IS(16, 8, 16)) {
+            bind<mma_f16>(r, t, mdecode_f32);
+            return 1;
+        }
+        break;
+    case MCF_BF16:
+        if (IS(16, 8, 16)) {
+            bind<mma_bf16>(r, t, mdecode_f32);
+            return 1;
+        }
+        break;
+    case MCF_FP16_ACC16:
+        if (IS(16, 8, 16)) {
+            bind<mma_f16_acc16>(r, t, mdecode_f16);
+            return 1;
+        }
+        break;
+    case MCF_FP8_E4M3:
+        if (IS(16, 8, 32)) {
+            bind<mma_e4m3>(r, t, mdecode_f32);
+            return 1;
+        }
+        break;
+    case MCF_FP8_E5M2:
+        if (IS(16, 8, 32)) {
+            bind<mma_e5m2>(r, t, mdecode_f32);
+            return 1;
+        }
+        break;
+    case MCF_INT8:
+        if (IS(16, 8, 32)) {
+            bind<mma_s8>(r, t, mdecode_s32);
+            return 1;
+        }
+        break;
     default: break;
     }
 #undef IS
@@ -136,13 +203,14 @@ int gpu_mrun_bind(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e)
 {
     struct gpu_state *s = r->s;
     int cc = s->prop.major * 10 + s->prop.minor;
-    if (k->sparsity == MCF_SPARSITY_2_4)
-        return cuda_mrun_bind_sparse(r, k, e);
+    if (k->sparsity == MCF_SPARSITY_2_4) return cuda_mrun_bind_sparse(r, k, e);
     if ((k->dtype == MCF_FP8_E4M3 || k->dtype == MCF_FP8_E5M2) && cc < 89)
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "FP8 mma needs sm_89 or later (this is sm_%d)", cc);
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "FP8 mma needs sm_89 or later (this is sm_%d)", cc);
     if (!choose_mma(r, k->dtype, k->shape, cc >= 90))
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "no mma.sync instruction for %s %dx%dx%d",
-                           mcf_dtype_names[k->dtype], k->shape[0], k->shape[1], k->shape[2]);
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "no mma.sync instruction for %s %dx%dx%d", mcf_dtype_names[k->dtype],
+                           k->shape[0], k->shape[1], k->shape[2]);
     return MCF_OK;
 }
 
@@ -160,23 +228,25 @@ static int matrix_setup(void *state, const struct mcf_kernel *k, void **ks, stru
     struct gpu_state *s = (struct gpu_state *)state;
     struct path_run *p = NULL;
     enum mcf_path path = k->path;
-    if (path == MCF_PATH_AUTO)
-        path = k->shape[0] == 64 ? MCF_PATH_WGMMA_SS : MCF_PATH_MMA;
+    if (path == MCF_PATH_AUTO) path = k->shape[0] == 64 ? MCF_PATH_WGMMA_SS : MCF_PATH_MMA;
     if (path == MCF_PATH_MFMA)
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "MFMA is AMD's: this is an NVIDIA GPU");
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "MFMA is AMD's: this is an NVIDIA GPU");
     enum mcf_dtype ta, tb;
     mcf_kernel_operands(k, &ta, &tb);
     if (ta != tb && path == MCF_PATH_MMA)
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
-                           "mixed FP8 operands (%s x %s) are built for wgmma (path wgmma-ss), not mma.sync",
-                           mcf_dtype_names[ta], mcf_dtype_names[tb]);
+        return mcf_err_set(
+            e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+            "mixed FP8 operands (%s x %s) are built for wgmma (path wgmma-ss), not mma.sync",
+            mcf_dtype_names[ta], mcf_dtype_names[tb]);
     if (k->sparsity == MCF_SPARSITY_2_4 && path == MCF_PATH_WGMMA_RS)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
                            "2:4 sparse wgmma takes A from shared memory (path wgmma-ss or mma)");
     if ((path == MCF_PATH_WGMMA_SS || path == MCF_PATH_WGMMA_RS) && !cuda_wgmma_available(s))
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
-                           "wgmma needs an sm_90 GPU and this binary's sm_90a code (this is sm_%d%d)",
-                           s->prop.major, s->prop.minor);
+        return mcf_err_set(
+            e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+            "wgmma needs an sm_90 GPU and this binary's sm_90a code (this is sm_%d%d)",
+            s->prop.major, s->prop.minor);
     MCF_ALLOC(e, p, 1);
     p->ops = path == MCF_PATH_MMA ? &gpu_mrun_ops : &cuda_wgmma_ops;
     {
@@ -210,4 +280,5 @@ static void matrix_teardown(void *ks)
     free(p);
 }
 
-const struct mcf_kernel_ops gpu_matrix_ops = { matrix_setup, matrix_run, matrix_verify, matrix_teardown };
+const struct mcf_kernel_ops gpu_matrix_ops = { matrix_setup, matrix_run, matrix_verify,
+                                               matrix_teardown };

@@ -18,13 +18,17 @@ template <int BITS> __device__ inline uint32_t sp_bits(const uint8_t *p, size_t 
 }
 
 /* A register of the kept A (is_a, M x KC) or of B (K x N). */
-template <class T> __device__ inline uint32_t sp_gather(const uint8_t *tile, int lane, int r, bool is_a)
+template <class T>
+__device__ inline uint32_t sp_gather(const uint8_t *tile, int lane, int r, bool is_a)
 {
     uint32_t v = 0;
 #pragma unroll
     for (int h = 0; h < T::SUB; h++) {
         int i, j;
-        if (is_a) T::a(lane, r, h, &i, &j); else T::b(lane, r, h, &i, &j);
+        if (is_a)
+            T::a(lane, r, h, &i, &j);
+        else
+            T::b(lane, r, h, &i, &j);
         size_t idx = is_a ? (size_t)i * T::KC + j : (size_t)i * T::N + j;
         v |= sp_bits<T::AB_BITS>(tile, idx) << (h * T::AB_BITS);
     }
@@ -46,14 +50,20 @@ template <class T> __device__ inline uint32_t sp_meta(const uint8_t *idx, int la
 
 /* FP8 on sm_90: widened to fp16 HMMA.SP by ptxas; the host runs it with one
  * accumulator (bind below), and 4 would spill, so that kernel is not built */
-template <class T> struct sp_widened { enum { ON_SM90 = 0 }; };
-template <> struct sp_widened<mma_sp_e4m3> { enum { ON_SM90 = 1 }; };
-template <> struct sp_widened<mma_sp_e5m2> { enum { ON_SM90 = 1 }; };
+template <class T> struct sp_widened {
+    enum { ON_SM90 = 0 };
+};
+template <> struct sp_widened<mma_sp_e4m3> {
+    enum { ON_SM90 = 1 };
+};
+template <> struct sp_widened<mma_sp_e5m2> {
+    enum { ON_SM90 = 1 };
+};
 
 template <class T, int ACC>
-__global__ void __launch_bounds__(256) k_mma_sp(const uint8_t *A, const uint8_t *meta, const uint8_t *B,
-                                               const uint8_t *NB, typename T::cout *out, long long half,
-                                               struct gpu_clock *clk, unsigned long long *span)
+__global__ void __launch_bounds__(256)
+    k_mma_sp(const uint8_t *A, const uint8_t *meta, const uint8_t *B, const uint8_t *NB,
+             typename T::cout *out, long long half, struct gpu_clock *clk, unsigned long long *span)
 {
     typedef typename T::creg creg;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -83,17 +93,20 @@ template <class T> static void launch_sp(struct mrun *r)
 {
     typedef typename T::cout C;
     if (r->acc == 1)
-        k_mma_sp<T, 1><<<r->blocks, r->threads, 0, r->stream>>>(r->b.dA, r->b.dmeta, r->b.dB, r->b.dNB, (C *)r->b.dout,
-                                                               r->half, r->b.clk, r->span);
+        k_mma_sp<T, 1><<<r->blocks, r->threads, 0, r->stream>>>(
+            r->b.dA, r->b.dmeta, r->b.dB, r->b.dNB, (C *)r->b.dout, r->half, r->b.clk, r->span);
     else
-        k_mma_sp<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(r->b.dA, r->b.dmeta, r->b.dB, r->b.dNB, (C *)r->b.dout,
-                                                               r->half, r->b.clk, r->span);
+        k_mma_sp<T, 4><<<r->blocks, r->threads, 0, r->stream>>>(
+            r->b.dA, r->b.dmeta, r->b.dB, r->b.dNB, (C *)r->b.dout, r->half, r->b.clk, r->span);
 }
 
-template <class T> static void bind_sp(struct mrun *r, const struct gpu_state *s, enum mcf_dtype t,
-                                       double (*decode)(const void *, size_t))
+template <class T>
+static void bind_sp(struct mrun *r, const struct gpu_state *s, enum mcf_dtype t,
+                    double (*decode)(const void *, size_t))
 {
-    r->m = T::M; r->n = T::N; r->kk = T::K;
+    r->m = T::M;
+    r->n = T::N;
+    r->kk = T::K;
     r->ta = r->tb = t;
     r->default_warps = 16;
     r->fp8 = MCF_FP8_OCP;
@@ -102,7 +115,8 @@ template <class T> static void bind_sp(struct mrun *r, const struct gpu_state *s
     r->launch = launch_sp<T>;
     r->decode = decode;
     /* the sparse peak counts dense-equivalent work: twice the dense rate */
-    r->peak_per_cu_cycle = gpu_matrix_peak(s, t) > 0 ? 2.0 * gpu_matrix_peak(s, t) : -1.0;   /* -1: unknown */
+    r->peak_per_cu_cycle =
+        gpu_matrix_peak(s, t) > 0 ? 2.0 * gpu_matrix_peak(s, t) : -1.0; /* -1: unknown */
 }
 
 int cuda_mrun_bind_sparse(struct mrun *r, const struct mcf_kernel *k, struct mcf_err *e)
@@ -111,16 +125,34 @@ int cuda_mrun_bind_sparse(struct mrun *r, const struct mcf_kernel *k, struct mcf
     int cc = r->s->prop.major * 10 + r->s->prop.minor;
 #define IS(m, n, kk) (sh[0] == (m) && sh[1] == (n) && sh[2] == (kk))
     switch (k->dtype) {
-    case MCF_FP16: if (IS(16, 8, 32)) { bind_sp<mma_sp_f16>(r, r->s, k->dtype, mdecode_f32); return MCF_OK; } break;
-    case MCF_BF16: if (IS(16, 8, 32)) { bind_sp<mma_sp_bf16>(r, r->s, k->dtype, mdecode_f32); return MCF_OK; } break;
-    case MCF_INT8: if (IS(16, 8, 64)) { bind_sp<mma_sp_s8>(r, r->s, k->dtype, mdecode_s32); return MCF_OK; } break;
+    case MCF_FP16:
+        if (IS(16, 8, 32)) {
+            bind_sp<mma_sp_f16>(r, r->s, k->dtype, mdecode_f32);
+            return MCF_OK;
+        }
+        break;
+    case MCF_BF16:
+        if (IS(16, 8, 32)) {
+            bind_sp<mma_sp_bf16>(r, r->s, k->dtype, mdecode_f32);
+            return MCF_OK;
+        }
+        break;
+    case MCF_INT8:
+        if (IS(16, 8, 64)) {
+            bind_sp<mma_sp_s8>(r, r->s, k->dtype, mdecode_s32);
+            return MCF_OK;
+        }
+        break;
     case MCF_FP8_E4M3:
     case MCF_FP8_E5M2:
         if (cc < 89)
-            return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "FP8 mma.sp needs sm_89 or later (this is sm_%d)", cc);
+            return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                               "FP8 mma.sp needs sm_89 or later (this is sm_%d)", cc);
         if (IS(16, 8, 64)) {
-            if (k->dtype == MCF_FP8_E4M3) bind_sp<mma_sp_e4m3>(r, r->s, k->dtype, mdecode_f32);
-            else bind_sp<mma_sp_e5m2>(r, r->s, k->dtype, mdecode_f32);
+            if (k->dtype == MCF_FP8_E4M3)
+                bind_sp<mma_sp_e4m3>(r, r->s, k->dtype, mdecode_f32);
+            else
+                bind_sp<mma_sp_e5m2>(r, r->s, k->dtype, mdecode_f32);
             /* sm_90's SASS has no FP8 mma.sp: ptxas widens the operands to
              * fp16 (F2FP.F16.E4M3.UNPACK) for HMMA.SP, and 4 chains spill
              * registers (LDL/STL, tests/cuda_sass.sh); 1 chain in twice the
@@ -136,6 +168,7 @@ int cuda_mrun_bind_sparse(struct mrun *r, const struct mcf_kernel *k, struct mcf
     }
 #undef IS
     return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
-                       "no 2:4 sparse mma.sp instruction for %s %dx%dx%d (fp16, bf16: 16x8x32; int8, fp8: 16x8x64)",
+                       "no 2:4 sparse mma.sp instruction for %s %dx%dx%d (fp16, bf16: 16x8x32; "
+                       "int8, fp8: 16x8x64)",
                        mcf_dtype_names[k->dtype], sh[0], sh[1], sh[2]);
 }

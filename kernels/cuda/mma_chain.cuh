@@ -19,7 +19,7 @@ __device__ inline void mma_chain(typename T::creg (&acc)[ACC][T::NC], long long 
 #pragma unroll
         for (int r = 0; r < T::NC; r++) acc[j][r] = 0;
     if (stamps) gpu_clock_start(clk);
-    if (span && threadIdx.x == 0) atomicMin(&span[0], gpu_globaltimer());   /* the streams family */
+    if (span && threadIdx.x == 0) atomicMin(&span[0], gpu_globaltimer()); /* the streams family */
     for (long long i = 0; i < half; i++) {
 #pragma unroll
         for (int j = 0; j < ACC; j++) step(acc[j], false);
@@ -38,8 +38,8 @@ __device__ inline void mma_chain(typename T::creg (&acc)[ACC][T::NC], long long 
 /* The warp's ACC result tiles (M x N, row-major) at out, by the
  * accumulator's fragment map; packed 16-bit accumulators (csub 2) unpacked. */
 template <class T, int ACC>
-__device__ inline void mma_store(const typename T::creg (&acc)[ACC][T::NC], typename T::cout *out, size_t warp,
-                                 int lane)
+__device__ inline void mma_store(const typename T::creg (&acc)[ACC][T::NC], typename T::cout *out,
+                                 size_t warp, int lane)
 {
     const int csub = (int)(sizeof(typename T::creg) / sizeof(typename T::cout));
 #pragma unroll
@@ -52,8 +52,12 @@ __device__ inline void mma_store(const typename T::creg (&acc)[ACC][T::NC], type
                 int row, col;
                 T::c(lane, r, h, &row, &col);
                 typename T::cout v;
-                if (csub == 1) v = (typename T::cout)acc[j][r];
-                else { uint32_t bits = (uint32_t)acc[j][r] >> (16 * h); v = (typename T::cout)(bits & 0xffffu); }
+                if (csub == 1)
+                    v = (typename T::cout)acc[j][r];
+                else {
+                    uint32_t bits = (uint32_t)acc[j][r] >> (16 * h);
+                    v = (typename T::cout)(bits & 0xffffu);
+                }
                 tile[row * T::N + col] = v;
             }
     }

@@ -22,12 +22,12 @@
 
 #include <type_traits>
 
-#include "family.h"   /* mcf_kernel_operands */
+#include "family.h" /* mcf_kernel_operands */
 #include "matrix.h"
 
 #define WG_THREADS 128
 
-#include "mma_sp_traits.cuh"   /* sp_meta_map */
+#include "mma_sp_traits.cuh" /* sp_meta_map */
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define WGMMA_COMPILED 1
@@ -61,9 +61,19 @@ static __device__ inline uint64_t smem_desc(const void *p, int sbo = 256)
 
 /* One wgmma of type TY, operand source RS, width N. */
 #if WGMMA_COMPILED
-#define WG_CASE(TY, N)                                                                  \
-    if (n == N) { if (rs) wgmma_rs_##TY##_n##N(d, a, db); else wgmma_ss_##TY##_n##N(d, da, db); return; }
-#define WG_CASE_SS(TY, N) if (n == N) { wgmma_ss_##TY##_n##N(d, da, db); return; }
+#define WG_CASE(TY, N)                                                                             \
+    if (n == N) {                                                                                  \
+        if (rs)                                                                                    \
+            wgmma_rs_##TY##_n##N(d, a, db);                                                        \
+        else                                                                                       \
+            wgmma_ss_##TY##_n##N(d, da, db);                                                       \
+        return;                                                                                    \
+    }
+#define WG_CASE_SS(TY, N)                                                                          \
+    if (n == N) {                                                                                  \
+        wgmma_ss_##TY##_n##N(d, da, db);                                                           \
+        return;                                                                                    \
+    }
 #define WG_ALL(M) M(8) M(16) M(32) M(64) M(128) M(256)
 #define F16(N) WG_CASE(f16, N)
 #define BF16(N) WG_CASE(bf16, N)
@@ -74,39 +84,79 @@ static __device__ inline uint64_t smem_desc(const void *p, int sbo = 256)
 #define E4M3E5M2(N) WG_CASE_SS(e4m3e5m2, N)
 #define E5M2E4M3(N) WG_CASE_SS(e5m2e4m3, N)
 template <int TYPE, int NN>
-static __device__ __forceinline__ void wg_op(void *dv, const uint32_t *a, uint64_t da, uint64_t db, bool rs)
+static __device__ __forceinline__ void wg_op(void *dv, const uint32_t *a, uint64_t da, uint64_t db,
+                                             bool rs)
 {
     const int n = NN;
-    if (TYPE == MCF_INT8) { int *d = (int *)dv; WG_ALL(S8) }
-    else {
+    if (TYPE == MCF_INT8) {
+        int *d = (int *)dv;
+        WG_ALL(S8)
+    } else {
         float *d = (float *)dv;
-        if (TYPE == MCF_FP16) { WG_ALL(F16) }
-        if (TYPE == MCF_BF16) { WG_ALL(BF16) }
-        if (TYPE == MCF_TF32) { WG_ALL(TF32) }
-        if (TYPE == MCF_FP8_E4M3) { WG_ALL(E4M3) }
-        if (TYPE == MCF_FP8_E5M2) { WG_ALL(E5M2) }
-        if (TYPE == WG_E4M3_E5M2) { WG_ALL(E4M3E5M2) }
-        if (TYPE == WG_E5M2_E4M3) { WG_ALL(E5M2E4M3) }
+        if (TYPE == MCF_FP16) {
+            WG_ALL(F16)
+        }
+        if (TYPE == MCF_BF16) {
+            WG_ALL(BF16)
+        }
+        if (TYPE == MCF_TF32) {
+            WG_ALL(TF32)
+        }
+        if (TYPE == MCF_FP8_E4M3) {
+            WG_ALL(E4M3)
+        }
+        if (TYPE == MCF_FP8_E5M2) {
+            WG_ALL(E5M2)
+        }
+        if (TYPE == WG_E4M3_E5M2) {
+            WG_ALL(E4M3E5M2)
+        }
+        if (TYPE == WG_E5M2_E4M3) {
+            WG_ALL(E5M2E4M3)
+        }
     }
 }
 
-#define WGS_ALL(TY) \
-    if (n == 64) { wgmma_sp_##TY##_n64(d, da, db, e); return; } \
-    if (n == 128) { wgmma_sp_##TY##_n128(d, da, db, e); return; } \
-    if (n == 256) { wgmma_sp_##TY##_n256(d, da, db, e); return; }
+#define WGS_ALL(TY)                                                                                \
+    if (n == 64) {                                                                                 \
+        wgmma_sp_##TY##_n64(d, da, db, e);                                                         \
+        return;                                                                                    \
+    }                                                                                              \
+    if (n == 128) {                                                                                \
+        wgmma_sp_##TY##_n128(d, da, db, e);                                                        \
+        return;                                                                                    \
+    }                                                                                              \
+    if (n == 256) {                                                                                \
+        wgmma_sp_##TY##_n256(d, da, db, e);                                                        \
+        return;                                                                                    \
+    }
 template <int TYPE, int NN>
 static __device__ __forceinline__ void wg_sp_op(void *dv, uint64_t da, uint64_t db, uint32_t e)
 {
     const int n = NN;
-    if (TYPE == MCF_INT8) { int *d = (int *)dv; WGS_ALL(s8) }
-    else {
+    if (TYPE == MCF_INT8) {
+        int *d = (int *)dv;
+        WGS_ALL(s8)
+    } else {
         float *d = (float *)dv;
-        if (TYPE == MCF_FP16) { WGS_ALL(f16) }
-        if (TYPE == MCF_BF16) { WGS_ALL(bf16) }
-        if (TYPE == MCF_FP8_E4M3) { WGS_ALL(e4m3) }
-        if (TYPE == MCF_FP8_E5M2) { WGS_ALL(e5m2) }
-        if (TYPE == WG_E4M3_E5M2) { WGS_ALL(e4m3e5m2) }
-        if (TYPE == WG_E5M2_E4M3) { WGS_ALL(e5m2e4m3) }
+        if (TYPE == MCF_FP16) {
+            WGS_ALL(f16)
+        }
+        if (TYPE == MCF_BF16) {
+            WGS_ALL(bf16)
+        }
+        if (TYPE == MCF_FP8_E4M3) {
+            WGS_ALL(e4m3)
+        }
+        if (TYPE == MCF_FP8_E5M2) {
+            WGS_ALL(e5m2)
+        }
+        if (TYPE == WG_E4M3_E5M2) {
+            WGS_ALL(e4m3e5m2)
+        }
+        if (TYPE == WG_E5M2_E4M3) {
+            WGS_ALL(e5m2e4m3)
+        }
     }
 }
 #endif
@@ -115,7 +165,8 @@ static __device__ __forceinline__ void wg_sp_op(void *dv, uint64_t da, uint64_t 
 /* The timed chain every warpgroup runs: `half` pairs (B, then -B) two per
  * commit group with one group left in flight, and one more B; thread 0 of
  * block 0 stamps the clocks. op(negated) issues one wgmma. */
-template <class Op> static __device__ inline void wg_chain(long long half, struct gpu_clock *clk, Op op)
+template <class Op>
+static __device__ inline void wg_chain(long long half, struct gpu_clock *clk, Op op)
 {
     const bool stamps = blockIdx.x == 0 && threadIdx.x == 0;
     if (stamps) gpu_clock_start(clk);
@@ -149,8 +200,9 @@ template <typename acc_t, int N> static __device__ inline void wg_store(const ac
 #endif
 
 template <int TYPE, int N, bool RS>
-__global__ void __launch_bounds__(WG_THREADS) k_wgmma(const uint8_t *A, const uint8_t *B, const uint8_t *NB, int es,
-                                                     void *out, long long half, struct gpu_clock *clk)
+__global__ void __launch_bounds__(WG_THREADS)
+    k_wgmma(const uint8_t *A, const uint8_t *B, const uint8_t *NB, int es, void *out,
+            long long half, struct gpu_clock *clk)
 {
 #if WGMMA_COMPILED
     typedef typename std::conditional<TYPE == MCF_INT8, int, float>::type acc_t;
@@ -158,8 +210,7 @@ __global__ void __launch_bounds__(WG_THREADS) k_wgmma(const uint8_t *A, const ui
     uint8_t *sA = smem, *sB = smem + 64 * 32, *sNB = sB + N * 32;
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     /* A is row-major 64 x (32 bytes); B is row-major K x N elements of es bytes */
-    for (int i = tid; i < 64 * 32; i += blockDim.x)
-        sA[core_offset(i / 32, i % 32)] = A[i];
+    for (int i = tid; i < 64 * 32; i += blockDim.x) sA[core_offset(i / 32, i % 32)] = A[i];
     for (int i = tid; i < N * 32; i += blockDim.x) {
         int nn = i / 32, kb = i % 32, src = ((kb / es) * N + nn) * es + kb % es;
         sB[core_offset(nn, kb)] = B[src];
@@ -170,12 +221,13 @@ __global__ void __launch_bounds__(WG_THREADS) k_wgmma(const uint8_t *A, const ui
     __syncthreads();
     uint64_t da = smem_desc(sA), db = smem_desc(sB), dnb = smem_desc(sNB);
     uint32_t a[4] = { 0, 0, 0, 0 };
-    if (RS) {   /* the m16n8k16 A fragment of this warp's 16 rows */
+    if (RS) { /* the m16n8k16 A fragment of this warp's 16 rows */
 #pragma unroll
         for (int r = 0; r < 4; r++)
 #pragma unroll
             for (int h = 0; h < 2; h++) {
-                int row = 16 * warp + lane / 4 + 8 * (r & 1), col = 2 * (lane % 4) + h + 8 * (r >> 1);
+                int row = 16 * warp + lane / 4 + 8 * (r & 1),
+                    col = 2 * (lane % 4) + h + 8 * (r >> 1);
                 a[r] |= (uint32_t)((const uint16_t *)A)[row * 16 + col] << (16 * h);
             }
     }
@@ -185,23 +237,28 @@ __global__ void __launch_bounds__(WG_THREADS) k_wgmma(const uint8_t *A, const ui
     wg_chain(half, clk, [&](bool negated) { wg_op<TYPE, N>(d, a, da, negated ? dnb : db, RS); });
     wg_store<acc_t, N>(d, out);
 #else
-    (void)A; (void)B; (void)NB; (void)es; (void)out; (void)half; (void)clk;
+    (void)A;
+    (void)B;
+    (void)NB;
+    (void)es;
+    (void)out;
+    (void)half;
+    (void)clk;
 #endif
 }
 
 template <int TYPE, int N>
-__global__ void __launch_bounds__(WG_THREADS) k_wgmma_sp(const uint8_t *A, const uint8_t *meta, const uint8_t *B,
-                                                        const uint8_t *NB, int es, void *out, long long half,
-                                                        struct gpu_clock *clk)
+__global__ void __launch_bounds__(WG_THREADS)
+    k_wgmma_sp(const uint8_t *A, const uint8_t *meta, const uint8_t *B, const uint8_t *NB, int es,
+               void *out, long long half, struct gpu_clock *clk)
 {
 #if WGMMA_COMPILED
     typedef typename std::conditional<TYPE == MCF_INT8, int, float>::type acc_t;
     extern __shared__ __align__(128) uint8_t smem[];
     uint8_t *sA = smem, *sB = smem + 64 * 32, *sNB = sB + N * 64;
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    const int chunks = 64 / es / 4;   /* chunks of 4 along the logical K */
-    for (int i = tid; i < 64 * 32; i += blockDim.x)
-        sA[core_offset(i / 32, i % 32)] = A[i];
+    const int chunks = 64 / es / 4; /* chunks of 4 along the logical K */
+    for (int i = tid; i < 64 * 32; i += blockDim.x) sA[core_offset(i / 32, i % 32)] = A[i];
     for (int i = tid; i < N * 64; i += blockDim.x) {
         int nn = i / 64, kb = i % 64, src = ((kb / es) * N + nn) * es + kb % es;
         sB[core_offset64(nn, kb)] = B[src];
@@ -223,12 +280,19 @@ __global__ void __launch_bounds__(WG_THREADS) k_wgmma_sp(const uint8_t *A, const
     wg_chain(half, clk, [&](bool negated) { wg_sp_op<TYPE, N>(d, da, negated ? dnb : db, e); });
     wg_store<acc_t, N>(d, out);
 #else
-    (void)A; (void)meta; (void)B; (void)NB; (void)es; (void)out; (void)half; (void)clk;
+    (void)A;
+    (void)meta;
+    (void)B;
+    (void)NB;
+    (void)es;
+    (void)out;
+    (void)half;
+    (void)clk;
 #endif
 }
 
-typedef void (*wg_sp_kernel_t)(const uint8_t *, const uint8_t *, const uint8_t *, const uint8_t *, int, void *,
-                               long long, struct gpu_clock *);
+typedef void (*wg_sp_kernel_t)(const uint8_t *, const uint8_t *, const uint8_t *, const uint8_t *,
+                               int, void *, long long, struct gpu_clock *);
 
 template <int TYPE> static wg_sp_kernel_t pick_sp_n(int n)
 {
@@ -263,7 +327,8 @@ static wg_sp_kernel_t pick_sp(int t, int n)
     }
 }
 
-typedef void (*wg_kernel_t)(const uint8_t *, const uint8_t *, const uint8_t *, int, void *, long long, struct gpu_clock *);
+typedef void (*wg_kernel_t)(const uint8_t *, const uint8_t *, const uint8_t *, int, void *,
+                            long long, struct gpu_clock *);
 
 template <int TYPE, bool RS> static wg_kernel_t pick_n(int n)
 {
@@ -294,13 +359,15 @@ static wg_kernel_t pick(int t, int n, bool rs)
     }
 }
 
-static int wgmma_k(enum mcf_dtype t) { return t == MCF_TF32 ? 8 : (t == MCF_FP16 || t == MCF_BF16) ? 16 : 32; }
+static int wgmma_k(enum mcf_dtype t)
+{
+    return t == MCF_TF32 ? 8 : (t == MCF_FP16 || t == MCF_BF16) ? 16 : 32;
+}
 
 int cuda_wgmma_available(const struct gpu_state *s)
 {
     struct cudaFuncAttributes attr;
-    if (s->prop.major != 9 || s->prop.minor != 0)
-        return 0;
+    if (s->prop.major != 9 || s->prop.minor != 0) return 0;
     /* the sm_90a image is there only if the kernel resolves for this device */
     if (cudaFuncGetAttributes(&attr, (const void *)k_wgmma<MCF_BF16, 8, false>) != cudaSuccess) {
         cudaGetLastError();
@@ -313,7 +380,7 @@ struct wg_run {
     struct gpu_state *s;
     struct mcf_kernel k;
     wg_kernel_t kernel;
-    wg_sp_kernel_t sp_kernel;   /* 2:4 sparse; NULL: dense */
+    wg_sp_kernel_t sp_kernel; /* 2:4 sparse; NULL: dense */
     int n, blocks, es, smem;
     long long half;
     struct mbuffers b;
@@ -333,32 +400,35 @@ static int wg_setup(void *state, const struct mcf_kernel *k, void **ks, struct m
     bool rs = k->path == MCF_PATH_WGMMA_RS;
     int kk = wgmma_k(k->dtype), type;
     enum mcf_dtype ta, tb;
-    mcf_kernel_operands(k, &ta, &tb);   /* B in its own FP8 format where a test pairs two */
+    mcf_kernel_operands(k, &ta, &tb); /* B in its own FP8 format where a test pairs two */
     type = wg_type(ta, tb);
     MCF_ALLOC(e, r, 1);
     r->s = s;
     r->k = *k;
     r->n = k->shape[1];
     if (k->sparsity == MCF_SPARSITY_2_4) {
-        kk *= 2;   /* the logical k: A keeps half */
+        kk *= 2; /* the logical k: A keeps half */
         r->sp_kernel = rs ? NULL : pick_sp(type, r->n);
         if (k->shape[0] != 64 || k->shape[2] != kk || !r->sp_kernel)
-            MCF_FAIL(e, MCF_EUNSUPPORTED, "no 2:4 sparse wgmma %s for %s %dx%dx%d (m64nNk%d, N = 64, 128, 256; A "
-                     "from shared memory; fp16, bf16, fp8, int8)", mcf_path_names[k->path], mcf_dtype_names[k->dtype],
-                     k->shape[0], k->shape[1], k->shape[2], kk);
+            MCF_FAIL(e, MCF_EUNSUPPORTED,
+                     "no 2:4 sparse wgmma %s for %s %dx%dx%d (m64nNk%d, N = 64, 128, 256; A "
+                     "from shared memory; fp16, bf16, fp8, int8)",
+                     mcf_path_names[k->path], mcf_dtype_names[k->dtype], k->shape[0], k->shape[1],
+                     k->shape[2], kk);
     } else {
         r->kernel = pick(type, r->n, rs);
         if (k->shape[0] != 64 || k->shape[2] != kk || !r->kernel)
             MCF_FAIL(e, MCF_EUNSUPPORTED, "no wgmma %s for %s %dx%dx%d (m64nNk%d, N = 8..256%s)",
-                     mcf_path_names[k->path], mcf_dtype_names[k->dtype], k->shape[0], k->shape[1], k->shape[2], kk,
-                     rs ? "; A from registers for fp16 and bf16 only" : "");
+                     mcf_path_names[k->path], mcf_dtype_names[k->dtype], k->shape[0], k->shape[1],
+                     k->shape[2], kk, rs ? "; A from registers for fp16 and bf16 only" : "");
     }
     r->es = mcf_operand_bits(k->dtype) / 8;
     r->half = (long long)(k->iterations / 2);
     /* one warpgroup per block; `occupancy` warpgroups per SM (latency: one in all) */
     r->blocks = k->mode == MCF_MODE_LATENCY ? 1 : s->sms * (k->occupancy > 0 ? k->occupancy : 2);
-    r->smem = 64 * 32 + 2 * r->n * (r->sp_kernel ? 64 : 32);   /* at most 34 KiB: no opt-in needed */
-    MCF_TRY(mbuffers_make(&r->b, 64, r->n, kk, k, MCF_FP8_OCP, (size_t)r->blocks * 64 * r->n * 4, e));
+    r->smem = 64 * 32 + 2 * r->n * (r->sp_kernel ? 64 : 32); /* at most 34 KiB: no opt-in needed */
+    MCF_TRY(
+        mbuffers_make(&r->b, 64, r->n, kk, k, MCF_FP8_OCP, (size_t)r->blocks * 64 * r->n * 4, e));
     *ks = r;
     return MCF_OK;
 fail:
@@ -369,12 +439,12 @@ fail:
 static void wg_launch(struct wg_run *r, long long half)
 {
     if (r->sp_kernel) {
-        r->sp_kernel<<<r->blocks, WG_THREADS, r->smem, r->s->stream>>>(r->b.dA, r->b.dmeta, r->b.dB, r->b.dNB, r->es,
-                                                                        r->b.dout, half, r->b.clk);
+        r->sp_kernel<<<r->blocks, WG_THREADS, r->smem, r->s->stream>>>(
+            r->b.dA, r->b.dmeta, r->b.dB, r->b.dNB, r->es, r->b.dout, half, r->b.clk);
         return;
     }
-    r->kernel<<<r->blocks, WG_THREADS, r->smem, r->s->stream>>>(r->b.dA, r->b.dB, r->b.dNB, r->es, r->b.dout, half,
-                                                                 r->b.clk);
+    r->kernel<<<r->blocks, WG_THREADS, r->smem, r->s->stream>>>(r->b.dA, r->b.dB, r->b.dNB, r->es,
+                                                                r->b.dout, half, r->b.clk);
 }
 
 static int wg_run_once(void *ks, struct mcf_sample *smp, struct mcf_err *e)
@@ -382,10 +452,12 @@ static int wg_run_once(void *ks, struct mcf_sample *smp, struct mcf_err *e)
     struct wg_run *r = (struct wg_run *)ks;
     struct gpu_clock clk;
     double per_wg = 2.0 * r->half + 1;
-    MCF_TRY(gpu_time(r->s, [&] { wg_launch(r, r->half); }, &smp->seconds, e));
+    MCF_TRY(gpu_time(
+        r->s, [&] { wg_launch(r, r->half); }, &smp->seconds, e));
     GPU_TRY(e, cudaMemcpy(&clk, r->b.clk, sizeof clk, cudaMemcpyDeviceToHost));
     /* the sparse peak counts dense-equivalent work: twice the dense rate */
-    msample_fill(smp, r->s, (r->sp_kernel ? 2.0 : 1.0) * gpu_matrix_peak(r->s, r->k.dtype), &clk, per_wg, r->blocks);
+    msample_fill(smp, r->s, (r->sp_kernel ? 2.0 : 1.0) * gpu_matrix_peak(r->s, r->k.dtype), &clk,
+                 per_wg, r->blocks);
     return MCF_OK;
 fail:
     return e->rc;
@@ -396,24 +468,28 @@ static int wg_verify(void *ks, struct mcf_err *e)
     struct wg_run *r = (struct wg_run *)ks;
     double (*decode)(const void *, size_t) = r->k.dtype == MCF_INT8 ? mdecode_s32 : mdecode_f32;
     char what[160];
-    snprintf(what, sizeof what, "wgmma%s %s %s m64n%dk%d", r->sp_kernel ? " 2:4 sparse" : "", mcf_path_names[r->k.path],
-             mcf_dtype_names[r->k.dtype], r->n, r->k.shape[2]);
-    MCF_TRY(mverify_device(r->b.dout, r->blocks, 4, decode, &r->b.tiles, 2 * (uint64_t)r->half + 1, what,
-                           r->k.inject_fault, e));
+    snprintf(what, sizeof what, "wgmma%s %s %s m64n%dk%d", r->sp_kernel ? " 2:4 sparse" : "",
+             mcf_path_names[r->k.path], mcf_dtype_names[r->k.dtype], r->n, r->k.shape[2]);
+    MCF_TRY(mverify_device(r->b.dout, r->blocks, 4, decode, &r->b.tiles, 2 * (uint64_t)r->half + 1,
+                           what, r->k.inject_fault, e));
     if (mtiles_need_short_chain(&r->b.tiles)) {
-        /* the same kernel and operands, 3 steps: a bound that is tight whatever the timed chain's length */
+        /* the same kernel and operands, 3 steps: a bound that is tight whatever the timed chain's
+         * length */
         wg_launch(r, (MCHECK_SHORT_STEPS - 1) / 2);
         GPU_LAUNCHED(e, "the 3-step verification chain");
         GPU_TRY(e, cudaStreamSynchronize(r->s->stream));
         snprintf(what + strlen(what), sizeof what - strlen(what), " (3-step verification chain)");
-        MCF_TRY(mverify_device(r->b.dout, r->blocks, 4, decode, &r->b.tiles, MCHECK_SHORT_STEPS, what,
-                               r->k.inject_fault, e));
+        MCF_TRY(mverify_device(r->b.dout, r->blocks, 4, decode, &r->b.tiles, MCHECK_SHORT_STEPS,
+                               what, r->k.inject_fault, e));
     }
     return MCF_OK;
 fail:
     return e->rc;
 }
 
-static void wg_teardown(void *ks) { wg_free((struct wg_run *)ks); }
+static void wg_teardown(void *ks)
+{
+    wg_free((struct wg_run *)ks);
+}
 
 const struct mcf_kernel_ops cuda_wgmma_ops = { wg_setup, wg_run_once, wg_verify, wg_teardown };

@@ -13,7 +13,7 @@ struct gpu_state {
     int device;
     gpuDeviceProp prop;
     int sms;
-    int clock_khz;             /* nominal, from the runtime */
+    int clock_khz; /* nominal, from the runtime */
     gpuStream_t stream;
     gpuEvent_t ev0, ev1;
     int opened;
@@ -60,23 +60,24 @@ fail:
 
 /* Threads per block and blocks for a kernel that should fill the device with
  * `warps_per_sm` warps on every multiprocessor (0: the backend's choice). */
-void gpu_fill(const struct gpu_state *s, int warps_per_sm, int default_warps, int *blocks, int *threads);
+void gpu_fill(const struct gpu_state *s, int warps_per_sm, int default_warps, int *blocks,
+              int *threads);
 
 /* Checks a copy / triad / fma output buffer of n elements on the device
  * against src/run/reference.h's formulas (the memory and streams families). */
-int gpu_check_output(enum mcf_memop op, enum mcf_dtype dtype, int intensity, const void *dev, size_t n,
-                     int inject_fault, struct mcf_err *e);
+int gpu_check_output(enum mcf_memop op, enum mcf_dtype dtype, int intensity, const void *dev,
+                     size_t n, int inject_fault, struct mcf_err *e);
 
 /* Fills a, b, c (n elements of dtype) from the formulas, on stream st. */
-int gpu_init_arrays(enum mcf_dtype dtype, void *a, void *b, void *c, size_t n, int blocks, gpuStream_t st,
-                    struct mcf_err *e);
+int gpu_init_arrays(enum mcf_dtype dtype, void *a, void *b, void *c, size_t n, int blocks,
+                    gpuStream_t st, struct mcf_err *e);
 
 /* The vendor's matrix work for the streams family: w is a matrix kernel
  * (mcf_streams_work's), run with one block of 4 warps per SM, launched on st,
  * stamping the kernel's span (the earliest block start, the latest block end)
  * into span[0], span[1]. */
-int gpu_mwork_create(struct gpu_state *s, const struct mcf_kernel *w, gpuStream_t st, unsigned long long *span,
-                     void **work, struct mcf_err *e);
+int gpu_mwork_create(struct gpu_state *s, const struct mcf_kernel *w, gpuStream_t st,
+                     unsigned long long *span, void **work, struct mcf_err *e);
 void gpu_mwork_launch(void *work);
 int gpu_mwork_check(void *work, int inject_fault, struct mcf_err *e);
 void gpu_mwork_free(void *work);
@@ -85,12 +86,14 @@ void gpu_mwork_free(void *work);
 /* The MFMA layout self-test's instruction runner (backend.h's mfma_exec):
  * kernels/hip/selftest.hip. CUDA has none. */
 extern "C" int gpu_mfma_exec(void *state, const struct mcf_mfma_insn *in, const void *a_tiles,
-                             const void *b_tiles, const uint8_t *meta, void *dregs, struct mcf_err *e);
+                             const void *b_tiles, const uint8_t *meta, void *dregs,
+                             struct mcf_err *e);
 #endif
 
-extern const struct mcf_kernel_ops gpu_valu_ops, gpu_memory_ops, gpu_latency_ops, gpu_streams_ops, gpu_gemm_ops,
-    gpu_ladder_ops;
-/* the backend's gemm table: dense tests to gpu_gemm_ops, 2:4 ones to cuSPARSELt (gpu_gemm_sparse.cu) */
+extern const struct mcf_kernel_ops gpu_valu_ops, gpu_memory_ops, gpu_latency_ops, gpu_streams_ops,
+    gpu_gemm_ops, gpu_ladder_ops;
+/* the backend's gemm table: dense tests to gpu_gemm_ops, 2:4 ones to cuSPARSELt
+ * (gpu_gemm_sparse.cu) */
 extern const struct mcf_kernel_ops gpu_gemm_lib_ops;
 /* the memory family's table: gpu_memory_ops, and Hopper's tma / dsm levels (gpu_mlevel.cu) */
 extern const struct mcf_kernel_ops gpu_memory_level_ops;

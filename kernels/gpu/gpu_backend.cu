@@ -11,10 +11,11 @@ double gpu_clock_mhz(const struct gpu_clock *c)
     return ns > 0 ? (double)(c->c1 - c->c0) / ns * 1e3 : 0.0;
 }
 
-void gpu_fill(const struct gpu_state *s, int warps_per_sm, int default_warps, int *blocks, int *threads)
+void gpu_fill(const struct gpu_state *s, int warps_per_sm, int default_warps, int *blocks,
+              int *threads)
 {
     int w = warps_per_sm > 0 ? warps_per_sm : default_warps;
-    int per_block = w < 8 ? w : 8;                 /* blocks of up to 256 threads */
+    int per_block = w < 8 ? w : 8; /* blocks of up to 256 threads */
     int blocks_per_sm = (w + per_block - 1) / per_block;
     *threads = per_block * GPU_WARP;
     *blocks = blocks_per_sm * s->sms;
@@ -99,10 +100,8 @@ static void read_line(const char *path, char *out, size_t len)
 {
     FILE *f = fopen(path, "r");
     out[0] = '\0';
-    if (!f)
-        return;
-    if (fgets(out, (int)len, f))
-        out[strcspn(out, "\n")] = '\0';
+    if (!f) return;
+    if (fgets(out, (int)len, f)) out[strcspn(out, "\n")] = '\0';
     fclose(f);
 }
 
@@ -116,9 +115,9 @@ static int driver_version(char *out, size_t len, struct mcf_err *e)
     /* amdgpu's own version where the DKMS module reports one; HIP versions
      * are major * 10^7 + minor * 10^5 + patch */
     read_line("/sys/module/amdgpu/version", module, sizeof module);
-    snprintf(out, len, "%s%s%s driver %d.%d.%d, runtime %d.%d.%d", module[0] ? "amdgpu " : "", module,
-             module[0] ? ", hip" : "hip", drv / 10000000, drv / 100000 % 100, drv % 100000, rt / 10000000,
-             rt / 100000 % 100, rt % 100000);
+    snprintf(out, len, "%s%s%s driver %d.%d.%d, runtime %d.%d.%d", module[0] ? "amdgpu " : "",
+             module, module[0] ? ", hip" : "hip", drv / 10000000, drv / 100000 % 100, drv % 100000,
+             rt / 10000000, rt / 100000 % 100, rt % 100000);
     (void)line;
 #else
     read_line("/proc/driver/nvidia/version", line, sizeof line);
@@ -137,7 +136,7 @@ static void pci_sysfs(const char *bus_id, const char *attr, char *out, size_t le
 {
     char path[160], bdf[32];
     size_t i;
-    for (i = 0; bus_id[i] && i < sizeof bdf - 1; i++)   /* sysfs spells the BDF in lower case */
+    for (i = 0; bus_id[i] && i < sizeof bdf - 1; i++) /* sysfs spells the BDF in lower case */
         bdf[i] = (char)(bus_id[i] >= 'A' && bus_id[i] <= 'F' ? bus_id[i] - 'A' + 'a' : bus_id[i]);
     bdf[i] = '\0';
     snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/%s", bdf, attr);
@@ -156,11 +155,12 @@ static void amd_sysfs_identity(const char *bus_id, struct mcf_device_info *d)
     pci_sysfs(bus_id, "current_compute_partition", compute, sizeof compute);
     pci_sysfs(bus_id, "current_memory_partition", memory, sizeof memory);
     if (compute[0] || memory[0])
-        snprintf(d->partition, sizeof d->partition, "compute %s, memory %s", compute[0] ? compute : "unknown",
-                 memory[0] ? memory : "unknown");
+        snprintf(d->partition, sizeof d->partition, "compute %s, memory %s",
+                 compute[0] ? compute : "unknown", memory[0] ? memory : "unknown");
     pci_sysfs(bus_id, "serial_number", d->package, sizeof d->package);
 #else
-    (void)bus_id; (void)d;
+    (void)bus_id;
+    (void)d;
 #endif
 }
 
@@ -181,9 +181,9 @@ static int gpu_device_info(void *state, struct mcf_device_info *d, struct mcf_er
     snprintf(d->arch, sizeof d->arch, "sm_%d%d", p->major, p->minor);
 #endif
     snprintf(d->uuid, sizeof d->uuid,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-             u[14], u[15]);
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+             u[15]);
     GPU_TRY(e, gpuDeviceGetPCIBusId(d->pci_bus_id, (int)sizeof d->pci_bus_id, s->device));
     MCF_TRY(driver_version(d->driver, sizeof d->driver, e));
     amd_sysfs_identity(d->pci_bus_id, d);
@@ -202,22 +202,44 @@ fail:
 static const char *gpu_level_method(enum mcf_level level)
 {
 #if defined(MCF_GPU_HIP)
-    static const char *const m[MCF_LEVEL_COUNT] = {   /* in enum mcf_level's order */
-        /* hbm */ "arrays of 4x the L2, rotated among sets; rocprof TCC_EA_RDREQ/WRREQ show the HBM bytes (docs/amd.md; not measured by mcfleet)",
-        /* l2 */ "nontemporal loads and stores, the op's arrays in a quarter of the L2; rocprof TCP_TCC_READ_REQ and TCC_HIT show the level (docs/amd.md; not measured by mcfleet)",
-        /* l1 */ "plain loads, each block sweeping one window inside the vL1D; rocprof TCP_TOTAL_CACHE_ACCESSES shows the level (docs/amd.md; not measured by mcfleet)",
-        /* lds */ "ds_read_b128 from each block's LDS; rocprof SQ_LDS_IDX_ACTIVE and SQ_LDS_BANK_CONFLICT (docs/amd.md; not measured by mcfleet)",
-        /* tma */ "none: NVIDIA Hopper's Tensor Memory Accelerator (tests of it are unsupported here)",
-        /* dsm */ "none: NVIDIA Hopper's distributed shared memory (tests of it are unsupported here)",
+    static const char *const m[MCF_LEVEL_COUNT] = {
+        /* in enum mcf_level's order */
+        /* hbm */ "arrays of 4x the L2, rotated among sets; rocprof TCC_EA_RDREQ/WRREQ show the "
+                  "HBM bytes (docs/amd.md; not measured by mcfleet)",
+        /* l2 */
+        "nontemporal loads and stores, the op's arrays in a quarter of the L2; rocprof "
+        "TCP_TCC_READ_REQ and TCC_HIT show the level (docs/amd.md; not measured by mcfleet)",
+        /* l1 */
+        "plain loads, each block sweeping one window inside the vL1D; rocprof "
+        "TCP_TOTAL_CACHE_ACCESSES shows the level (docs/amd.md; not measured by mcfleet)",
+        /* lds */
+        "ds_read_b128 from each block's LDS; rocprof SQ_LDS_IDX_ACTIVE and SQ_LDS_BANK_CONFLICT "
+        "(docs/amd.md; not measured by mcfleet)",
+        /* tma */
+        "none: NVIDIA Hopper's Tensor Memory Accelerator (tests of it are unsupported here)",
+        /* dsm */
+        "none: NVIDIA Hopper's distributed shared memory (tests of it are unsupported here)",
     };
 #else
-    static const char *const m[MCF_LEVEL_COUNT] = {   /* in enum mcf_level's order */
-        /* hbm */ "arrays of 4x the L2, rotated among sets; ncu on an H100: DRAM bytes equal the arrays' (docs/performance.md)",
-        /* l2 */ "ld.global.cg / st.global.cg around the L1, the op's arrays in a quarter of the L2; ncu on an H100: 0% L1 hits, 99.9% L2 hits (docs/performance.md)",
-        /* l1 */ "ld.global.ca, each block sweeping one window inside the L1; ncu on an H100: 99.97% L1 hits (docs/performance.md)",
-        /* lds */ "ld.shared from each block's own shared memory; ncu on an H100: shared wavefronts only, no bank conflicts (docs/performance.md)",
-        /* tma */ "cp.async.bulk / cp.async.bulk.tensor.2d into shared memory, mbarrier completion (sm_90a); ncu's TMA and DRAM counters in docs/bench/2026-11-27-issue28/tmadsm.sh",
-        /* dsm */ "ld.shared::cluster of a peer CTA's shared memory (mapa), clusters of 2-16 (sm_90a); ncu's distributed shared memory counters in docs/bench/2026-11-27-issue28/tmadsm.sh",
+    static const char *const m[MCF_LEVEL_COUNT] = {
+        /* in enum mcf_level's order */
+        /* hbm */ "arrays of 4x the L2, rotated among sets; ncu on an H100: DRAM bytes equal the "
+                  "arrays' (docs/performance.md)",
+        /* l2 */
+        "ld.global.cg / st.global.cg around the L1, the op's arrays in a quarter of the L2; ncu on "
+        "an H100: 0% L1 hits, 99.9% L2 hits (docs/performance.md)",
+        /* l1 */
+        "ld.global.ca, each block sweeping one window inside the L1; ncu on an H100: 99.97% L1 "
+        "hits (docs/performance.md)",
+        /* lds */
+        "ld.shared from each block's own shared memory; ncu on an H100: shared wavefronts only, no "
+        "bank conflicts (docs/performance.md)",
+        /* tma */
+        "cp.async.bulk / cp.async.bulk.tensor.2d into shared memory, mbarrier completion (sm_90a); "
+        "ncu's TMA and DRAM counters in docs/bench/2026-11-27-issue28/tmadsm.sh",
+        /* dsm */
+        "ld.shared::cluster of a peer CTA's shared memory (mapa), clusters of 2-16 (sm_90a); ncu's "
+        "distributed shared memory counters in docs/bench/2026-11-27-issue28/tmadsm.sh",
     };
 #endif
     return (int)level >= 0 && level < MCF_LEVEL_COUNT ? m[level] : "";
@@ -234,10 +256,10 @@ extern "C" const struct mcf_backend MCF_GPU_BACKEND_TABLE = {
     gpu_open_device,
     gpu_device_info,
     /* in enum mcf_family's order (C++ has no array designators) */
-    { &gpu_matrix_ops, &gpu_valu_ops, &gpu_memory_level_ops, &gpu_latency_ops, &gpu_streams_ops, &gpu_gemm_lib_ops,
-      &gpu_ladder_ops, &gpu_transfer_ops },
+    { &gpu_matrix_ops, &gpu_valu_ops, &gpu_memory_level_ops, &gpu_latency_ops, &gpu_streams_ops,
+      &gpu_gemm_lib_ops, &gpu_ladder_ops, &gpu_transfer_ops },
     gpu_level_method,
 #ifdef MCF_GPU_HIP
-    gpu_mfma_exec,   /* the MFMA layout self-test; CUDA's stays NULL (the default: unsupported) */
+    gpu_mfma_exec, /* the MFMA layout self-test; CUDA's stays NULL (the default: unsupported) */
 #endif
 };

@@ -69,11 +69,26 @@ __device__ static inline unsigned long long gpu_globaltimer(void)
  * level served them is shown by rocprof's counters (docs/amd.md). */
 typedef unsigned int gpu_u32x4 __attribute__((ext_vector_type(4)));
 /* the compute unit a wave runs on (with its SE and XCC bits) */
-__device__ static inline unsigned gpu_smid(void) { return __smid(); }
-__device__ static inline gpu_u32x4 gpu_load_l1(const gpu_u32x4 *p) { return *(const volatile gpu_u32x4 *)p; }
-__device__ static inline gpu_u32x4 gpu_load_l2(const gpu_u32x4 *p) { return __builtin_nontemporal_load(p); }
-__device__ static inline gpu_u32x4 gpu_load_lds(const gpu_u32x4 *p) { return *(const volatile gpu_u32x4 *)p; }
-__device__ static inline void gpu_store_l2(gpu_u32x4 *p, gpu_u32x4 v) { __builtin_nontemporal_store(v, p); }
+__device__ static inline unsigned gpu_smid(void)
+{
+    return __smid();
+}
+__device__ static inline gpu_u32x4 gpu_load_l1(const gpu_u32x4 *p)
+{
+    return *(const volatile gpu_u32x4 *)p;
+}
+__device__ static inline gpu_u32x4 gpu_load_l2(const gpu_u32x4 *p)
+{
+    return __builtin_nontemporal_load(p);
+}
+__device__ static inline gpu_u32x4 gpu_load_lds(const gpu_u32x4 *p)
+{
+    return *(const volatile gpu_u32x4 *)p;
+}
+__device__ static inline void gpu_store_l2(gpu_u32x4 *p, gpu_u32x4 v)
+{
+    __builtin_nontemporal_store(v, p);
+}
 #else
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -138,25 +153,33 @@ __device__ static inline unsigned gpu_smid(void)
 __device__ static inline gpu_u32x4 gpu_load_l1(const gpu_u32x4 *p)
 {
     gpu_u32x4 v;
-    asm volatile("ld.global.ca.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    asm volatile("ld.global.ca.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
     return v;
 }
 __device__ static inline gpu_u32x4 gpu_load_l2(const gpu_u32x4 *p)
 {
     gpu_u32x4 v;
-    asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
     return v;
 }
 __device__ static inline gpu_u32x4 gpu_load_lds(const gpu_u32x4 *p)
 {
     gpu_u32x4 v;
     unsigned a = (unsigned)__cvta_generic_to_shared(p);
-    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a));
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(a));
     return v;
 }
 __device__ static inline void gpu_store_l2(gpu_u32x4 *p, gpu_u32x4 v)
 {
-    asm volatile("st.global.cg.v4.u32 [%0], {%1,%2,%3,%4};" :: "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+    asm volatile("st.global.cg.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z),
+                 "r"(v.w)
+                 : "memory");
 }
 #endif
 
@@ -173,39 +196,41 @@ __device__ static inline void gpu_store_l2(gpu_u32x4 *p, gpu_u32x4 v)
 
 /* A call's text as the user's runtime spells it: gpuMalloc(...) is reported
  * as cudaMalloc(...) or hipMalloc(...). */
-#define GPU_CALL_NAME(text) (strncmp((text), "gpu", 3) ? "" : MCF_GPU_VENDOR), \
-                            (strncmp((text), "gpu", 3) ? (text) : (text) + 3)
+#define GPU_CALL_NAME(text)                                                                        \
+    (strncmp((text), "gpu", 3) ? "" : MCF_GPU_VENDOR),                                             \
+        (strncmp((text), "gpu", 3) ? (text) : (text) + 3)
 
 /* Every runtime call is checked: the call, file:line and the vendor's words. */
-#define GPU_TRY(e, call)                                                                  \
-    do {                                                                                  \
-        gpuError_t gpu_rc_ = (call);                                                      \
-        if (gpu_rc_ != gpuSuccess) {                                                      \
-            mcf_err_set((e), MCF_ERUNTIME, __FILE__, __LINE__, "%s%s failed: %s (%s)", GPU_CALL_NAME(#call), \
-                        gpuGetErrorString(gpu_rc_), gpuGetErrorName(gpu_rc_));            \
-            goto fail;                                                                    \
-        }                                                                                 \
+#define GPU_TRY(e, call)                                                                           \
+    do {                                                                                           \
+        gpuError_t gpu_rc_ = (call);                                                               \
+        if (gpu_rc_ != gpuSuccess) {                                                               \
+            mcf_err_set((e), MCF_ERUNTIME, __FILE__, __LINE__, "%s%s failed: %s (%s)",             \
+                        GPU_CALL_NAME(#call), gpuGetErrorString(gpu_rc_),                          \
+                        gpuGetErrorName(gpu_rc_));                                                 \
+            goto fail;                                                                             \
+        }                                                                                          \
     } while (0)
 
 /* Releases in cleanup paths, where nothing can be undone: a failure is still
  * reported (a freed pointer that fails means a corrupted context), not lost. */
-#define GPU_RELEASE(call)                                                                 \
-    do {                                                                                  \
-        gpuError_t gpu_rc_ = (call);                                                      \
-        if (gpu_rc_ != gpuSuccess)                                                        \
-            fprintf(stderr, "mcfleet: %s:%d: %s%s failed: %s\n", __FILE__, __LINE__, GPU_CALL_NAME(#call), \
-                    gpuGetErrorString(gpu_rc_));                                          \
+#define GPU_RELEASE(call)                                                                          \
+    do {                                                                                           \
+        gpuError_t gpu_rc_ = (call);                                                               \
+        if (gpu_rc_ != gpuSuccess)                                                                 \
+            fprintf(stderr, "mcfleet: %s:%d: %s%s failed: %s\n", __FILE__, __LINE__,               \
+                    GPU_CALL_NAME(#call), gpuGetErrorString(gpu_rc_));                             \
     } while (0)
 
 /* After a launch: the launch's own error, then the kernel's. */
-#define GPU_LAUNCHED(e, what)                                                             \
-    do {                                                                                  \
-        gpuError_t gpu_rc_ = gpuGetLastError();                                           \
-        if (gpu_rc_ != gpuSuccess) {                                                      \
-            mcf_err_set((e), MCF_ERUNTIME, __FILE__, __LINE__, "launching %s: %s (%s)", what, \
-                        gpuGetErrorString(gpu_rc_), gpuGetErrorName(gpu_rc_));            \
-            goto fail;                                                                    \
-        }                                                                                 \
+#define GPU_LAUNCHED(e, what)                                                                      \
+    do {                                                                                           \
+        gpuError_t gpu_rc_ = gpuGetLastError();                                                    \
+        if (gpu_rc_ != gpuSuccess) {                                                               \
+            mcf_err_set((e), MCF_ERUNTIME, __FILE__, __LINE__, "launching %s: %s (%s)", what,      \
+                        gpuGetErrorString(gpu_rc_), gpuGetErrorName(gpu_rc_));                     \
+            goto fail;                                                                             \
+        }                                                                                          \
     } while (0)
 
 #endif

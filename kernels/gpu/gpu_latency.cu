@@ -10,8 +10,7 @@ __global__ void k_chase(void **start, unsigned long long steps, void ***end, str
 {
     void **p = start;
     gpu_clock_start(clk);
-    for (unsigned long long i = 0; i < steps; i++)
-        p = (void **)*p;
+    for (unsigned long long i = 0; i < steps; i++) p = (void **)*p;
     gpu_clock_stop(clk);
     *end = p;
 }
@@ -19,11 +18,11 @@ __global__ void k_chase(void **start, unsigned long long steps, void ***end, str
 struct chase_run {
     struct gpu_state *s;
     struct mcf_kernel k;
-    char *buf;                 /* device */
+    char *buf; /* device */
     uint64_t nodes, steps, taken;
-    uint64_t *order;           /* host */
-    void **pos;                /* device address the chase stands at */
-    void ***end;               /* device slot for the end position */
+    uint64_t *order; /* host */
+    void **pos; /* device address the chase stands at */
+    void ***end; /* device slot for the end position */
     struct gpu_clock *clk;
 };
 
@@ -62,7 +61,8 @@ static int latency_setup(void *state, const struct mcf_kernel *k, void **ks, str
     /* the links hold device addresses; only each node's first word is used */
     MCF_ALLOC(e, links, c->nodes * (k->stride / sizeof(char *)));
     for (uint64_t i = 0; i < c->nodes; i++)
-        links[c->order[i] * (k->stride / sizeof(char *))] = c->buf + c->order[(i + 1) % c->nodes] * k->stride;
+        links[c->order[i] * (k->stride / sizeof(char *))] =
+            c->buf + c->order[(i + 1) % c->nodes] * k->stride;
     GPU_TRY(e, gpuMemcpy(c->buf, links, c->nodes * k->stride, gpuMemcpyHostToDevice));
     free(links);
     c->pos = (void **)(c->buf + c->order[0] * k->stride);
@@ -79,7 +79,9 @@ static int latency_run(void *ks, struct mcf_sample *smp, struct mcf_err *e)
     struct chase_run *c = (struct chase_run *)ks;
     struct gpu_clock clk;
     gpuStream_t st = c->s->stream;
-    MCF_TRY(gpu_time(c->s, [&] { k_chase<<<1, 1, 0, st>>>(c->pos, c->steps, c->end, c->clk); }, &smp->seconds, e));
+    MCF_TRY(gpu_time(
+        c->s, [&] { k_chase<<<1, 1, 0, st>>>(c->pos, c->steps, c->end, c->clk); }, &smp->seconds,
+        e));
     GPU_TRY(e, gpuMemcpy(&c->pos, c->end, sizeof c->pos, gpuMemcpyDeviceToHost));
     GPU_TRY(e, gpuMemcpy(&clk, c->clk, sizeof clk, gpuMemcpyDeviceToHost));
     c->taken += c->steps;
@@ -98,13 +100,17 @@ static int latency_verify(void *ks, struct mcf_err *e)
     char *want = c->buf + c->order[c->taken % c->nodes] * c->k.stride;
     char *got = (char *)c->pos + (c->k.inject_fault ? c->k.stride : 0);
     if (got != want)
-        return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
-                           "pointer chase over %llu nodes ended at node %lld after %llu loads, expected node %llu",
-                           (unsigned long long)c->nodes, (long long)((got - c->buf) / c->k.stride),
-                           (unsigned long long)c->taken, (unsigned long long)c->order[c->taken % c->nodes]);
+        return mcf_err_set(
+            e, MCF_EVERIFY, __FILE__, __LINE__,
+            "pointer chase over %llu nodes ended at node %lld after %llu loads, expected node %llu",
+            (unsigned long long)c->nodes, (long long)((got - c->buf) / c->k.stride),
+            (unsigned long long)c->taken, (unsigned long long)c->order[c->taken % c->nodes]);
     return MCF_OK;
 }
 
-static void latency_teardown(void *ks) { chase_free((struct chase_run *)ks); }
+static void latency_teardown(void *ks)
+{
+    chase_free((struct chase_run *)ks);
+}
 
 GPU_HOST_OPS(gpu_latency_ops, latency_setup, latency_run, latency_verify, latency_teardown);

@@ -22,8 +22,14 @@
 #define BLOCK 256
 
 template <typename T> struct v16;
-template <> struct v16<double> { typedef double2 t; enum { n = 2 }; };
-template <> struct v16<float> { typedef float4 t; enum { n = 4 }; };
+template <> struct v16<double> {
+    typedef double2 t;
+    enum { n = 2 };
+};
+template <> struct v16<float> {
+    typedef float4 t;
+    enum { n = 4 };
+};
 
 /* Reads add the 32-bit words they load, modulo 2^32: one integer add per
  * word, exact in any order, and a single wrong word changes the sum (the
@@ -36,19 +42,26 @@ static __device__ void block_wsum(unsigned v, unsigned *partial)
     sh[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s /= 2) {
-        if (threadIdx.x < (unsigned)s)
-            sh[threadIdx.x] += sh[threadIdx.x + s];
+        if (threadIdx.x < (unsigned)s) sh[threadIdx.x] += sh[threadIdx.x + s];
         __syncthreads();
     }
-    if (threadIdx.x == 0)
-        partial[blockIdx.x] = sh[0];
+    if (threadIdx.x == 0) partial[blockIdx.x] = sh[0];
 }
 
 struct wsum4 {
     unsigned x, y, z, w;
 };
-static __device__ inline void wadd(wsum4 &s, gpu_u32x4 v) { s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w; }
-static __device__ inline unsigned wtotal(const wsum4 &s) { return s.x + s.y + s.z + s.w; }
+static __device__ inline void wadd(wsum4 &s, gpu_u32x4 v)
+{
+    s.x += v.x;
+    s.y += v.y;
+    s.z += v.z;
+    s.w += v.w;
+}
+static __device__ inline unsigned wtotal(const wsum4 &s)
+{
+    return s.x + s.y + s.z + s.w;
+}
 
 /* The in-kernel clock of a memory kernel, per SM: the earliest block start
  * and the latest block end over a repetition's launches, each kept by an
@@ -61,8 +74,8 @@ static __device__ inline unsigned wtotal(const wsum4 &s) { return s.x + s.y + s.
  * median over the SMs. */
 #define SM_SLOTS 1024
 struct clock_sum {
-    unsigned long long first[2 * SM_SLOTS];   /* cycles, ns: minima (start all ones) */
-    unsigned long long last[2 * SM_SLOTS];    /* cycles, ns: maxima (start zero) */
+    unsigned long long first[2 * SM_SLOTS]; /* cycles, ns: minima (start all ones) */
+    unsigned long long last[2 * SM_SLOTS]; /* cycles, ns: maxima (start zero) */
 };
 struct clock_stamp {
     long long c0;
@@ -88,18 +101,18 @@ static __device__ inline void clock_end(const clock_stamp &st, clock_sum *s)
     }
 }
 
-template <typename T>
-__global__ void k_init(T *a, T *b, T *c, size_t n)
+template <typename T> __global__ void k_init(T *a, T *b, T *c, size_t n)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
         a[i] = (T)mcf_init_a(i);
         b[i] = (T)mcf_init_b(i);
         c[i] = (T)mcf_init_c(i);
     }
 }
 
-int gpu_init_arrays(enum mcf_dtype dtype, void *a, void *b, void *c, size_t n, int blocks, gpuStream_t st,
-                    struct mcf_err *e)
+int gpu_init_arrays(enum mcf_dtype dtype, void *a, void *b, void *c, size_t n, int blocks,
+                    gpuStream_t st, struct mcf_err *e)
 {
     if (dtype == MCF_FP64)
         k_init<double><<<blocks, BLOCK, 0, st>>>((double *)a, (double *)b, (double *)c, n);
@@ -116,8 +129,8 @@ fail:
  * in the L2 was read 87% from the L1 on an H100, each SM's share of it
  * staying in its own L1 from one pass to the next). Volatile loads: passes
  * over the same data are never merged. Four loads in flight per thread. */
-__global__ void k_read(const gpu_u32x4 *__restrict__ src, unsigned nv, int passes, int local, unsigned *partial,
-                       clock_sum *clk)
+__global__ void k_read(const gpu_u32x4 *__restrict__ src, unsigned nv, int passes, int local,
+                       unsigned *partial, clock_sum *clk)
 {
     const clock_stamp st = clock_begin();
     wsum4 s = { 0, 0, 0, 0 };
@@ -126,12 +139,10 @@ __global__ void k_read(const gpu_u32x4 *__restrict__ src, unsigned nv, int passe
     for (int p = 0; p < passes; p++) {
         if (local) {
 #pragma unroll 4
-            for (unsigned i = first; i < nv; i += step)
-                wadd(s, gpu_load_l1(src + i));
+            for (unsigned i = first; i < nv; i += step) wadd(s, gpu_load_l1(src + i));
         } else {
 #pragma unroll 4
-            for (unsigned i = first; i < nv; i += step)
-                wadd(s, gpu_load_l2(src + i));
+            for (unsigned i = first; i < nv; i += step) wadd(s, gpu_load_l2(src + i));
         }
     }
     block_wsum(wtotal(s), partial);
@@ -146,15 +157,13 @@ __global__ void k_lds_read(unsigned nv, int passes, unsigned *partial, clock_sum
     extern __shared__ double lds_raw[];
     const gpu_u32x4 *lds = (const gpu_u32x4 *)lds_raw;
     T *flat = (T *)lds_raw;
-    for (unsigned i = threadIdx.x; i < nv * v16<T>::n; i += blockDim.x)
-        flat[i] = (T)mcf_init_a(i);
+    for (unsigned i = threadIdx.x; i < nv * v16<T>::n; i += blockDim.x) flat[i] = (T)mcf_init_a(i);
     __syncthreads();
     const clock_stamp st = clock_begin();
     wsum4 s = { 0, 0, 0, 0 };
     for (int p = 0; p < passes; p++) {
 #pragma unroll 4
-        for (unsigned i = threadIdx.x; i < nv; i += blockDim.x)
-            wadd(s, gpu_load_lds(lds + i));
+        for (unsigned i = threadIdx.x; i < nv; i += blockDim.x) wadd(s, gpu_load_lds(lds + i));
     }
     block_wsum(wtotal(s), partial);
     clock_end(st, clk);
@@ -167,8 +176,10 @@ static __device__ inline gpu_u32x4 write_value(unsigned i, int fp64)
 {
     gpu_u32x4 v;
     if (fp64) {
-        v.x = 0; v.y = 0x3ff00000u | ((2 * i) & 1023u) << 10;
-        v.z = 0; v.w = 0x3ff00000u | ((2 * i + 1) & 1023u) << 10;
+        v.x = 0;
+        v.y = 0x3ff00000u | ((2 * i) & 1023u) << 10;
+        v.z = 0;
+        v.w = 0x3ff00000u | ((2 * i + 1) & 1023u) << 10;
     } else {
         v.x = 0x3f800000u | ((4 * i) & 1023u) << 13;
         v.y = 0x3f800000u | ((4 * i + 1) & 1023u) << 13;
@@ -180,23 +191,26 @@ static __device__ inline gpu_u32x4 write_value(unsigned i, int fp64)
 
 /* Copy and write in the L2 (grid-stride, `passes` times, .cg both ways);
  * with occupancy set, the same kernels run at level hbm. */
-__global__ void k_copy(const gpu_u32x4 *__restrict__ a, gpu_u32x4 *__restrict__ c, unsigned nv, int passes,
-                       clock_sum *clk)
+__global__ void k_copy(const gpu_u32x4 *__restrict__ a, gpu_u32x4 *__restrict__ c, unsigned nv,
+                       int passes, clock_sum *clk)
 {
     const clock_stamp st = clock_begin();
     for (int p = 0; p < passes; p++)
 #pragma unroll 4
-        for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < nv; i += gridDim.x * blockDim.x)
+        for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < nv;
+             i += gridDim.x * blockDim.x)
             gpu_store_l2(c + i, gpu_load_l2(a + i));
     clock_end(st, clk);
 }
 
-__global__ void k_write(gpu_u32x4 *__restrict__ c, unsigned nv, int passes, int fp64, clock_sum *clk)
+__global__ void k_write(gpu_u32x4 *__restrict__ c, unsigned nv, int passes, int fp64,
+                        clock_sum *clk)
 {
     const clock_stamp st = clock_begin();
     for (int p = 0; p < passes; p++)
 #pragma unroll 4
-        for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < nv; i += gridDim.x * blockDim.x)
+        for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < nv;
+             i += gridDim.x * blockDim.x)
             gpu_store_l2(c + i, write_value(i, fp64));
     clock_end(st, clk);
 }
@@ -219,35 +233,39 @@ template <> __device__ inline gpu_u32x4 triad_w<double>(gpu_u32x4 b, gpu_u32x4 c
     gpu_u32x4 a;
     double lo = __hiloint2double((int)b.y, (int)b.x) + s * __hiloint2double((int)c.y, (int)c.x);
     double hi = __hiloint2double((int)b.w, (int)b.z) + s * __hiloint2double((int)c.w, (int)c.z);
-    a.x = (unsigned)__double2loint(lo); a.y = (unsigned)__double2hiint(lo);
-    a.z = (unsigned)__double2loint(hi); a.w = (unsigned)__double2hiint(hi);
+    a.x = (unsigned)__double2loint(lo);
+    a.y = (unsigned)__double2hiint(lo);
+    a.z = (unsigned)__double2loint(hi);
+    a.w = (unsigned)__double2hiint(hi);
     return a;
 }
 
 template <typename T>
 __global__ void k_triad(gpu_u32x4 *__restrict__ a, const gpu_u32x4 *__restrict__ b,
-                        const gpu_u32x4 *__restrict__ c, T s, unsigned nv, int passes, clock_sum *clk)
+                        const gpu_u32x4 *__restrict__ c, T s, unsigned nv, int passes,
+                        clock_sum *clk)
 {
     const clock_stamp st = clock_begin();
     for (int p = 0; p < passes; p++)
 #pragma unroll 2
-        for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < nv; i += gridDim.x * blockDim.x)
+        for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < nv;
+             i += gridDim.x * blockDim.x)
             gpu_store_l2(a + i, triad_w<T>(gpu_load_l2(b + i), gpu_load_l2(c + i), s));
     clock_end(st, clk);
 }
 
 template <typename T>
-__global__ void k_fma(const typename v16<T>::t *__restrict__ a, typename v16<T>::t *__restrict__ b, T s, T t,
-                      int intensity, size_t nv, clock_sum *clk)
+__global__ void k_fma(const typename v16<T>::t *__restrict__ a, typename v16<T>::t *__restrict__ b,
+                      T s, T t, int intensity, size_t nv, clock_sum *clk)
 {
     typedef typename v16<T>::t V;
     const clock_stamp st = clock_begin();
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < nv; i += (size_t)gridDim.x * blockDim.x) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < nv;
+         i += (size_t)gridDim.x * blockDim.x) {
         V v = a[i];
         T *e = (T *)&v;
         for (int k = 0; k < intensity; k++)
-            for (int l = 0; l < v16<T>::n; l++)
-                e[l] = e[l] * s + t;
+            for (int l = 0; l < v16<T>::n; l++) e[l] = e[l] * s + t;
         b[i] = v;
     }
     clock_end(st, clk);
@@ -259,8 +277,8 @@ __global__ void k_fma(const typename v16<T>::t *__restrict__ a, typename v16<T>:
  * streaming cache hints only cost (bench/triad_variants.cu, docs/performance.md). */
 #define UNROLL 4
 template <typename T>
-__global__ void k_hbm(int op, gpu_u32x4 *__restrict__ a, gpu_u32x4 *__restrict__ b, gpu_u32x4 *__restrict__ c,
-                      T s, size_t nv, unsigned *partial, clock_sum *clk)
+__global__ void k_hbm(int op, gpu_u32x4 *__restrict__ a, gpu_u32x4 *__restrict__ b,
+                      gpu_u32x4 *__restrict__ c, T s, size_t nv, unsigned *partial, clock_sum *clk)
 {
     const clock_stamp st = clock_begin();
     const size_t base = blockIdx.x * (size_t)blockDim.x * UNROLL + threadIdx.x;
@@ -270,39 +288,44 @@ __global__ void k_hbm(int op, gpu_u32x4 *__restrict__ a, gpu_u32x4 *__restrict__
     for (int u = 0; u < UNROLL; u++) {
         size_t i = base + (size_t)u * blockDim.x;
         if (i < nv) {
-            if (op == MCF_OP_TRIAD) { x[u] = b[i]; y[u] = c[i]; }
-            else if (op != MCF_OP_WRITE) x[u] = a[i];
+            if (op == MCF_OP_TRIAD) {
+                x[u] = b[i];
+                y[u] = c[i];
+            } else if (op != MCF_OP_WRITE)
+                x[u] = a[i];
         }
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; u++) {
         size_t i = base + (size_t)u * blockDim.x;
         if (i < nv) {
-            if (op == MCF_OP_TRIAD) a[i] = triad_w<T>(x[u], y[u], s);
-            else if (op == MCF_OP_COPY) c[i] = x[u];
-            else if (op == MCF_OP_WRITE) c[i] = write_value((unsigned)i, sizeof(T) == 8);
-            else wadd(sum, x[u]);
+            if (op == MCF_OP_TRIAD)
+                a[i] = triad_w<T>(x[u], y[u], s);
+            else if (op == MCF_OP_COPY)
+                c[i] = x[u];
+            else if (op == MCF_OP_WRITE)
+                c[i] = write_value((unsigned)i, sizeof(T) == 8);
+            else
+                wadd(sum, x[u]);
         }
     }
-    if (op == MCF_OP_READ)
-        block_wsum(wtotal(sum), partial);
+    if (op == MCF_OP_READ) block_wsum(wtotal(sum), partial);
     clock_end(st, clk);
 }
 
 struct mem_run {
     struct gpu_state *s;
     struct mcf_kernel k;
-    size_t n, nv;                     /* elements per array, 16-byte vectors per array */
+    size_t n, nv; /* elements per array, 16-byte vectors per array */
     int sets, cur, passes, local, blocks;
     void *a[MAX_SETS], *b[MAX_SETS], *c[MAX_SETS];
-    unsigned *partial;                /* device, reads: one word sum per block */
-    clock_sum *clk;                   /* device */
+    unsigned *partial; /* device, reads: one word sum per block */
+    clock_sum *clk; /* device */
     clock_sum *host_clk;
-    int last;                         /* set the last repetition used */
+    int last; /* set the last repetition used */
 };
 
-template <typename T>
-static void launch(struct mem_run *r)
+template <typename T> static void launch(struct mem_run *r)
 {
     typedef typename v16<T>::t V;
     int set = r->cur;
@@ -310,7 +333,8 @@ static void launch(struct mem_run *r)
     gpuStream_t st = r->s->stream;
     unsigned nv = (unsigned)r->nv;
     if (r->k.level == MCF_LEVEL_HBM && r->k.op != MCF_OP_FMA && r->k.occupancy <= 0) {
-        k_hbm<T><<<r->blocks, BLOCK, 0, st>>>((int)r->k.op, a, b, c, (T)MCF_TRIAD_S, r->nv, r->partial, r->clk);
+        k_hbm<T><<<r->blocks, BLOCK, 0, st>>>((int)r->k.op, a, b, c, (T)MCF_TRIAD_S, r->nv,
+                                              r->partial, r->clk);
         return;
     }
     switch (r->k.level == MCF_LEVEL_LDS ? -1 : (int)r->k.op) {
@@ -320,9 +344,7 @@ static void launch(struct mem_run *r)
     case MCF_OP_READ:
         k_read<<<r->blocks, BLOCK, 0, st>>>(a, nv, r->passes, r->local, r->partial, r->clk);
         break;
-    case MCF_OP_COPY:
-        k_copy<<<r->blocks, BLOCK, 0, st>>>(a, c, nv, r->passes, r->clk);
-        break;
+    case MCF_OP_COPY: k_copy<<<r->blocks, BLOCK, 0, st>>>(a, c, nv, r->passes, r->clk); break;
     case MCF_OP_WRITE:
         k_write<<<r->blocks, BLOCK, 0, st>>>(c, nv, r->passes, sizeof(T) == 8, r->clk);
         break;
@@ -330,16 +352,15 @@ static void launch(struct mem_run *r)
         k_triad<T><<<r->blocks, BLOCK, 0, st>>>(a, b, c, (T)MCF_TRIAD_S, nv, r->passes, r->clk);
         break;
     case MCF_OP_FMA:
-        k_fma<T><<<r->blocks, BLOCK, 0, st>>>((const V *)a, (V *)b, (T)MCF_FMA_S, (T)MCF_FMA_T, r->k.intensity,
-                                               r->nv, r->clk);
+        k_fma<T><<<r->blocks, BLOCK, 0, st>>>((const V *)a, (V *)b, (T)MCF_FMA_S, (T)MCF_FMA_T,
+                                              r->k.intensity, r->nv, r->clk);
         break;
     }
 }
 
 static void mem_free(struct mem_run *r)
 {
-    if (!r)
-        return;
+    if (!r) return;
     for (int i = 0; i < MAX_SETS; i++) {
         if (r->a[i]) GPU_RELEASE(gpuFree(r->a[i]));
         if (r->b[i]) GPU_RELEASE(gpuFree(r->b[i]));
@@ -368,36 +389,37 @@ static int memory_setup(void *state, const struct mcf_kernel *k, void **ks, stru
     r->k = *k;
     r->nv = k->bytes / 16;
     if (r->nv < 64)
-        MCF_FAIL(e, MCF_EINPUT, "memory test of %llu bytes: at least 1 KiB", (unsigned long long)k->bytes);
+        MCF_FAIL(e, MCF_EINPUT, "memory test of %llu bytes: at least 1 KiB",
+                 (unsigned long long)k->bytes);
     r->n = r->nv * (size_t)vn;
     r->k.bytes = r->n * es;
     bytes = r->n * es;
     r->sets = 1;
     r->passes = 1;
-    r->blocks = s->sms * 8;              /* 2048 threads per SM */
-    if (k->occupancy > 0)
-        r->blocks = s->sms * ((k->occupancy + 7) / 8);
+    r->blocks = s->sms * 8; /* 2048 threads per SM */
+    if (k->occupancy > 0) r->blocks = s->sms * ((k->occupancy + 7) / 8);
     moved = (double)r->n * mcf_kernel_bytes_per_unit(k);
     if (k->level != MCF_LEVEL_HBM && r->nv > 0xffffffffu / 2)
-        MCF_FAIL(e, MCF_EINPUT, "memory %s test of %zu bytes: the cached levels take at most 32 GiB",
+        MCF_FAIL(e, MCF_EINPUT,
+                 "memory %s test of %zu bytes: the cached levels take at most 32 GiB",
                  mcf_level_names[k->level], bytes);
     if (k->op == MCF_OP_FMA && k->level != MCF_LEVEL_HBM)
         MCF_FAIL(e, MCF_EINPUT, "the intensity kernel (op fma) runs at level hbm");
-    if (k->level == MCF_LEVEL_HBM && k->occupancy > 0 && k->op != MCF_OP_FMA && r->nv > 0xffffffffu / 2)
+    if (k->level == MCF_LEVEL_HBM && k->occupancy > 0 && k->op != MCF_OP_FMA &&
+        r->nv > 0xffffffffu / 2)
         MCF_FAIL(e, MCF_EINPUT, "memory hbm test with occupancy set: at most 32 GiB per array");
     switch (k->level) {
     case MCF_LEVEL_HBM:
         if (k->op != MCF_OP_FMA && k->occupancy <= 0)
-            r->blocks = (int)((r->nv + BLOCK * UNROLL - 1) / (BLOCK * UNROLL));   /* one tile per block */
+            r->blocks =
+                (int)((r->nv + BLOCK * UNROLL - 1) / (BLOCK * UNROLL)); /* one tile per block */
         /* enough sets that consecutive repetitions never share a cached byte */
         if (k->op != MCF_OP_FMA) {
             r->sets = (int)((4.0 * s->prop.l2CacheSize) / (3.0 * bytes)) + 1;
             if (r->sets > MAX_SETS) r->sets = MAX_SETS;
         }
         break;
-    case MCF_LEVEL_L2:
-        r->passes = (int)(L2_BYTES_PER_LAUNCH / moved) + 1;
-        break;
+    case MCF_LEVEL_L2: r->passes = (int)(L2_BYTES_PER_LAUNCH / moved) + 1; break;
     case MCF_LEVEL_L1:
     case MCF_LEVEL_LDS:
         if (k->op != MCF_OP_READ)
@@ -412,28 +434,33 @@ static int memory_setup(void *state, const struct mcf_kernel *k, void **ks, stru
             int per_sm = 4;
             if (k->level == MCF_LEVEL_LDS && bytes * per_sm > (size_t)gpuPropSharedPerSM(s->prop))
                 per_sm = (int)(gpuPropSharedPerSM(s->prop) / bytes) > 0
-                       ? (int)(gpuPropSharedPerSM(s->prop) / bytes) : 1;
+                    ? (int)(gpuPropSharedPerSM(s->prop) / bytes)
+                    : 1;
             r->blocks = s->sms * per_sm;
         }
         r->passes = (int)(L1_BYTES_PER_LAUNCH / (moved * r->blocks)) + 1;
         break;
-    default:
-        break;
+    default: break;
     }
     for (int i = 0; i < r->sets; i++) {
         GPU_TRY(e, gpuMalloc(&r->a[i], bytes));
         GPU_TRY(e, gpuMalloc(&r->b[i], bytes));
         GPU_TRY(e, gpuMalloc(&r->c[i], bytes));
-        MCF_TRY(gpu_init_arrays(k->dtype, r->a[i], r->b[i], r->c[i], r->n, s->sms * 8, s->stream, e));
+        MCF_TRY(
+            gpu_init_arrays(k->dtype, r->a[i], r->b[i], r->c[i], r->n, s->sms * 8, s->stream, e));
     }
     GPU_TRY(e, gpuMalloc((void **)&r->partial, sizeof(unsigned) * (size_t)r->blocks));
     GPU_TRY(e, gpuMalloc((void **)&r->clk, sizeof *r->clk));
     MCF_ALLOC(e, r->host_clk, 1);
     if (k->level == MCF_LEVEL_LDS) {
         if (k->dtype == MCF_FP64)
-            GPU_TRY(e, gpuFuncSetAttribute(k_lds_read<double>, gpuFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+            GPU_TRY(e,
+                    gpuFuncSetAttribute(k_lds_read<double>,
+                                        gpuFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
         else
-            GPU_TRY(e, gpuFuncSetAttribute(k_lds_read<float>, gpuFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+            GPU_TRY(e,
+                    gpuFuncSetAttribute(k_lds_read<float>,
+                                        gpuFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     }
     GPU_TRY(e, gpuStreamSynchronize(s->stream));
     *ks = r;
@@ -449,9 +476,9 @@ static double sm_clock_mhz(const clock_sum *c)
     double f[SM_SLOTS];
     size_t n = 0;
     for (int i = 0; i < SM_SLOTS; i++) {
-        unsigned long long c0 = c->first[2 * i], t0 = c->first[2 * i + 1], c1 = c->last[2 * i], t1 = c->last[2 * i + 1];
-        if (t1 > t0 && c1 > c0 && t0 != ~0ull)
-            f[n++] = (double)(c1 - c0) / (double)(t1 - t0) * 1e3;
+        unsigned long long c0 = c->first[2 * i], t0 = c->first[2 * i + 1], c1 = c->last[2 * i],
+                           t1 = c->last[2 * i + 1];
+        if (t1 > t0 && c1 > c0 && t0 != ~0ull) f[n++] = (double)(c1 - c0) / (double)(t1 - t0) * 1e3;
     }
     return n ? mcf_median(f, n) : 0.0;
 }
@@ -467,13 +494,27 @@ static int memory_run(void *ks, struct mcf_sample *smp, struct mcf_err *e)
     GPU_TRY(e, gpuMemsetAsync(r->clk->first, 0xff, sizeof r->clk->first, r->s->stream));
     GPU_TRY(e, gpuMemsetAsync(r->clk->last, 0, sizeof r->clk->last, r->s->stream));
     if (r->k.dtype == MCF_FP64)
-        MCF_TRY(gpu_time(r->s, [&] {
-            for (uint64_t i = 0; i < sweeps; i++) { r->last = r->cur; launch<double>(r); r->cur = (r->cur + 1) % r->sets; }
-        }, &smp->seconds, e));
+        MCF_TRY(gpu_time(
+            r->s,
+            [&] {
+                for (uint64_t i = 0; i < sweeps; i++) {
+                    r->last = r->cur;
+                    launch<double>(r);
+                    r->cur = (r->cur + 1) % r->sets;
+                }
+            },
+            &smp->seconds, e));
     else
-        MCF_TRY(gpu_time(r->s, [&] {
-            for (uint64_t i = 0; i < sweeps; i++) { r->last = r->cur; launch<float>(r); r->cur = (r->cur + 1) % r->sets; }
-        }, &smp->seconds, e));
+        MCF_TRY(gpu_time(
+            r->s,
+            [&] {
+                for (uint64_t i = 0; i < sweeps; i++) {
+                    r->last = r->cur;
+                    launch<float>(r);
+                    r->cur = (r->cur + 1) % r->sets;
+                }
+            },
+            &smp->seconds, e));
     GPU_TRY(e, gpuMemcpy(r->host_clk, r->clk, sizeof *r->clk, gpuMemcpyDeviceToHost));
     smp->units = (double)r->n * r->passes * (r->local ? r->blocks : 1) * (double)sweeps;
     smp->clock_mhz = sm_clock_mhz(r->host_clk);
@@ -516,23 +557,27 @@ static int memory_verify(void *ks, struct mcf_err *e)
     if (r->k.op == MCF_OP_READ || r->k.level == MCF_LEVEL_LDS) {
         unsigned got = 0, want;
         MCF_ALLOC(e, partial, r->blocks);
-        GPU_TRY(e, gpuMemcpy(partial, r->partial, sizeof(unsigned) * r->blocks, gpuMemcpyDeviceToHost));
-        if (r->k.inject_fault)
-            partial[0] += 1u;
-        for (int i = 0; i < r->blocks; i++)
-            got += partial[i];
+        GPU_TRY(
+            e, gpuMemcpy(partial, r->partial, sizeof(unsigned) * r->blocks, gpuMemcpyDeviceToHost));
+        if (r->k.inject_fault) partial[0] += 1u;
+        for (int i = 0; i < r->blocks; i++) got += partial[i];
         /* every word read passes x (blocks, where each reads it all) times */
-        want = formula_words(fp64, r->n) * (unsigned)((uint64_t)r->passes * (r->local ? r->blocks : 1));
+        want = formula_words(fp64, r->n) *
+            (unsigned)((uint64_t)r->passes * (r->local ? r->blocks : 1));
         if (got != want)
-            MCF_FAIL(e, MCF_EVERIFY, "memory %s read: the sum of the words read is %u, expected %u (exact, "
-                     "modulo 2^32)", mcf_level_names[r->k.level], got, want);
+            MCF_FAIL(e, MCF_EVERIFY,
+                     "memory %s read: the sum of the words read is %u, expected %u (exact, "
+                     "modulo 2^32)",
+                     mcf_level_names[r->k.level], got, want);
         free(partial);
         return MCF_OK;
     }
     {
         void *out = r->k.op == MCF_OP_COPY || r->k.op == MCF_OP_WRITE ? r->c[set]
-                  : r->k.op == MCF_OP_TRIAD ? r->a[set] : r->b[set];
-        MCF_TRY(gpu_check_output(r->k.op, r->k.dtype, r->k.intensity, out, r->n, r->k.inject_fault, e));
+            : r->k.op == MCF_OP_TRIAD                                 ? r->a[set]
+                                                                      : r->b[set];
+        MCF_TRY(
+            gpu_check_output(r->k.op, r->k.dtype, r->k.intensity, out, r->n, r->k.inject_fault, e));
     }
     return MCF_OK;
 fail:
@@ -540,19 +585,20 @@ fail:
     return e->rc;
 }
 
-int gpu_check_output(enum mcf_memop op, enum mcf_dtype dtype, int intensity, const void *dev, size_t n,
-                     int inject_fault, struct mcf_err *e)
+int gpu_check_output(enum mcf_memop op, enum mcf_dtype dtype, int intensity, const void *dev,
+                     size_t n, int inject_fault, struct mcf_err *e)
 {
     int fp64 = dtype == MCF_FP64;
     size_t es = fp64 ? 8 : 4;
     double eps = fp64 ? DBL_EPSILON : FLT_EPSILON;
     void *host = malloc(n * es);
-    if (!host)
-        MCF_FAIL(e, MCF_ERUNTIME, "out of host memory for verification");
+    if (!host) MCF_FAIL(e, MCF_ERUNTIME, "out of host memory for verification");
     GPU_TRY(e, gpuMemcpy(host, dev, n * es, gpuMemcpyDeviceToHost));
     if (inject_fault) {
-        if (fp64) ((double *)host)[0] += 1.0;
-        else ((float *)host)[0] += 1.0f;
+        if (fp64)
+            ((double *)host)[0] += 1.0;
+        else
+            ((float *)host)[0] += 1.0f;
     }
     /* every element; the intensity kernel's long reference on a sample of 65536 */
     for (size_t g = 0; g < n; g += (op == MCF_OP_FMA && n > 65536) ? n / 65536 : 1) {
@@ -569,9 +615,9 @@ int gpu_check_output(enum mcf_memop op, enum mcf_dtype dtype, int intensity, con
             tol = 2.0 * eps * fabs(want);
         } else {
             long double y = fp64 ? mcf_init_a(g) : (float)mcf_init_a(g);
-            long double s = fp64 ? MCF_FMA_S : (float)MCF_FMA_S, t = fp64 ? MCF_FMA_T : (float)MCF_FMA_T;
-            for (int j = 0; j < intensity; j++)
-                y = y * s + t;
+            long double s = fp64 ? MCF_FMA_S : (float)MCF_FMA_S,
+                        t = fp64 ? MCF_FMA_T : (float)MCF_FMA_T;
+            for (int j = 0; j < intensity; j++) y = y * s + t;
             want = (double)y;
             tol = 4.0 * eps * (intensity + 1) * fabs(want);
         }
@@ -586,6 +632,9 @@ fail:
     return e->rc;
 }
 
-static void memory_teardown(void *ks) { mem_free((struct mem_run *)ks); }
+static void memory_teardown(void *ks)
+{
+    mem_free((struct mem_run *)ks);
+}
 
 GPU_HOST_OPS(gpu_memory_ops, memory_setup, memory_run, memory_verify, memory_teardown);

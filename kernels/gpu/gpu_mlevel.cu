@@ -7,7 +7,7 @@
 #include "gpu.h"
 
 #ifndef MCF_GPU_HIP
-extern const struct mcf_kernel_ops cuda_hopper_ops;   /* gpu_tma.cu */
+extern const struct mcf_kernel_ops cuda_hopper_ops; /* gpu_tma.cu */
 #endif
 
 static int level_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
@@ -16,9 +16,11 @@ static int level_setup(void *state, const struct mcf_kernel *k, void **ks, struc
     if (k->level == MCF_LEVEL_TMA || k->level == MCF_LEVEL_DSM) {
 #ifdef MCF_GPU_HIP
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
-                           "level %s is NVIDIA Hopper's (%s): AMD GPUs have no such unit", mcf_level_names[k->level],
-                           k->level == MCF_LEVEL_TMA ? "the Tensor Memory Accelerator"
-                                                     : "distributed shared memory between the CTAs of a cluster");
+                           "level %s is NVIDIA Hopper's (%s): AMD GPUs have no such unit",
+                           mcf_level_names[k->level],
+                           k->level == MCF_LEVEL_TMA
+                               ? "the Tensor Memory Accelerator"
+                               : "distributed shared memory between the CTAs of a cluster");
 #else
         ops = &cuda_hopper_ops;
 #endif
@@ -26,4 +28,5 @@ static int level_setup(void *state, const struct mcf_kernel *k, void **ks, struc
     return mcf_forward_setup(ops, state, k, ks, e);
 }
 
-GPU_HOST_OPS(gpu_memory_level_ops, level_setup, mcf_forward_run, mcf_forward_verify, mcf_forward_teardown);
+GPU_HOST_OPS(gpu_memory_level_ops, level_setup, mcf_forward_run, mcf_forward_verify,
+             mcf_forward_teardown);

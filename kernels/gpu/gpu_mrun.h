@@ -17,22 +17,22 @@ struct mrun {
      * multi-block MFMAs; 1 elsewhere), operand types, result element size and decoder, the
      * FP8 encoding, the default warps per SM, the instruction's name */
     int m, n, kk, blk, out_bytes, default_warps;
-    int one_acc;                      /* throughput with 1 accumulator per warp, not 4 (an instruction
-                                         whose 4 chains would spill registers) */
-    enum mcf_dtype ta, tb;            /* the types the instruction multiplies, A's and B's */
+    int one_acc; /* throughput with 1 accumulator per warp, not 4 (an instruction
+                    whose 4 chains would spill registers) */
+    enum mcf_dtype ta, tb; /* the types the instruction multiplies, A's and B's */
     enum mcf_fp8_kind fp8;
     double (*decode)(const void *out, size_t i);
     void (*launch)(struct mrun *r);
     char insn[64];
-    double peak_per_cu_cycle;         /* the instruction's own FLOP per SM (CU) per cycle (dense-equivalent
-                                         for sparse ones); 0: the type's dense figure; < 0: unknown */
+    double peak_per_cu_cycle; /* the instruction's own FLOP per SM (CU) per cycle (dense-equivalent
+                                 for sparse ones); 0: the type's dense figure; < 0: unknown */
     /* set up here */
     int blocks, threads, acc;
     long long half;
     size_t warps;
-    struct mbuffers b;                /* b.dout: [warp][acc][block] tiles of m x n */
-    gpuStream_t stream;               /* where launches go */
-    unsigned long long *span;         /* device, or NULL: the streams family's kernel span */
+    struct mbuffers b; /* b.dout: [warp][acc][block] tiles of m x n */
+    gpuStream_t stream; /* where launches go */
+    unsigned long long *span; /* device, or NULL: the streams family's kernel span */
 };
 
 /* Vendor: binds the instruction for k's type and shape on the open device,

@@ -4,19 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "family.h"   /* mcf_kernel_operands */
+#include "family.h" /* mcf_kernel_operands */
 #include "gpu_mtiles.h"
 #include "sparsity.h"
 
-
-extern "C" double mcf_operand_value(enum mcf_dtype t, enum mcf_inputs in, enum mcf_fp8_kind fp8, uint64_t *rng)
+extern "C" double mcf_operand_value(enum mcf_dtype t, enum mcf_inputs in, enum mcf_fp8_kind fp8,
+                                    uint64_t *rng)
 {
-    if (in == MCF_INPUTS_ZERO)
-        return 0.0;
+    if (in == MCF_INPUTS_ZERO) return 0.0;
     if (in == MCF_INPUTS_EXACT)
-        return mcf_rng_eighths(rng) / 8.0;   /* every partial sum exact in every type */
-    if (t == MCF_INT8)
-        return ((int)(mcf_rng(rng) % 255) - 127) / 8.0;
+        return mcf_rng_eighths(rng) / 8.0; /* every partial sum exact in every type */
+    if (t == MCF_INT8) return ((int)(mcf_rng(rng) % 255) - 127) / 8.0;
     return mcf_decode(t, mcf_encode(t, mcf_rng_normal(rng), fp8), fp8);
 }
 
@@ -29,21 +27,22 @@ static double accumulator_unit(enum mcf_dtype t)
     switch (t) {
     case MCF_FP64: return MCF_UNIT_FP64;
     case MCF_FP16_ACC16: return MCF_UNIT_FP16_TC;
-    case MCF_FP8_E4M3: case MCF_FP8_E5M2: return MCF_UNIT_FP8_TC;
+    case MCF_FP8_E4M3:
+    case MCF_FP8_E5M2: return MCF_UNIT_FP8_TC;
     case MCF_INT8: return 0.0;
     default: return MCF_UNIT_FP32_TC;
     }
 }
 
-int mtile_encode(enum mcf_dtype t, const double *v, int count, int negate, enum mcf_fp8_kind fp8, uint8_t **out,
-                 struct mcf_err *e)
+int mtile_encode(enum mcf_dtype t, const double *v, int count, int negate, enum mcf_fp8_kind fp8,
+                 uint8_t **out, struct mcf_err *e)
 {
     int bytes = mcf_operand_bits(t) / 8;
     uint8_t *buf = NULL;
     MCF_ALLOC(e, buf, (size_t)count * bytes);
     for (int i = 0; i < count; i++) {
         uint64_t bits = mcf_encode(t, negate ? -v[i] : v[i], fp8);
-        memcpy(buf + (size_t)i * bytes, &bits, (size_t)bytes);   /* little-endian: the low bytes */
+        memcpy(buf + (size_t)i * bytes, &bits, (size_t)bytes); /* little-endian: the low bytes */
     }
     *out = buf;
     return MCF_OK;
@@ -51,8 +50,8 @@ fail:
     return e->rc;
 }
 
-int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *kern, enum mcf_fp8_kind fp8,
-                struct mcf_err *e)
+int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *kern,
+                enum mcf_fp8_kind fp8, struct mcf_err *e)
 {
     uint64_t rng = kern->seed;
     enum mcf_dtype ta, tb;
@@ -60,7 +59,9 @@ int mtiles_make(struct mtiles *t, int m, int n, int k, const struct mcf_kernel *
     /* int8 multiplies j, not j/8: the same product scaled by 64 */
     long double scale = kern->dtype == MCF_INT8 ? 64.0L : 1.0L;
     memset(t, 0, sizeof *t);
-    t->m = m; t->n = n; t->k = k;
+    t->m = m;
+    t->n = n;
+    t->k = k;
     t->unit = kern->inputs == MCF_INPUTS_RANDOM ? accumulator_unit(kern->dtype) : 0.0;
     MCF_ALLOC(e, t->a, m * k);
     MCF_ALLOC(e, t->b, k * n);
@@ -94,20 +95,26 @@ fail:
 
 void mtiles_free(struct mtiles *t)
 {
-    free(t->a); free(t->b); free(t->ref); free(t->abs_sum); free(t->ac); free(t->idx);
+    free(t->a);
+    free(t->b);
+    free(t->ref);
+    free(t->abs_sum);
+    free(t->ac);
+    free(t->idx);
     t->a = t->b = t->ref = t->abs_sum = t->ac = NULL;
     t->idx = NULL;
 }
 
-int mcheck_tiles(const double *out, size_t count, const struct mtiles *t, uint64_t steps, const char *what,
-                 int inject_fault, struct mcf_err *e)
+int mcheck_tiles(const double *out, size_t count, const struct mtiles *t, uint64_t steps,
+                 const char *what, int inject_fault, struct mcf_err *e)
 {
     struct mcf_chain chain = { steps, t->k, t->unit, 0.0 };
-    return mcf_check_tiles(out, count, t->m, t->n, t->ref, t->abs_sum, &chain, inject_fault, what, e);
+    return mcf_check_tiles(out, count, t->m, t->n, t->ref, t->abs_sum, &chain, inject_fault, what,
+                           e);
 }
 
-int mtile_upload(enum mcf_dtype t, const double *v, int count, int negate, enum mcf_fp8_kind fp8, uint8_t **dev,
-                 struct mcf_err *e)
+int mtile_upload(enum mcf_dtype t, const double *v, int count, int negate, enum mcf_fp8_kind fp8,
+                 uint8_t **dev, struct mcf_err *e)
 {
     uint8_t *host = NULL;
     size_t bytes = (size_t)count * (mcf_operand_bits(t) / 8);
@@ -121,8 +128,8 @@ fail:
     return e->rc;
 }
 
-int mbuffers_make(struct mbuffers *b, int m, int n, int k, const struct mcf_kernel *kern, enum mcf_fp8_kind fp8,
-                  size_t out_bytes, struct mcf_err *e)
+int mbuffers_make(struct mbuffers *b, int m, int n, int k, const struct mcf_kernel *kern,
+                  enum mcf_fp8_kind fp8, size_t out_bytes, struct mcf_err *e)
 {
     enum mcf_dtype ta, tb;
     mcf_kernel_operands(kern, &ta, &tb);
@@ -166,17 +173,16 @@ void msample_fill(struct mcf_sample *smp, const struct gpu_state *s, double per_
     smp->peak_gflops = per_cu_cycle * s->sms * smp->clock_mhz * 1e-3;
 }
 
-int mverify_device(const void *dev, size_t count, int out_bytes, double (*decode)(const void *, size_t),
-                   const struct mtiles *t, uint64_t steps, const char *what, int inject_fault, struct mcf_err *e)
+int mverify_device(const void *dev, size_t count, int out_bytes,
+                   double (*decode)(const void *, size_t), const struct mtiles *t, uint64_t steps,
+                   const char *what, int inject_fault, struct mcf_err *e)
 {
     size_t n = count * t->m * t->n;
     void *raw = malloc(n * out_bytes);
     double *out = (double *)malloc(n * sizeof(double));
-    if (!raw || !out)
-        MCF_FAIL(e, MCF_ERUNTIME, "out of host memory");
+    if (!raw || !out) MCF_FAIL(e, MCF_ERUNTIME, "out of host memory");
     GPU_TRY(e, gpuMemcpy(raw, dev, n * out_bytes, gpuMemcpyDeviceToHost));
-    for (size_t i = 0; i < n; i++)
-        out[i] = decode(raw, i);
+    for (size_t i = 0; i < n; i++) out[i] = decode(raw, i);
     MCF_TRY(mcheck_tiles(out, count, t, steps, what, inject_fault, e));
     free(raw);
     free(out);
@@ -187,14 +193,25 @@ fail:
     return e->rc;
 }
 
-double mdecode_f64(const void *p, size_t i) { return ((const double *)p)[i]; }
-double mdecode_f32(const void *p, size_t i) { return ((const float *)p)[i]; }
-double mdecode_s32(const void *p, size_t i) { return ((const int *)p)[i]; }
+double mdecode_f64(const void *p, size_t i)
+{
+    return ((const double *)p)[i];
+}
+double mdecode_f32(const void *p, size_t i)
+{
+    return ((const float *)p)[i];
+}
+double mdecode_s32(const void *p, size_t i)
+{
+    return ((const int *)p)[i];
+}
 /* binary16 to double in plain arithmetic */
 double mdecode_f16(const void *p, size_t i)
 {
     uint16_t h = ((const uint16_t *)p)[i];
     int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-    double v = exp == 0 ? ldexp(mant, -24) : exp == 31 ? (mant ? NAN : INFINITY) : ldexp(1024 + mant, exp - 25);
+    double v = exp == 0 ? ldexp(mant, -24)
+        : exp == 31     ? (mant ? NAN : INFINITY)
+                        : ldexp(1024 + mant, exp - 25);
     return h & 0x8000 ? -v : v;
 }

@@ -1,29 +1,27 @@
 /* Concurrency on a GPU: N streams, each with its own triad arrays or matrix
- * work (the vendor's mma kernel), each kernel's span taken on the device (the earliest block start and the latest
- * block end on %globaltimer). A repetition runs each stream's kernel alone,
- * then all at once; src/run/concurrency.c derives speedup, overlap and fairness
- * exactly as for every other backend. Stream 0 carries `imbalance` times the
- * work. A kernel uses at most one block per SM of 256 threads, so N of them
- * can share the device; what they actually do is what is measured. */
+ * work (the vendor's mma kernel), each kernel's span taken on the device (the earliest block start
+ * and the latest block end on %globaltimer). A repetition runs each stream's kernel alone, then all
+ * at once; src/run/concurrency.c derives speedup, overlap and fairness exactly as for every other
+ * backend. Stream 0 carries `imbalance` times the work. A kernel uses at most one block per SM of
+ * 256 threads, so N of them can share the device; what they actually do is what is measured. */
 #include <limits.h>
 #include <stdlib.h>
 
-#include "family.h"   /* mcf_streams_work */
+#include "family.h" /* mcf_streams_work */
 #include "gpu.h"
 
 #define BLOCK 256
 
 template <typename T>
-__global__ void k_span_triad(T *__restrict__ a, const T *__restrict__ b, const T *__restrict__ c, T s, size_t n,
-                             unsigned long long *span)
+__global__ void k_span_triad(T *__restrict__ a, const T *__restrict__ b, const T *__restrict__ c,
+                             T s, size_t n, unsigned long long *span)
 {
-    if (threadIdx.x == 0)
-        atomicMin(&span[0], gpu_globaltimer());
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    if (threadIdx.x == 0) atomicMin(&span[0], gpu_globaltimer());
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
         a[i] = b[i] + s * c[i];
     __syncthreads();
-    if (threadIdx.x == 0)
-        atomicMax(&span[1], gpu_globaltimer());
+    if (threadIdx.x == 0) atomicMax(&span[1], gpu_globaltimer());
 }
 
 struct streams_run {
@@ -33,9 +31,9 @@ struct streams_run {
     gpuStream_t st[MCF_MAX_STREAMS];
     void *a[MCF_MAX_STREAMS], *b[MCF_MAX_STREAMS], *c[MCF_MAX_STREAMS];
     size_t len[MCF_MAX_STREAMS];
-    unsigned long long *span;          /* device: 2 per stream */
+    unsigned long long *span; /* device: 2 per stream */
     int blocks[MCF_MAX_STREAMS];
-    void *mwork[MCF_MAX_STREAMS];      /* work: matrix */
+    void *mwork[MCF_MAX_STREAMS]; /* work: matrix */
 };
 
 static void streams_free(struct streams_run *r)
@@ -58,7 +56,8 @@ static int streams_setup(void *state, const struct mcf_kernel *k, void **ks, str
     struct streams_run *r = NULL;
     size_t es = (size_t)mcf_dtype_size(k->dtype);
     if (k->work == MCF_WORK_MEMORY && k->dtype != MCF_FP64 && k->dtype != MCF_FP32)
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "streams: dtype fp64 or fp32 for memory work");
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           "streams: dtype fp64 or fp32 for memory work");
     MCF_ALLOC(e, r, 1);
     r->s = s;
     r->k = *k;
@@ -78,7 +77,8 @@ static int streams_setup(void *state, const struct mcf_kernel *k, void **ks, str
         GPU_TRY(e, gpuMalloc(&r->a[i], r->len[i] * es));
         GPU_TRY(e, gpuMalloc(&r->b[i], r->len[i] * es));
         GPU_TRY(e, gpuMalloc(&r->c[i], r->len[i] * es));
-        MCF_TRY(gpu_init_arrays(k->dtype, r->a[i], r->b[i], r->c[i], r->len[i], s->sms * 4, r->st[i], e));
+        MCF_TRY(gpu_init_arrays(k->dtype, r->a[i], r->b[i], r->c[i], r->len[i], s->sms * 4,
+                                r->st[i], e));
     }
     GPU_TRY(e, gpuDeviceSynchronize());
     *ks = r;
@@ -93,11 +93,13 @@ static void launch_one(struct streams_run *r, int i)
     if (r->mwork[i])
         gpu_mwork_launch(r->mwork[i]);
     else if (r->k.dtype == MCF_FP64)
-        k_span_triad<double><<<r->blocks[i], BLOCK, 0, r->st[i]>>>((double *)r->a[i], (const double *)r->b[i],
-            (const double *)r->c[i], MCF_TRIAD_S, r->len[i], r->span + 2 * i);
+        k_span_triad<double><<<r->blocks[i], BLOCK, 0, r->st[i]>>>(
+            (double *)r->a[i], (const double *)r->b[i], (const double *)r->c[i], MCF_TRIAD_S,
+            r->len[i], r->span + 2 * i);
     else
-        k_span_triad<float><<<r->blocks[i], BLOCK, 0, r->st[i]>>>((float *)r->a[i], (const float *)r->b[i],
-            (const float *)r->c[i], (float)MCF_TRIAD_S, r->len[i], r->span + 2 * i);
+        k_span_triad<float><<<r->blocks[i], BLOCK, 0, r->st[i]>>>(
+            (float *)r->a[i], (const float *)r->b[i], (const float *)r->c[i], (float)MCF_TRIAD_S,
+            r->len[i], r->span + 2 * i);
 }
 
 /* Resets the spans, runs the given streams (all, or only `only`), reads the spans back. */
@@ -107,14 +109,16 @@ static int run_spans(struct streams_run *r, int only, unsigned long long *span, 
         span[2 * i] = ULLONG_MAX;
         span[2 * i + 1] = 0;
     }
-    GPU_TRY(e, gpuMemcpy(r->span, span, sizeof(unsigned long long) * 2 * r->n, gpuMemcpyHostToDevice));
+    GPU_TRY(e,
+            gpuMemcpy(r->span, span, sizeof(unsigned long long) * 2 * r->n, gpuMemcpyHostToDevice));
     for (int i = 0; i < r->n; i++)
         if (only < 0 || only == i) {
             launch_one(r, i);
             GPU_LAUNCHED(e, "stream work");
         }
     GPU_TRY(e, gpuDeviceSynchronize());
-    GPU_TRY(e, gpuMemcpy(span, r->span, sizeof(unsigned long long) * 2 * r->n, gpuMemcpyDeviceToHost));
+    GPU_TRY(e,
+            gpuMemcpy(span, r->span, sizeof(unsigned long long) * 2 * r->n, gpuMemcpyDeviceToHost));
     return MCF_OK;
 fail:
     return e->rc;
@@ -151,13 +155,17 @@ static int streams_verify(void *ks, struct mcf_err *e)
         if (r->mwork[i])
             MCF_TRY(gpu_mwork_check(r->mwork[i], r->k.inject_fault && i == 0, e));
         else
-            MCF_TRY(gpu_check_output(MCF_OP_TRIAD, r->k.dtype, 0, r->a[i], r->len[i], r->k.inject_fault && i == 0, e));
+            MCF_TRY(gpu_check_output(MCF_OP_TRIAD, r->k.dtype, 0, r->a[i], r->len[i],
+                                     r->k.inject_fault && i == 0, e));
     }
     return MCF_OK;
 fail:
     return e->rc;
 }
 
-static void streams_teardown(void *ks) { streams_free((struct streams_run *)ks); }
+static void streams_teardown(void *ks)
+{
+    streams_free((struct streams_run *)ks);
+}
 
 GPU_HOST_OPS(gpu_streams_ops, streams_setup, streams_run, streams_verify, streams_teardown);

@@ -31,36 +31,52 @@
 
 /* ---- device helpers (sm_90a PTX) ---- */
 
-static __device__ inline unsigned saddr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+static __device__ inline unsigned saddr(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
 
 static __device__ inline void mbar_init(uint64_t *bar, unsigned count)
 {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(saddr(bar)), "r"(count) : "memory");
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(saddr(bar)), "r"(count)
+                 : "memory");
 }
 static __device__ inline void mbar_fence_init(void)
 {
-    asm volatile("fence.mbarrier_init.release.cluster;\n\tfence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;\n\tfence.proxy.async.shared::cta;" ::
+                     : "memory");
 }
 static __device__ inline void mbar_expect(uint64_t *bar, unsigned bytes)
 {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(saddr(bar)), "r"(bytes) : "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(saddr(bar)),
+                 "r"(bytes)
+                 : "memory");
 }
 static __device__ inline void mbar_wait(uint64_t *bar, unsigned phase)
 {
     unsigned done = 0;
     while (!done)
-        asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}" : "=r"(done) : "r"(saddr(bar)), "r"(phase) : "memory");
+        asm volatile(
+            "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+            "selp.u32 %0, 1, 0, p;\n\t}"
+            : "=r"(done)
+            : "r"(saddr(bar)), "r"(phase)
+            : "memory");
 }
 static __device__ inline void tma_bulk(void *dst, const void *src, unsigned bytes, uint64_t *bar)
 {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                 ::"r"(saddr(dst)), "l"(src), "r"(bytes), "r"(saddr(bar)) : "memory");
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+            "r"(saddr(dst)),
+        "l"(src), "r"(bytes), "r"(saddr(bar))
+        : "memory");
 }
 static __device__ inline void tma_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar)
 {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-                 ::"r"(saddr(dst)), "l"((unsigned long long)map), "r"(x), "r"(y), "r"(saddr(bar)) : "memory");
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+                 "[%0], [%1, {%2, %3}], [%4];" ::"r"(saddr(dst)),
+                 "l"((unsigned long long)map), "r"(x), "r"(y), "r"(saddr(bar))
+                 : "memory");
 }
 static __device__ inline unsigned cluster_rank(void)
 {
@@ -70,7 +86,9 @@ static __device__ inline unsigned cluster_rank(void)
 }
 static __device__ inline void cluster_sync(void)
 {
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+    asm volatile(
+        "barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
+            : "memory");
 }
 static __device__ inline unsigned mapa(unsigned local, unsigned rank)
 {
@@ -81,7 +99,9 @@ static __device__ inline unsigned mapa(unsigned local, unsigned rank)
 static __device__ inline uint4 ld_cluster_v4(unsigned a)
 {
     uint4 v;
-    asm volatile("ld.shared::cluster.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a));
+    asm volatile("ld.shared::cluster.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(a));
     return v;
 }
 static __device__ inline unsigned ld_cluster(unsigned a)
@@ -112,15 +132,12 @@ static __device__ inline unsigned peer_of(unsigned r, unsigned cs, int pattern)
 static __device__ void cta_sum(unsigned v, unsigned *partial)
 {
     __shared__ unsigned sh[32];
-    for (int o = 16; o > 0; o /= 2)
-        v += __shfl_down_sync(0xffffffffu, v, o);
-    if (threadIdx.x % 32 == 0)
-        sh[threadIdx.x / 32] = v;
+    for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (threadIdx.x % 32 == 0) sh[threadIdx.x / 32] = v;
     __syncthreads();
     if (threadIdx.x == 0) {
         unsigned s = 0;
-        for (unsigned w = 0; w < blockDim.x / 32; w++)
-            s += sh[w];
+        for (unsigned w = 0; w < blockDim.x / 32; w++) s += sh[w];
         partial[blockIdx.x] = s;
     }
 }
@@ -140,27 +157,27 @@ static __device__ inline void stamp_end(long long c0, unsigned long long t0, sm_
 
 /* ---- kernels ---- */
 
-template <typename T>
-__global__ void k_fill(T *a, size_t n)
+template <typename T> __global__ void k_fill(T *a, size_t n)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
         a[i] = (T)mcf_init_a(i);
 }
 
 /* tiles t = blockIdx.x + j * gridDim.x of `total` (tiles x passes), tile t % tiles */
-__global__ void __launch_bounds__(TBLOCK, 4) k_tma_read(const unsigned char *src, const __grid_constant__ CUtensorMap map,
-                                                     int tensor, unsigned load, unsigned long long tiles,
-                                                     unsigned long long total, int box_x, int box_rows,
-                                                     unsigned *partial, sm_clock *clk)
+__global__ void __launch_bounds__(TBLOCK, 4)
+    k_tma_read(const unsigned char *src, const __grid_constant__ CUtensorMap map, int tensor,
+               unsigned load, unsigned long long tiles, unsigned long long total, int box_x,
+               int box_rows, unsigned *partial, sm_clock *clk)
 {
     extern __shared__ __align__(128) unsigned char stage_buf[];
     __shared__ __align__(8) uint64_t full[STAGES];
     const long long c0 = clock64();
     const unsigned long long t0 = gpu_globaltimer();
-    unsigned long long mine = total > blockIdx.x ? (total - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+    unsigned long long mine =
+        total > blockIdx.x ? (total - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
     if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; s++)
-            mbar_init(&full[s], 1);
+        for (int s = 0; s < STAGES; s++) mbar_init(&full[s], 1);
         mbar_fence_init();
     }
     __syncthreads();
@@ -169,16 +186,15 @@ __global__ void __launch_bounds__(TBLOCK, 4) k_tma_read(const unsigned char *src
         unsigned s = (unsigned)(j % STAGES);
         mbar_expect(&full[s], load);
         if (tensor) {
-            unsigned per_row = GROW / ROW;   /* boxes side by side in a tensor row */
-            tma_2d(stage_buf + (size_t)s * load, &map, (int)(t % per_row) * box_x, (int)(t / per_row) * box_rows,
-                   &full[s]);
+            unsigned per_row = GROW / ROW; /* boxes side by side in a tensor row */
+            tma_2d(stage_buf + (size_t)s * load, &map, (int)(t % per_row) * box_x,
+                   (int)(t / per_row) * box_rows, &full[s]);
         } else {
             tma_bulk(stage_buf + (size_t)s * load, src + t * load, load, &full[s]);
         }
     };
     if (threadIdx.x == 0)
-        for (unsigned long long j = 0; j < mine && j < STAGES; j++)
-            issue(j);
+        for (unsigned long long j = 0; j < mine && j < STAGES; j++) issue(j);
     unsigned sum = 0;
     for (unsigned long long j = 0; j < mine; j++) {
         unsigned s = (unsigned)(j % STAGES);
@@ -188,9 +204,8 @@ __global__ void __launch_bounds__(TBLOCK, 4) k_tma_read(const unsigned char *src
             uint4 w = v[i];
             sum += w.x + w.y + w.z + w.w;
         }
-        __syncthreads();   /* the stage is read: it may be refilled */
-        if (threadIdx.x == 0 && j + STAGES < mine)
-            issue(j + STAGES);
+        __syncthreads(); /* the stage is read: it may be refilled */
+        if (threadIdx.x == 0 && j + STAGES < mine) issue(j + STAGES);
     }
     cta_sum(sum, partial);
     stamp_end(c0, t0, clk);
@@ -198,8 +213,8 @@ __global__ void __launch_bounds__(TBLOCK, 4) k_tma_read(const unsigned char *src
 
 /* each CTA's shared memory holds elements rank * n .. rank * n + n - 1 of the formula */
 template <typename T>
-__global__ void __launch_bounds__(DBLOCK, 4) k_dsm_read(unsigned n, int passes, int pattern, unsigned *partial,
-                                                     sm_clock *clk)
+__global__ void __launch_bounds__(DBLOCK, 4)
+    k_dsm_read(unsigned n, int passes, int pattern, unsigned *partial, sm_clock *clk)
 {
     extern __shared__ __align__(16) unsigned char dsm_buf[];
     T *flat = (T *)dsm_buf;
@@ -226,27 +241,29 @@ __global__ void __launch_bounds__(DBLOCK, 4) k_dsm_read(unsigned n, int passes, 
             s1 += w.z + w.w;
         }
     }
-    cluster_sync();   /* no CTA leaves while a peer may still read its shared memory */
+    cluster_sync(); /* no CTA leaves while a peer may still read its shared memory */
     cta_sum(s0 + s1, partial);
     stamp_end(c0, t0, clk);
 }
 
 /* slot s of the chain's array (load bytes each) starts with the next slot's index */
-__global__ void k_chain_fill(unsigned *g, unsigned load, unsigned long long nslots, unsigned long long step)
+__global__ void k_chain_fill(unsigned *g, unsigned load, unsigned long long nslots,
+                             unsigned long long step)
 {
-    for (unsigned long long s = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; s < nslots;
-         s += (unsigned long long)gridDim.x * blockDim.x)
+    for (unsigned long long s = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+         s < nslots; s += (unsigned long long)gridDim.x * blockDim.x)
         g[s * (load / 4)] = (unsigned)((s + step) % nslots);
 }
 
-/* out: [0] TMA cycles, [1] plain cycles, [2] TMA ns, [3] TMA last slot, [4] plain last slot, [5] TMA sum, [6] plain sum */
-__global__ void k_tma_chase(const unsigned char *g, unsigned load, unsigned steps, unsigned long long start_tma,
-                            unsigned long long start_base, unsigned long long *out)
+/* out: [0] TMA cycles, [1] plain cycles, [2] TMA ns, [3] TMA last slot, [4] plain last slot, [5]
+ * TMA sum, [6] plain sum */
+__global__ void k_tma_chase(const unsigned char *g, unsigned load, unsigned steps,
+                            unsigned long long start_tma, unsigned long long start_base,
+                            unsigned long long *out)
 {
     extern __shared__ __align__(128) unsigned char landing[];
     __shared__ __align__(8) uint64_t bar;
-    if (threadIdx.x != 0)
-        return;
+    if (threadIdx.x != 0) return;
     mbar_init(&bar, 1);
     mbar_fence_init();
     unsigned long long j = start_tma, sum = 0;
@@ -283,17 +300,17 @@ __global__ void k_tma_chase(const unsigned char *g, unsigned load, unsigned step
 /* words[i] = (i + step) % n + rank * n: the chain, tagged with whose it is.
  * out: [0] peer cycles, [1] own cycles, [2] peer ns, [3] peer last, [4] own
  * last, [5] peer sum, [6] own sum, [7] chaser's SM, [8] peer's SM */
-__global__ void k_dsm_chase(unsigned n, unsigned step, unsigned steps, int pattern, unsigned long long *out)
+__global__ void k_dsm_chase(unsigned n, unsigned step, unsigned steps, int pattern,
+                            unsigned long long *out)
 {
     extern __shared__ __align__(16) unsigned words[];
     const unsigned rank = cluster_rank();
     unsigned size;
     asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(size));
-    for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
-        words[i] = (i + step) % n + rank * n;
-    const unsigned chaser = pattern == MCF_PATTERN_BROADCAST ? size - 1 : 0, peer = peer_of(chaser, size, pattern);
-    if (rank == peer && threadIdx.x == 0)
-        out[8] = gpu_smid();
+    for (unsigned i = threadIdx.x; i < n; i += blockDim.x) words[i] = (i + step) % n + rank * n;
+    const unsigned chaser = pattern == MCF_PATTERN_BROADCAST ? size - 1 : 0,
+                   peer = peer_of(chaser, size, pattern);
+    if (rank == peer && threadIdx.x == 0) out[8] = gpu_smid();
     cluster_sync();
     if (rank == chaser && threadIdx.x == 0) {
         const unsigned remote = mapa(saddr(words), peer), own = saddr(words);

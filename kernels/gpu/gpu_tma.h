@@ -3,16 +3,16 @@
 #ifndef MCF_GPU_TMA_H
 #define MCF_GPU_TMA_H
 
-#include <cuda.h>            /* CUtensorMap and its enums (types only: libcuda is not linked) */
+#include <cuda.h> /* CUtensorMap and its enums (types only: libcuda is not linked) */
 
 #include "gpu.h"
 
-#define TBLOCK 256      /* tma throughput: threads per CTA */
-#define STAGES 4        /* tma throughput: copies in flight per CTA */
-#define DBLOCK 512      /* dsm throughput: threads per CTA */
-#define ROW 256         /* tensor-2d: a box is 256 bytes wide ... */
-#define GROW 4096       /* ... of a tensor whose rows are 4096 bytes */
-#define SLOTS 1024      /* per-SM clock slots */
+#define TBLOCK 256 /* tma throughput: threads per CTA */
+#define STAGES 4 /* tma throughput: copies in flight per CTA */
+#define DBLOCK 512 /* dsm throughput: threads per CTA */
+#define ROW 256 /* tensor-2d: a box is 256 bytes wide ... */
+#define GROW 4096 /* ... of a tensor whose rows are 4096 bytes */
+#define SLOTS 1024 /* per-SM clock slots */
 
 /* per SM: the earliest CTA start and the latest end, cycles and ns */
 struct sm_clock {
@@ -20,8 +20,8 @@ struct sm_clock {
 };
 
 /* The kernels, for cudaLaunchKernelExC; [0] fp64, [1] fp32. Arguments:
- *   tma_read(const unsigned char *src, CUtensorMap map, int tensor, unsigned load, unsigned long long tiles,
- *            unsigned long long total, int box_x, int box_rows, unsigned *partial, sm_clock *clk)
+ *   tma_read(const unsigned char *src, CUtensorMap map, int tensor, unsigned load, unsigned long
+ * long tiles, unsigned long long total, int box_x, int box_rows, unsigned *partial, sm_clock *clk)
  *   dsm_read(unsigned n, int passes, int pattern, unsigned *partial, sm_clock *clk)
  *   fill(T *a, size_t n)
  *   chain_fill(unsigned *g, unsigned load, unsigned long long nslots, unsigned long long step)

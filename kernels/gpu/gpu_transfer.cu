@@ -12,19 +12,24 @@
 
 __global__ void k_gx_fill(unsigned long long *p, size_t n, uint64_t seed, unsigned sid)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
         p[i] = sid ? mcf_counter_bits(seed, sid, i, 0) : 0ull;
 }
 
 /* the lowest index whose word is not the pattern's, into *bad (n: none) */
-__global__ void k_gx_check(const unsigned long long *p, size_t n, uint64_t seed, unsigned sid, unsigned long long *bad)
+__global__ void k_gx_check(const unsigned long long *p, size_t n, uint64_t seed, unsigned sid,
+                           unsigned long long *bad)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        if (p[i] != mcf_counter_bits(seed, sid, i, 0))
-            atomicMin(bad, (unsigned long long)i);
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        if (p[i] != mcf_counter_bits(seed, sid, i, 0)) atomicMin(bad, (unsigned long long)i);
 }
 
-__global__ void k_gx_flip(unsigned long long *p) { *p ^= 1ull; }
+__global__ void k_gx_flip(unsigned long long *p)
+{
+    *p ^= 1ull;
+}
 
 int gx_fill(void *dev, size_t bytes, uint64_t seed, unsigned sid, gpuStream_t st, struct mcf_err *e)
 {
@@ -36,15 +41,15 @@ fail:
     return e->rc;
 }
 
-int gx_check(const void *dev, size_t bytes, uint64_t seed, unsigned sid, int inject_fault, const char *what,
-             struct mcf_err *e)
+int gx_check(const void *dev, size_t bytes, uint64_t seed, unsigned sid, int inject_fault,
+             const char *what, struct mcf_err *e)
 {
     size_t n = bytes / 8;
     unsigned long long *bad = NULL, first = n, got = 0;
     const unsigned long long *p = (const unsigned long long *)dev;
     GPU_TRY(e, gpuMalloc((void **)&bad, sizeof *bad));
     GPU_TRY(e, gpuMemcpy(bad, &first, sizeof first, gpuMemcpyHostToDevice));
-    if (inject_fault) {   /* testing: one word of what arrived, wrong */
+    if (inject_fault) { /* testing: one word of what arrived, wrong */
         k_gx_flip<<<1, 1>>>((unsigned long long *)p + n / 2);
         GPU_LAUNCHED(e, "the injected fault");
     }
@@ -54,14 +59,14 @@ int gx_check(const void *dev, size_t bytes, uint64_t seed, unsigned sid, int inj
     GPU_TRY(e, gpuMemcpy(&first, bad, sizeof first, gpuMemcpyDeviceToHost));
     if (first < n) {
         GPU_TRY(e, gpuMemcpy(&got, p + first, sizeof got, gpuMemcpyDefault));
-        MCF_FAIL(e, MCF_EVERIFY, "%s: byte offset %llu of %zu holds %#llx, its source held %#llx", what,
-                 first * 8ull, bytes, got, (unsigned long long)mcf_counter_bits(seed, sid, first, 0));
+        MCF_FAIL(e, MCF_EVERIFY, "%s: byte offset %llu of %zu holds %#llx, its source held %#llx",
+                 what, first * 8ull, bytes, got,
+                 (unsigned long long)mcf_counter_bits(seed, sid, first, 0));
     }
     GPU_TRY(e, gpuFree(bad));
     return MCF_OK;
 fail:
-    if (bad)
-        GPU_RELEASE(gpuFree(bad));
+    if (bad) GPU_RELEASE(gpuFree(bad));
     return e->rc;
 }
 
@@ -77,21 +82,19 @@ __global__ void k_gx_copy(gpu_u32x4 *dst, const gpu_u32x4 *src, size_t n, uint64
         for (; i + (GX_UNROLL - 1) * all < n; i += GX_UNROLL * all) {
             gpu_u32x4 v[GX_UNROLL];
 #pragma unroll
-            for (int u = 0; u < GX_UNROLL; u++)
-                v[u] = gpu_load_l2(src + i + u * all);
+            for (int u = 0; u < GX_UNROLL; u++) v[u] = gpu_load_l2(src + i + u * all);
 #pragma unroll
-            for (int u = 0; u < GX_UNROLL; u++)
-                gpu_store_l2(dst + i + u * all, v[u]);
+            for (int u = 0; u < GX_UNROLL; u++) gpu_store_l2(dst + i + u * all, v[u]);
         }
-        for (; i < n; i += all)
-            gpu_store_l2(dst + i, gpu_load_l2(src + i));
+        for (; i < n; i += all) gpu_store_l2(dst + i, gpu_load_l2(src + i));
     }
 }
 
-void gx_copy_launch(void *dst, const void *src, size_t bytes, uint64_t loops, int blocks, int threads,
-                    gpuStream_t st)
+void gx_copy_launch(void *dst, const void *src, size_t bytes, uint64_t loops, int blocks,
+                    int threads, gpuStream_t st)
 {
-    k_gx_copy<<<blocks, threads, 0, st>>>((gpu_u32x4 *)dst, (const gpu_u32x4 *)src, bytes / 16, loops);
+    k_gx_copy<<<blocks, threads, 0, st>>>((gpu_u32x4 *)dst, (const gpu_u32x4 *)src, bytes / 16,
+                                          loops);
 }
 
 /* ---- the gate ---- */
@@ -123,8 +126,7 @@ fail:
 void gx_timer_free(struct gx_timer *t)
 {
     for (int i = 0; i < 2; i++)
-        if (t->st[i])
-            GPU_RELEASE(gpuStreamDestroy(t->st[i]));
+        if (t->st[i]) GPU_RELEASE(gpuStreamDestroy(t->st[i]));
     if (t->start) GPU_RELEASE(gpuEventDestroy(t->start));
     if (t->stop) GPU_RELEASE(gpuEventDestroy(t->stop));
     if (t->end1) GPU_RELEASE(gpuEventDestroy(t->end1));
@@ -154,10 +156,13 @@ void gx_gate_open(struct gx_timer *t)
 int gx_check_bytes(const struct mcf_kernel *k, struct mcf_err *e)
 {
     if (k->bytes < 16 || k->bytes % 16)
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "transfer on the GPU: 'bytes' (%llu) must be a "
-                           "positive multiple of 16", (unsigned long long)k->bytes);
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           "transfer on the GPU: 'bytes' (%llu) must be a "
+                           "positive multiple of 16",
+                           (unsigned long long)k->bytes);
     if (k->iterations < 1)
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "transfer on the GPU: 'iterations' must be at least 1");
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           "transfer on the GPU: 'iterations' must be at least 1");
     return MCF_OK;
 }
 
@@ -178,8 +183,10 @@ static int tr_setup(void *state, const struct mcf_kernel *k, void **ks, struct m
 {
     const struct mcf_kernel_ops *ops = link_ops(k->link);
     if (!ops)
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "transfer: link %d is none of host, peer, collective, "
-                           "network", (int)k->link);
+        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                           "transfer: link %d is none of host, peer, collective, "
+                           "network",
+                           (int)k->link);
     return mcf_forward_setup(ops, state, k, ks, e);
 }
 

@@ -55,33 +55,35 @@
 extern const struct mcf_kernel_ops gpu_xfer_host_ops, gpu_xfer_peer_ops;
 
 /* The source patterns: word i of source `sid` under the test's seed. */
-#define GX_SID_INTO 1u               /* host link: host memory -> device */
-#define GX_SID_OUT 2u                /* host link: device -> host memory */
-#define GX_SID_PEER(local_rank) (16u + (unsigned)(local_rank))   /* peer link: that rank's GPU's source */
+#define GX_SID_INTO 1u /* host link: host memory -> device */
+#define GX_SID_OUT 2u /* host link: device -> host memory */
+#define GX_SID_PEER(local_rank)                                                                    \
+    (16u + (unsigned)(local_rank)) /* peer link: that rank's GPU's source */
 
 /* Fills bytes (a multiple of 8) at dev (device memory, or host memory's
  * device address) with source sid's pattern, or zeros (sid 0), on the
  * current device's stream st; returns when done. */
-int gx_fill(void *dev, size_t bytes, uint64_t seed, unsigned sid, gpuStream_t st, struct mcf_err *e);
+int gx_fill(void *dev, size_t bytes, uint64_t seed, unsigned sid, gpuStream_t st,
+            struct mcf_err *e);
 
 /* Checks bytes at dev (readable by the current device) against source sid's
  * pattern, after flipping one word's bit (inject_fault); MCF_EVERIFY naming
  * what (the link and direction), the first bad offset and its value. */
-int gx_check(const void *dev, size_t bytes, uint64_t seed, unsigned sid, int inject_fault, const char *what,
-             struct mcf_err *e);
+int gx_check(const void *dev, size_t bytes, uint64_t seed, unsigned sid, int inject_fault,
+             const char *what, struct mcf_err *e);
 
 /* The SM copy: bytes (a multiple of 16) from src to dst, loops times over,
  * by blocks x threads threads of the current device, on st (not waited for).
  * Loads and stores around the L1 (ld/st .cg; AMD: nontemporal). */
-void gx_copy_launch(void *dst, const void *src, size_t bytes, uint64_t loops, int blocks, int threads,
-                    gpuStream_t st);
+void gx_copy_launch(void *dst, const void *src, size_t bytes, uint64_t loops, int blocks,
+                    int threads, gpuStream_t st);
 
 /* The streams and events of a gated span (on the current device). */
 struct gx_timer {
     gpuStream_t st[2];
     gpuEvent_t start, stop, end1;
-    volatile int *latch;       /* pinned host memory */
-    int *latch_dev;            /* its device address */
+    volatile int *latch; /* pinned host memory */
+    int *latch_dev; /* its device address */
     int nstreams;
 };
 int gx_timer_create(struct gx_timer *t, struct mcf_err *e);
@@ -98,22 +100,19 @@ void gx_gate_open(struct gx_timer *t);
  * queues work items [first, first + n) of stream i; count items each. The
  * span runs from the start event (after the gate) to the last stream's end. */
 template <class Enqueue>
-static inline int gx_time(struct gx_timer *t, int nstreams, uint64_t count, Enqueue enqueue, double *seconds,
-                          struct mcf_err *e)
+static inline int gx_time(struct gx_timer *t, int nstreams, uint64_t count, Enqueue enqueue,
+                          double *seconds, struct mcf_err *e)
 {
     float ms = 0.0f;
     int open = 0;
     uint64_t first = count < GX_FIRST_BATCH ? count : GX_FIRST_BATCH;
     MCF_TRY(gx_gate_close(t, e));
     GPU_TRY(e, gpuEventRecord(t->start, t->st[0]));
-    for (int i = 1; i < nstreams; i++)
-        GPU_TRY(e, gpuStreamWaitEvent(t->st[i], t->start, 0));
-    for (int i = 0; i < nstreams; i++)
-        MCF_TRY(enqueue(i, t->st[i], (uint64_t)0, first));
+    for (int i = 1; i < nstreams; i++) GPU_TRY(e, gpuStreamWaitEvent(t->st[i], t->start, 0));
+    for (int i = 0; i < nstreams; i++) MCF_TRY(enqueue(i, t->st[i], (uint64_t)0, first));
     gx_gate_open(t);
     open = 1;
-    for (int i = 0; i < nstreams; i++)
-        MCF_TRY(enqueue(i, t->st[i], first, count - first));
+    for (int i = 0; i < nstreams; i++) MCF_TRY(enqueue(i, t->st[i], first, count - first));
     if (nstreams > 1) {
         GPU_TRY(e, gpuEventRecord(t->end1, t->st[1]));
         GPU_TRY(e, gpuStreamWaitEvent(t->st[0], t->end1, 0));
@@ -124,10 +123,8 @@ static inline int gx_time(struct gx_timer *t, int nstreams, uint64_t count, Enqu
     *seconds = ms * 1e-3;
     return MCF_OK;
 fail:
-    if (!open)
-        gx_gate_open(t);   /* never leave the stream held */
-    for (int i = 0; i < nstreams; i++)
-        GPU_RELEASE(gpuStreamSynchronize(t->st[i]));
+    if (!open) gx_gate_open(t); /* never leave the stream held */
+    for (int i = 0; i < nstreams; i++) GPU_RELEASE(gpuStreamSynchronize(t->st[i]));
     return e->rc;
 }
 

@@ -15,27 +15,23 @@ struct hx {
     struct mcf_kernel k;
     char bus[32];
     int node, bound;
-    void *host[2];             /* [0]: the source into the device, [1]: the destination out of it */
-    void *host_dev[2];         /* their device addresses */
+    void *host[2]; /* [0]: the source into the device, [1]: the destination out of it */
+    void *host_dev[2]; /* their device addresses */
     int registered[2];
-    void *dev[2];              /* [0]: the destination in the device, [1]: the source out of it */
+    void *dev[2]; /* [0]: the destination in the device, [1]: the source out of it */
     struct gx_timer t;
     int timer;
 };
 
 static void hx_free(struct hx *x)
 {
-    if (!x)
-        return;
+    if (!x) return;
     for (int d = 0; d < 2; d++) {
-        if (x->registered[d])
-            GPU_RELEASE(gpuHostUnregister(x->host[d]));
+        if (x->registered[d]) GPU_RELEASE(gpuHostUnregister(x->host[d]));
         mcf_numa_free(x->host[d], x->k.bytes);
-        if (x->dev[d])
-            GPU_RELEASE(gpuFree(x->dev[d]));
+        if (x->dev[d]) GPU_RELEASE(gpuFree(x->dev[d]));
     }
-    if (x->timer)
-        gx_timer_free(&x->t);
+    if (x->timer) gx_timer_free(&x->t);
     free(x);
 }
 
@@ -55,16 +51,16 @@ static int hx_setup(void *state, const struct mcf_kernel *k, void **ks, struct m
         if ((d == 0 && k->direction == MCF_DIR_OUT) || (d == 1 && k->direction == MCF_DIR_IN))
             continue;
         MCF_TRY(mcf_numa_alloc("/sys", k->bytes, x->node, &x->host[d], &x->bound, e));
-        GPU_TRY(e, gpuHostRegister(x->host[d], k->bytes, gpuHostRegisterMapped | gpuHostRegisterPortable));
+        GPU_TRY(
+            e,
+            gpuHostRegister(x->host[d], k->bytes, gpuHostRegisterMapped | gpuHostRegisterPortable));
         x->registered[d] = 1;
         GPU_TRY(e, gpuHostGetDevicePointer(&x->host_dev[d], x->host[d], 0));
         GPU_TRY(e, gpuMalloc(&x->dev[d], k->bytes));
     }
     /* the sources' patterns, written by the device (through the link for host memory) */
-    if (x->host[0])
-        MCF_TRY(gx_fill(x->host_dev[0], k->bytes, k->seed, GX_SID_INTO, x->t.st[0], e));
-    if (x->dev[1])
-        MCF_TRY(gx_fill(x->dev[1], k->bytes, k->seed, GX_SID_OUT, x->t.st[0], e));
+    if (x->host[0]) MCF_TRY(gx_fill(x->host_dev[0], k->bytes, k->seed, GX_SID_INTO, x->t.st[0], e));
+    if (x->dev[1]) MCF_TRY(gx_fill(x->dev[1], k->bytes, k->seed, GX_SID_OUT, x->t.st[0], e));
     *ks = x;
     return MCF_OK;
 fail:
@@ -76,22 +72,21 @@ static int hx_run(void *ks, struct mcf_sample *smp, struct mcf_err *e)
 {
     struct hx *x = (struct hx *)ks;
     const struct mcf_kernel *k = &x->k;
-    int both = k->direction == MCF_DIR_BOTH, sm = k->engine == MCF_ENGINE_SM, blocks = x->s->sms, threads = 512;
+    int both = k->direction == MCF_DIR_BOTH, sm = k->engine == MCF_ENGINE_SM, blocks = x->s->sms,
+        threads = 512;
     double span = 0.0;
     /* stream i's direction: into the device first where it is measured */
     int dir_of[2] = { k->direction == MCF_DIR_OUT ? 1 : 0, 1 };
     /* the destinations cleared, so that what verify sees is the last repetition's */
-    if (x->dev[0])
-        MCF_TRY(gx_fill(x->dev[0], k->bytes, 0, 0, x->t.st[0], e));
-    if (x->host[1])
-        MCF_TRY(gx_fill(x->host_dev[1], k->bytes, 0, 0, x->t.st[0], e));
+    if (x->dev[0]) MCF_TRY(gx_fill(x->dev[0], k->bytes, 0, 0, x->t.st[0], e));
+    if (x->host[1]) MCF_TRY(gx_fill(x->host_dev[1], k->bytes, 0, 0, x->t.st[0], e));
     {
         auto enqueue = [&](int i, gpuStream_t st, uint64_t first, uint64_t n) -> int {
             int d = dir_of[i];
             void *dst = d == 0 ? x->dev[0] : x->host_dev[1];
             const void *src = d == 0 ? x->host_dev[0] : x->dev[1];
             (void)first;
-            if (sm) {   /* one kernel does every iteration: item 0 */
+            if (sm) { /* one kernel does every iteration: item 0 */
                 if (first == 0 && n > 0) {
                     gx_copy_launch(dst, src, k->bytes, k->iterations, blocks, threads, st);
                     GPU_LAUNCHED(e, "the SM copy over the host link");
@@ -99,8 +94,10 @@ static int hx_run(void *ks, struct mcf_sample *smp, struct mcf_err *e)
                 return MCF_OK;
             }
             for (uint64_t it = 0; it < n; it++)
-                GPU_TRY(e, gpuMemcpyAsync(d == 0 ? x->dev[0] : x->host[1], d == 0 ? x->host[0] : x->dev[1], k->bytes,
-                                          d == 0 ? gpuMemcpyHostToDevice : gpuMemcpyDeviceToHost, st));
+                GPU_TRY(e,
+                        gpuMemcpyAsync(d == 0 ? x->dev[0] : x->host[1],
+                                       d == 0 ? x->host[0] : x->dev[1], k->bytes,
+                                       d == 0 ? gpuMemcpyHostToDevice : gpuMemcpyDeviceToHost, st));
             return MCF_OK;
         fail:
             return e->rc;
@@ -133,12 +130,16 @@ static int hx_verify(void *ks, struct mcf_err *e)
     }
     snprintf(e->msg, sizeof e->msg, "pinned host memory on NUMA node %d (%s; GPU %s)%s", x->node,
              k->host_memory == MCF_NUMA_LOCAL ? "the GPU's own" : "a remote node", x->bus,
-             x->bound ? "" : ", not bound: the kernel refused mbind on a machine of one memory node");
+             x->bound ? ""
+                      : ", not bound: the kernel refused mbind on a machine of one memory node");
     return MCF_OK;
 fail:
     return e->rc;
 }
 
-static void hx_teardown(void *ks) { hx_free((struct hx *)ks); }
+static void hx_teardown(void *ks)
+{
+    hx_free((struct hx *)ks);
+}
 
 GPU_HOST_OPS(gpu_xfer_host_ops, hx_setup, hx_run, hx_verify, hx_teardown);

@@ -36,13 +36,13 @@ struct px_id {
 };
 
 struct px_link {
-    int dev;                   /* this process's ordinal of local rank j's GPU; -1: this rank */
-    int access;                /* this GPU loads and stores j's memory directly */
-    void *src, *dst;           /* on j's GPU: its source (pattern GX_SID_PEER(j)), the destination of 'out' */
-    void *mine_dst;            /* on this GPU: the destination of 'in' from j */
-    char *chain;               /* latency: the chain in j's memory */
-    uint64_t taken;            /* loads chased so far */
-    char *pos;                 /* where the chase stands */
+    int dev; /* this process's ordinal of local rank j's GPU; -1: this rank */
+    int access; /* this GPU loads and stores j's memory directly */
+    void *src, *dst; /* on j's GPU: its source (pattern GX_SID_PEER(j)), the destination of 'out' */
+    void *mine_dst; /* on this GPU: the destination of 'in' from j */
+    char *chain; /* latency: the chain in j's memory */
+    uint64_t taken; /* loads chased so far */
+    char *pos; /* where the chase stands */
     char bus[32];
 };
 
@@ -51,14 +51,14 @@ struct px {
     struct mcf_kernel k;
     int me, n, measured;
     struct px_link l[MCF_MAX_PEERS];
-    void *mine_src;            /* this GPU's source (pattern GX_SID_PEER(me)) */
+    void *mine_src; /* this GPU's source (pattern GX_SID_PEER(me)) */
     struct gx_timer t;
     int timer;
     /* latency */
     uint64_t nodes, *order;
-    struct px_link local;      /* the same chain in this GPU's memory */
-    void **end;                /* device: where a chase ended */
-    struct gpu_clock *clk;     /* device */
+    struct px_link local; /* the same chain in this GPU's memory */
+    void **end; /* device: where a chase ended */
+    struct gpu_clock *clk; /* device */
     double local_ns;
 };
 
@@ -80,27 +80,27 @@ __global__ void k_px_chase(char *start, unsigned long long loads, void **end, st
 {
     char *p = start;
     gpu_clock_start(clk);
-    for (unsigned long long i = 0; i < loads; i++)
-        p = px_next(p);
+    for (unsigned long long i = 0; i < loads; i++) p = px_next(p);
     gpu_clock_stop(clk);
     *end = p;
 }
 
 /* cudaSetDevice back to this rank's GPU, whatever happened */
-static void px_home(const struct px *x) { GPU_RELEASE(gpuSetDevice(x->s->device)); }
+static void px_home(const struct px *x)
+{
+    GPU_RELEASE(gpuSetDevice(x->s->device));
+}
 
 static void px_release(int dev, void *p)
 {
-    if (!p)
-        return;
+    if (!p) return;
     GPU_RELEASE(gpuSetDevice(dev));
     GPU_RELEASE(gpuFree(p));
 }
 
 static void px_free(struct px *x)
 {
-    if (!x)
-        return;
+    if (!x) return;
     for (int j = 0; j < x->n; j++) {
         struct px_link *l = &x->l[j];
         px_release(l->dev, l->src);
@@ -113,8 +113,7 @@ static void px_free(struct px *x)
     px_release(x->s->device, x->end);
     px_release(x->s->device, x->clk);
     px_home(x);
-    if (x->timer)
-        gx_timer_free(&x->t);
+    if (x->timer) gx_timer_free(&x->t);
     free(x->order);
     free(x);
 }
@@ -159,15 +158,16 @@ static int px_order(struct px *x, struct mcf_err *e)
     uint64_t per_page = PX_PAGE / PX_STRIDE;
     x->nodes = x->k.bytes / PX_STRIDE;
     if (x->nodes < 2)
-        MCF_FAIL(e, MCF_EINPUT, "transfer peer latency: 'bytes' (%llu) holds fewer than 2 nodes of %d bytes",
+        MCF_FAIL(e, MCF_EINPUT,
+                 "transfer peer latency: 'bytes' (%llu) holds fewer than 2 nodes of %d bytes",
                  (unsigned long long)x->k.bytes, PX_STRIDE);
     MCF_ALLOC(e, x->order, x->nodes);
     for (uint64_t a = 0; a < x->nodes; a += per_page) {
         uint64_t b = a + per_page < x->nodes ? a + per_page : x->nodes;
-        for (uint64_t i = a; i < b; i++)
-            x->order[i] = i;
+        for (uint64_t i = a; i < b; i++) x->order[i] = i;
         for (uint64_t i = b - 1; i > a; i--) {
-            uint64_t r = a + mcf_counter_bits(x->k.seed, 0x6368u, i, 0) % (i - a + 1), t = x->order[i];
+            uint64_t r = a + mcf_counter_bits(x->k.seed, 0x6368u, i, 0) % (i - a + 1),
+                     t = x->order[i];
             x->order[i] = x->order[r];
             x->order[r] = t;
         }
@@ -186,7 +186,8 @@ static int px_chain(struct px *x, int dev, struct px_link *l, uint64_t *image, s
     GPU_TRY(e, gpuMalloc((void **)&l->chain, x->k.bytes));
     memset(image, 0, x->k.bytes);
     for (uint64_t i = 0; i < x->nodes; i++)
-        image[x->order[i] * words] = (uint64_t)(uintptr_t)(l->chain + x->order[(i + 1) % x->nodes] * PX_STRIDE);
+        image[x->order[i] * words] =
+            (uint64_t)(uintptr_t)(l->chain + x->order[(i + 1) % x->nodes] * PX_STRIDE);
     GPU_TRY(e, gpuMemcpy(l->chain, image, x->k.bytes, gpuMemcpyDefault));
     l->pos = l->chain + x->order[0] * PX_STRIDE;
     GPU_TRY(e, gpuSetDevice(x->s->device));
@@ -208,8 +209,8 @@ static int px_find(struct px *x, struct mcf_err *e)
         gpuDeviceGetPCIBusId(mine.bus, (int)sizeof mine.bus, x->s->device) == gpuSuccess)
         mine.ok = 1;
     else if (pre.rc == MCF_OK)
-        mcf_err_set(&pre, MCF_ERUNTIME, __FILE__, __LINE__, "%sDeviceGetPCIBusId(%d) failed", MCF_GPU_VENDOR,
-                    x->s->device);
+        mcf_err_set(&pre, MCF_ERUNTIME, __FILE__, __LINE__, "%sDeviceGetPCIBusId(%d) failed",
+                    MCF_GPU_VENDOR, x->s->device);
     MCF_ALLOC(e, all, c->local_size);
     MCF_TRY(c->allgather(c->ctx, MCF_SCOPE_NODE, &mine, all, sizeof mine, e));
     if (pre.rc != MCF_OK) {
@@ -217,32 +218,35 @@ static int px_find(struct px *x, struct mcf_err *e)
         goto fail;
     }
     if (c->local_size < 2)
-        MCF_FAIL(e, MCF_EUNSUPPORTED, "peer links: this rank is the only one on its node (one rank per GPU, "
+        MCF_FAIL(e, MCF_EUNSUPPORTED,
+                 "peer links: this rank is the only one on its node (one rank per GPU, "
                  "two or more on a node)");
     if (c->local_size > MCF_MAX_PEERS)
-        MCF_FAIL(e, MCF_EUNSUPPORTED, "peer links: %d ranks on this node, at most %d measured", c->local_size,
-                 MCF_MAX_PEERS);
+        MCF_FAIL(e, MCF_EUNSUPPORTED, "peer links: %d ranks on this node, at most %d measured",
+                 c->local_size, MCF_MAX_PEERS);
     x->me = c->local_rank;
     x->n = c->local_size;
     for (int j = 0; j < x->n; j++) {
         struct px_link *l = &x->l[j];
         l->dev = -1;
         snprintf(l->bus, sizeof l->bus, "%s", all[j].bus);
-        if (j == x->me)
-            continue;
+        if (j == x->me) continue;
         if (!all[j].ok)
-            MCF_FAIL(e, MCF_EUNSUPPORTED, "peer links: local rank %d could not set the test up (its row says why)",
-                     j);
+            MCF_FAIL(e, MCF_EUNSUPPORTED,
+                     "peer links: local rank %d could not set the test up (its row says why)", j);
         if (gpuDeviceGetByPCIBusId(&l->dev, all[j].bus) != gpuSuccess) {
             const char *v = getenv(GPU_VISIBLE_ENV);
             (void)gpuGetLastError();
-            MCF_FAIL(e, MCF_EUNSUPPORTED, "peer links: local rank %d's GPU (PCI %s) is not visible in this process "
-                     "(%s=%s): every rank must see every GPU of the node", j, all[j].bus, GPU_VISIBLE_ENV,
-                     v ? v : "(unset)");
+            MCF_FAIL(e, MCF_EUNSUPPORTED,
+                     "peer links: local rank %d's GPU (PCI %s) is not visible in this process "
+                     "(%s=%s): every rank must see every GPU of the node",
+                     j, all[j].bus, GPU_VISIBLE_ENV, v ? v : "(unset)");
         }
         if (l->dev == x->s->device)
-            MCF_FAIL(e, MCF_EUNSUPPORTED, "peer links: local rank %d uses this rank's GPU (PCI %s): one GPU per "
-                     "rank", j, all[j].bus);
+            MCF_FAIL(e, MCF_EUNSUPPORTED,
+                     "peer links: local rank %d uses this rank's GPU (PCI %s): one GPU per "
+                     "rank",
+                     j, all[j].bus);
     }
     free(all);
     return MCF_OK;
@@ -257,7 +261,8 @@ static int px_setup(void *state, const struct mcf_kernel *k, void **ks, struct m
     uint64_t *image = NULL;
     int lat = k->mode == MCF_MODE_LATENCY, sm = k->engine == MCF_ENGINE_SM, back = 0;
     if (!k->comm)
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "peer links need the other ranks (no "
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "peer links need the other ranks (no "
                            "communicator in this run)");
     MCF_ALLOC(e, x, 1);
     x->s = (struct gpu_state *)state;
@@ -265,24 +270,25 @@ static int px_setup(void *state, const struct mcf_kernel *k, void **ks, struct m
     MCF_TRY(px_find(x, e));
     for (int j = 0; j < x->n; j++) {
         struct px_link *l = &x->l[j];
-        if (j == x->me)
-            continue;
+        if (j == x->me) continue;
         MCF_TRY(px_enable(x, x->s->device, l->dev, &l->access, e));
-        MCF_TRY(px_enable(x, l->dev, x->s->device, &back, e));   /* the copy engines' way back */
+        MCF_TRY(px_enable(x, l->dev, x->s->device, &back, e)); /* the copy engines' way back */
         x->measured += !sm || l->access;
     }
     if (!x->measured)
-        MCF_FAIL(e, MCF_EUNSUPPORTED, "peer links by the SMs: no other GPU of the node is directly accessible "
-                 "from this one (%sDeviceCanAccessPeer)", MCF_GPU_VENDOR);
+        MCF_FAIL(e, MCF_EUNSUPPORTED,
+                 "peer links by the SMs: no other GPU of the node is directly accessible "
+                 "from this one (%sDeviceCanAccessPeer)",
+                 MCF_GPU_VENDOR);
     MCF_TRY(gx_timer_create(&x->t, e));
     x->timer = 1;
     if (lat) {
         MCF_TRY(px_order(x, e));
         if (!(image = (uint64_t *)malloc(k->bytes)))
-            MCF_FAIL(e, MCF_ERUNTIME, "out of memory for a %llu-byte chain", (unsigned long long)k->bytes);
+            MCF_FAIL(e, MCF_ERUNTIME, "out of memory for a %llu-byte chain",
+                     (unsigned long long)k->bytes);
         for (int j = 0; j < x->n; j++)
-            if (j != x->me && x->l[j].access)
-                MCF_TRY(px_chain(x, x->l[j].dev, &x->l[j], image, e));
+            if (j != x->me && x->l[j].access) MCF_TRY(px_chain(x, x->l[j].dev, &x->l[j], image, e));
         MCF_TRY(px_chain(x, x->s->device, &x->local, image, e));
         GPU_TRY(e, gpuMalloc((void **)&x->end, sizeof *x->end));
         GPU_TRY(e, gpuMalloc((void **)&x->clk, sizeof *x->clk));
@@ -293,14 +299,12 @@ static int px_setup(void *state, const struct mcf_kernel *k, void **ks, struct m
             MCF_TRY(px_alloc(x, x->s->device, GX_SID_PEER(x->me), &x->mine_src, e));
         for (int j = 0; j < x->n; j++) {
             struct px_link *l = &x->l[j];
-            if (j == x->me || (sm && !l->access))
-                continue;
+            if (j == x->me || (sm && !l->access)) continue;
             if (k->direction != MCF_DIR_OUT) {
                 MCF_TRY(px_alloc(x, l->dev, GX_SID_PEER(j), &l->src, e));
                 MCF_TRY(px_alloc(x, x->s->device, 0, &l->mine_dst, e));
             }
-            if (k->direction != MCF_DIR_IN)
-                MCF_TRY(px_alloc(x, l->dev, 0, &l->dst, e));
+            if (k->direction != MCF_DIR_IN) MCF_TRY(px_alloc(x, l->dev, 0, &l->dst, e));
         }
     }
     *ks = x;
@@ -331,11 +335,10 @@ fail:
 
 static int px_run_latency(struct px *x, struct mcf_sample *smp, struct mcf_err *e)
 {
-    uint64_t loads = x->k.iterations * x->nodes;   /* iterations laps of the chain */
+    uint64_t loads = x->k.iterations * x->nodes; /* iterations laps of the chain */
     double per = 0, span = 0;
     for (int j = 0; j < x->n; j++) {
-        if (j == x->me || !x->l[j].access)
-            continue;
+        if (j == x->me || !x->l[j].access) continue;
         MCF_TRY(px_chase(x, &x->l[j], loads, &per, &span, e));
         smp->link_seconds[j] = per;
         smp->seconds += span;
@@ -351,9 +354,8 @@ static int px_pair(struct px *x, int j, double *span, struct mcf_err *e)
     const struct mcf_kernel *k = &x->k;
     struct px_link *l = &x->l[j];
     int sm = k->engine == MCF_ENGINE_SM, both = k->direction == MCF_DIR_BOTH;
-    int dir_of[2] = { k->direction == MCF_DIR_OUT ? 1 : 0, 1 };   /* 0: in, 1: out */
-    if (l->mine_dst)
-        MCF_TRY(gx_fill(l->mine_dst, k->bytes, 0, 0, x->t.st[0], e));
+    int dir_of[2] = { k->direction == MCF_DIR_OUT ? 1 : 0, 1 }; /* 0: in, 1: out */
+    if (l->mine_dst) MCF_TRY(gx_fill(l->mine_dst, k->bytes, 0, 0, x->t.st[0], e));
     if (l->dst) {
         GPU_TRY(e, gpuSetDevice(l->dev));
         MCF_TRY(gx_fill(l->dst, k->bytes, 0, 0, (gpuStream_t)0, e));
@@ -365,7 +367,7 @@ static int px_pair(struct px *x, int j, double *span, struct mcf_err *e)
             void *dst = out ? l->dst : l->mine_dst;
             const void *src = out ? x->mine_src : l->src;
             int dst_dev = out ? l->dev : x->s->device, src_dev = out ? x->s->device : l->dev;
-            if (sm) {   /* one kernel does every iteration: item 0 */
+            if (sm) { /* one kernel does every iteration: item 0 */
                 if (first == 0 && n > 0) {
                     gx_copy_launch(dst, src, k->bytes, k->iterations, x->s->sms, 512, st);
                     GPU_LAUNCHED(e, "the SM copy over a peer link");
@@ -397,11 +399,9 @@ static int px_run(void *ks, struct mcf_sample *smp, struct mcf_err *e)
         smp->link_seconds[j] = NAN;
         smp->link_partner[j] = -1;
     }
-    if (x->k.mode == MCF_MODE_LATENCY)
-        return px_run_latency(x, smp, e);
+    if (x->k.mode == MCF_MODE_LATENCY) return px_run_latency(x, smp, e);
     for (int j = 0; j < x->n; j++) {
-        if (j == x->me || (x->k.engine == MCF_ENGINE_SM && !x->l[j].access))
-            continue;
+        if (j == x->me || (x->k.engine == MCF_ENGINE_SM && !x->l[j].access)) continue;
         MCF_TRY(px_pair(x, j, &span, e));
         smp->link_seconds[j] = span / (double)x->k.iterations;
         smp->seconds += span;
@@ -419,12 +419,11 @@ static int px_verify_latency(struct px *x, struct mcf_err *e)
      * where every rank's chase is local: no turn needed) */
     MCF_TRY(px_chase(x, &x->local, x->nodes, &per, &span, e));
     x->local_ns = per * 1e9;
-    for (int j = 0; j <= x->n; j++) {   /* the peers' chains, then this GPU's own */
+    for (int j = 0; j <= x->n; j++) { /* the peers' chains, then this GPU's own */
         struct px_link *l = j < x->n ? &x->l[j] : &x->local;
-        if (!l->chain)
-            continue;
+        if (!l->chain) continue;
         char *want = l->chain + x->order[l->taken % x->nodes] * PX_STRIDE;
-        char *got = l->pos + (inject ? PX_STRIDE : 0);   /* testing: the chase one node off */
+        char *got = l->pos + (inject ? PX_STRIDE : 0); /* testing: the chase one node off */
         char where[96];
         inject = 0;
         if (j < x->n)
@@ -432,9 +431,11 @@ static int px_verify_latency(struct px *x, struct mcf_err *e)
         else
             snprintf(where, sizeof where, "in this GPU's own memory");
         if (got != want)
-            MCF_FAIL(e, MCF_EVERIFY, "peer latency chain %s: after %llu loads the chase stands at node %lld, "
-                     "expected node %llu", where, (unsigned long long)l->taken,
-                     (long long)((got - l->chain) / PX_STRIDE), (unsigned long long)x->order[l->taken % x->nodes]);
+            MCF_FAIL(e, MCF_EVERIFY,
+                     "peer latency chain %s: after %llu loads the chase stands at node %lld, "
+                     "expected node %llu",
+                     where, (unsigned long long)l->taken, (long long)((got - l->chain) / PX_STRIDE),
+                     (unsigned long long)x->order[l->taken % x->nodes]);
     }
     return MCF_OK;
 fail:
@@ -453,14 +454,14 @@ static int px_verify(void *ks, struct mcf_err *e)
         for (int j = 0; j < x->n; j++) {
             struct px_link *l = &x->l[j];
             if (l->mine_dst) {
-                snprintf(what, sizeof what, "peer link in from local rank %d (PCI %s, %s)", j, l->bus,
-                         mcf_engine_names[k->engine]);
+                snprintf(what, sizeof what, "peer link in from local rank %d (PCI %s, %s)", j,
+                         l->bus, mcf_engine_names[k->engine]);
                 MCF_TRY(gx_check(l->mine_dst, k->bytes, k->seed, GX_SID_PEER(j), inject, what, e));
                 inject = 0;
             }
             if (l->dst) {
-                snprintf(what, sizeof what, "peer link out to local rank %d (PCI %s, %s)", j, l->bus,
-                         mcf_engine_names[k->engine]);
+                snprintf(what, sizeof what, "peer link out to local rank %d (PCI %s, %s)", j,
+                         l->bus, mcf_engine_names[k->engine]);
                 GPU_TRY(e, gpuSetDevice(l->dev));
                 MCF_TRY(gx_check(l->dst, k->bytes, k->seed, GX_SID_PEER(x->me), inject, what, e));
                 GPU_TRY(e, gpuSetDevice(x->s->device));
@@ -470,15 +471,17 @@ static int px_verify(void *ks, struct mcf_err *e)
     }
     for (int j = 0; j < x->n && len < (int)sizeof note - 1; j++) {
         const struct px_link *l = &x->l[j];
-        if (j == x->me)
-            continue;
-        len += snprintf(note + len, sizeof note - (size_t)len, "%slocal rank %d: PCI %s, %s%s", len ? "; " : "", j,
-                        l->bus, l->access ? "direct" : "no direct access (copies staged by the runtime)",
-                        !l->access && (k->engine == MCF_ENGINE_SM) ? ", not measured by the SMs" : "");
+        if (j == x->me) continue;
+        len += snprintf(
+            note + len, sizeof note - (size_t)len, "%slocal rank %d: PCI %s, %s%s", len ? "; " : "",
+            j, l->bus, l->access ? "direct" : "no direct access (copies staged by the runtime)",
+            !l->access && (k->engine == MCF_ENGINE_SM) ? ", not measured by the SMs" : "");
     }
     if (k->mode == MCF_MODE_LATENCY && len < (int)sizeof note - 1)
-        snprintf(note + len, sizeof note - (size_t)len, "; the same chain in this GPU's own memory: %.0f ns per "
-                 "load", x->local_ns);
+        snprintf(note + len, sizeof note - (size_t)len,
+                 "; the same chain in this GPU's own memory: %.0f ns per "
+                 "load",
+                 x->local_ns);
     snprintf(e->msg, sizeof e->msg, "%s", note);
     return MCF_OK;
 fail:
@@ -486,6 +489,9 @@ fail:
     return e->rc;
 }
 
-static void px_teardown(void *ks) { px_free((struct px *)ks); }
+static void px_teardown(void *ks)
+{
+    px_free((struct px *)ks);
+}
 
 GPU_HOST_OPS(gpu_xfer_peer_ops, px_setup, px_run, px_verify, px_teardown);

@@ -25,14 +25,16 @@ static __device__ inline uint32_t dev_minifloat(double v, int ebits, int mbits, 
     uint32_t sign = v < 0 || (v == 0 && signbit(v) && !fnuz) ? 1 : 0;
     double a = fabs(v);
     int e2 = 0;
-    if (a == 0)
-        return sign << (ebits + mbits);
+    if (a == 0) return sign << (ebits + mbits);
     double f = frexp(a, &e2);
     int exp = e2 - 1 + bias;
     uint32_t mant;
     if (exp > 0) {
         mant = (uint32_t)nearbyint((2 * f - 1) * ldexp(1.0, mbits));
-        if (mant >> mbits) { mant = 0; exp++; }
+        if (mant >> mbits) {
+            mant = 0;
+            exp++;
+        }
     } else {
         mant = (uint32_t)nearbyint(a * ldexp(1.0, bias - 1 + mbits));
         exp = mant >> mbits ? 1 : 0;
@@ -41,16 +43,21 @@ static __device__ inline uint32_t dev_minifloat(double v, int ebits, int mbits, 
     return sign << (ebits + mbits) | (uint32_t)exp << mbits | mant;
 }
 
-__global__ void k_fill(void *p, size_t n, enum mcf_dtype t, int fnuz, enum mcf_inputs in, uint64_t seed, uint64_t stream)
+__global__ void k_fill(void *p, size_t n, enum mcf_dtype t, int fnuz, enum mcf_inputs in,
+                       uint64_t seed, uint64_t stream)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
         double v = mcf_gemm_value(t, in, seed, stream, i);
         switch (t) {
         case MCF_FP64: ((double *)p)[i] = v; break;
-        case MCF_FP32: case MCF_TF32: ((float *)p)[i] = (float)v; break;
+        case MCF_FP32:
+        case MCF_TF32: ((float *)p)[i] = (float)v; break;
         case MCF_FP16: ((uint16_t *)p)[i] = (uint16_t)dev_minifloat(v, 5, 10, 15, 0); break;
         case MCF_BF16: ((uint16_t *)p)[i] = (uint16_t)dev_minifloat(v, 8, 7, 127, 0); break;
-        case MCF_FP8_E4M3: ((uint8_t *)p)[i] = (uint8_t)dev_minifloat(v, 4, 3, fnuz ? 8 : 7, fnuz); break;
+        case MCF_FP8_E4M3:
+            ((uint8_t *)p)[i] = (uint8_t)dev_minifloat(v, 4, 3, fnuz ? 8 : 7, fnuz);
+            break;
         default: ((int8_t *)p)[i] = (int8_t)v; break;
         }
     }
@@ -58,15 +65,18 @@ __global__ void k_fill(void *p, size_t n, enum mcf_dtype t, int fnuz, enum mcf_i
 
 /* An element read back, as the library saw it (operand.c's decoder, not the
  * vendor's conversions). */
-static double decode(const struct mcf_amd_type *ty, enum mcf_dtype t, int out, const void *p, size_t i)
+static double decode(const struct mcf_amd_type *ty, enum mcf_dtype t, int out, const void *p,
+                     size_t i)
 {
     switch (t) {
     case MCF_FP64: return ((const double *)p)[i];
-    case MCF_FP32: case MCF_TF32: return ((const float *)p)[i];
+    case MCF_FP32:
+    case MCF_TF32: return ((const float *)p)[i];
     case MCF_FP16: return mcf_decode(MCF_FP16, ((const uint16_t *)p)[i], MCF_FP8_OCP);
     case MCF_BF16: return mcf_decode(MCF_BF16, ((const uint16_t *)p)[i], MCF_FP8_OCP);
-    case MCF_FP8_E4M3: return out ? mcf_decode(MCF_BF16, ((const uint16_t *)p)[i], MCF_FP8_OCP)
-                                  : mcf_decode(MCF_FP8_E4M3, ((const uint8_t *)p)[i], ty->fp8);
+    case MCF_FP8_E4M3:
+        return out ? mcf_decode(MCF_BF16, ((const uint16_t *)p)[i], MCF_FP8_OCP)
+                   : mcf_decode(MCF_FP8_E4M3, ((const uint8_t *)p)[i], ty->fp8);
     case MCF_INT8: return out ? ((const int32_t *)p)[i] : ((const int8_t *)p)[i];
     default: return NAN;
     }
@@ -86,8 +96,7 @@ struct hgemm {
 
 static void gemm_free(struct hgemm *g)
 {
-    if (!g)
-        return;
+    if (!g) return;
     if (g->have_lib) mcf_amd_gemm_close(&g->lib);
     if (g->a) GPU_RELEASE(gpuFree(g->a));
     if (g->b) GPU_RELEASE(gpuFree(g->b));
@@ -106,17 +115,18 @@ static int gemm_setup(void *state, const struct mcf_kernel *k, void **ks, struct
     g->s = s;
     g->k = *k;
     g->n = n;
-    MCF_TRY(mcf_amd_gemm_open(&g->lib, k->dtype, s->prop.gcnArchName, n, WORKSPACE, (void *)s->stream, e));
+    MCF_TRY(mcf_amd_gemm_open(&g->lib, k->dtype, s->prop.gcnArchName, n, WORKSPACE,
+                              (void *)s->stream, e));
     g->have_lib = 1;
     GPU_TRY(e, gpuMalloc(&g->a, n * n * g->lib.ty.ab_bytes));
     GPU_TRY(e, gpuMalloc(&g->b, n * n * g->lib.ty.ab_bytes));
     GPU_TRY(e, gpuMalloc(&g->d, n * n * g->lib.ty.cd_bytes));
-    if (g->lib.lib == MCF_AMD_HIPBLASLT)
-        GPU_TRY(e, gpuMalloc(&g->ws, WORKSPACE));
+    if (g->lib.lib == MCF_AMD_HIPBLASLT) GPU_TRY(e, gpuMalloc(&g->ws, WORKSPACE));
     GPU_TRY(e, gpuMalloc((void **)&g->clk, sizeof *g->clk));
     for (uint64_t stream = 0; stream < 2; stream++) {
         k_fill<<<s->sms * 8, 256, 0, s->stream>>>(stream ? g->b : g->a, (size_t)(n * n), k->dtype,
-                                                  g->lib.ty.fp8 == MCF_FP8_FNUZ, k->inputs, k->seed, stream);
+                                                  g->lib.ty.fp8 == MCF_FP8_FNUZ, k->inputs, k->seed,
+                                                  stream);
         GPU_LAUNCHED(e, "operand fill");
     }
     GPU_TRY(e, gpuStreamSynchronize(s->stream));
@@ -141,12 +151,16 @@ static int gemm_run_rep(void *ks, struct mcf_sample *smp, struct mcf_err *e)
 static int gemm_verify(void *ks, struct mcf_err *e)
 {
     struct hgemm *g = (struct hgemm *)ks;
-    const struct gemm_view v = { g->s, &g->k, g->n, g->a, g->b, g->d, g->lib.ty.ab_bytes, g->lib.ty.cd_bytes };
+    const struct gemm_view v = {
+        g->s, &g->k, g->n, g->a, g->b, g->d, g->lib.ty.ab_bytes, g->lib.ty.cd_bytes
+    };
     const struct mcf_amd_type *ty = &g->lib.ty;
     enum mcf_dtype t = g->k.dtype;
-    if (gemm_check_output(&v, [ty, t](int out, const void *p, size_t i) { return decode(ty, t, out, p, i); }, e) !=
-        MCF_OK)
-        mcf_err_context(e, "%s", g->lib.provenance);   /* a wrong result names the library that gave it */
+    if (gemm_check_output(
+            &v, [ty, t](int out, const void *p, size_t i) { return decode(ty, t, out, p, i); },
+            e) != MCF_OK)
+        mcf_err_context(e, "%s",
+                        g->lib.provenance); /* a wrong result names the library that gave it */
     return e->rc;
 }
 

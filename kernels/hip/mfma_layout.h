@@ -20,7 +20,8 @@ struct mfma_layout {
 
 /* Lane `lane`'s operand element `v` (of its KL = K*M*BLK/64) is A[i][kk] of
  * block b; for B it is B[kk][i], i being the column. */
-MCF_LAYOUT_FN void mfma_layout_operand(struct mfma_layout L, int lane, int v, int *i, int *kk, int *b)
+MCF_LAYOUT_FN void mfma_layout_operand(struct mfma_layout L, int lane, int v, int *i, int *kk,
+                                       int *b)
 {
     int kl = L.k * L.m * L.blk / 64, rest = lane / L.m;
     *i = lane % L.m;
@@ -36,10 +37,10 @@ MCF_LAYOUT_FN void mfma_layout_operand(struct mfma_layout L, int lane, int v, in
  * D[i][j] in lane j + 16 * (i % 4), item i / 4. */
 MCF_LAYOUT_FN void mfma_layout_result(struct mfma_layout L, int lane, int r, int *i, int *j, int *b)
 {
-    int rg = L.dbits == 64 ? 1 : 4;                        /* rows per group */
+    int rg = L.dbits == 64 ? 1 : 4; /* rows per group */
     int bi = (64 + L.m * L.n / rg - 1) / (L.m * L.n / rg); /* blocks side by side in the lanes */
-    int mi = 64 / bi / L.n;                                /* row groups side by side in the lanes */
-    int g = L.m / (rg * mi);                               /* row groups down the items */
+    int mi = 64 / bi / L.n; /* row groups side by side in the lanes */
+    int g = L.m / (rg * mi); /* row groups down the items */
     int q = lane / L.n, t = r / rg;
     *j = lane % L.n;
     *i = (t % g) * rg * mi + (q / bi) * rg + r % rg;
@@ -53,7 +54,8 @@ MCF_LAYOUT_FN void mfma_layout_result(struct mfma_layout L, int lane, int r, int
  * layout of a dense M x N x K/2 instruction. AMD's calculator prints it over
  * the logical A, every column of a chunk of 4 in the 32 or 16 bits that hold
  * the chunk's kept pair (tests/test_mfma_layout.c). */
-MCF_LAYOUT_FN void mfma_layout_sparse_a(struct mfma_layout L, int lane, int v, int *i, int *c, int *b)
+MCF_LAYOUT_FN void mfma_layout_sparse_a(struct mfma_layout L, int lane, int v, int *i, int *c,
+                                        int *b)
 {
     struct mfma_layout H = L;
     H.k = L.k / 2;
@@ -64,7 +66,8 @@ MCF_LAYOUT_FN void mfma_layout_sparse_a(struct mfma_layout L, int lane, int v, i
  * 4q .. 4q+3 of lane `lane` hold chunk `chunk` (logical columns 4*chunk ..
  * 4*chunk+3) of row i's kept pair, i0 | i1 << 2: the chunk of the lane's
  * compressed elements 2q and 2q+1, which always share one. */
-MCF_LAYOUT_FN void mfma_layout_sparse_index(struct mfma_layout L, int lane, int q, int *i, int *chunk, int *b)
+MCF_LAYOUT_FN void mfma_layout_sparse_index(struct mfma_layout L, int lane, int q, int *i,
+                                            int *chunk, int *b)
 {
     int c;
     mfma_layout_sparse_a(L, lane, 2 * q, i, &c, b);

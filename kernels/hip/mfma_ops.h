@@ -48,16 +48,34 @@ typedef int i32x2 __attribute__((ext_vector_type(2)));
  * instruction (or traps on a target without it); C2 / C3: present on CDNA2 /
  * CDNA3. The columns after BUILTIN are C's (src/run/mfma_insn.c). Dense
  * instructions ignore idx; opa and opb are both op. */
-#define MFMA(NAME, M_, N_, K_, B_, BITS_, OP, ACC, COUT, C2, C3, BUILTIN, ...)                         \
-    struct NAME {                                                                                     \
-        enum { M = M_, N = N_, K = K_, BLK = B_, AB_BITS = BITS_, KL = K_ * M_ * B_ / 64,             \
-               ITEMS = M_ * N_ * B_ / 64, ON_CDNA2 = C2, ON_CDNA3 = C3, SPARSE = 0 };                 \
-        typedef OP op; typedef OP opa; typedef OP opb; typedef ACC acc; typedef COUT cout;            \
-        static __device__ acc mma(op a, op b, acc c, int)                                             \
-        {                                                                                             \
-            if constexpr ((MCF_CDNA2 && C2) || (MCF_CDNA3 && C3)) return BUILTIN(a, b, c, 0, 0, 0);   \
-            else { __builtin_trap(); return c; }                                                      \
-        }                                                                                             \
+#define MFMA(NAME, M_, N_, K_, B_, BITS_, OP, ACC, COUT, C2, C3, BUILTIN, ...)                     \
+    struct NAME {                                                                                  \
+        enum {                                                                                     \
+            M = M_,                                                                                \
+            N = N_,                                                                                \
+            K = K_,                                                                                \
+            BLK = B_,                                                                              \
+            AB_BITS = BITS_,                                                                       \
+            KL = K_ * M_ * B_ / 64,                                                                \
+            ITEMS = M_ * N_ * B_ / 64,                                                             \
+            ON_CDNA2 = C2,                                                                         \
+            ON_CDNA3 = C3,                                                                         \
+            SPARSE = 0                                                                             \
+        };                                                                                         \
+        typedef OP op;                                                                             \
+        typedef OP opa;                                                                            \
+        typedef OP opb;                                                                            \
+        typedef ACC acc;                                                                           \
+        typedef COUT cout;                                                                         \
+        static __device__ acc mma(op a, op b, acc c, int)                                          \
+        {                                                                                          \
+            if constexpr ((MCF_CDNA2 && C2) || (MCF_CDNA3 && C3))                                  \
+                return BUILTIN(a, b, c, 0, 0, 0);                                                  \
+            else {                                                                                 \
+                __builtin_trap();                                                                  \
+                return c;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
     };
 MCF_MFMA_LIST(MFMA)
 #undef MFMA
@@ -66,16 +84,34 @@ MCF_MFMA_LIST(MFMA)
  * a lane, in opa), B dense (KL = K*N/64, in opb), idx the lane's index
  * register. CBSZ = ABID = 0: the indices in its low 8 (16-bit types) or 16
  * (8-bit types) bits. */
-#define SMFMA(NAME, M_, N_, K_, BITS_, OPA, OPB, ACC, COUT, BUILTIN, ...)                              \
-    struct NAME {                                                                                     \
-        enum { M = M_, N = N_, K = K_, BLK = 1, AB_BITS = BITS_, KL = K_ * N_ / 64, KLC = K_ * M_ / 128, \
-               ITEMS = M_ * N_ / 64, ON_CDNA2 = 0, ON_CDNA3 = 1, SPARSE = 1 };                        \
-        typedef OPA opa; typedef OPB opb; typedef ACC acc; typedef COUT cout;                         \
-        static __device__ acc mma(opa a, opb b, acc c, int idx)                                       \
-        {                                                                                             \
-            if constexpr (MCF_CDNA3) return BUILTIN(a, b, c, idx, 0, 0);                              \
-            else { __builtin_trap(); return c; }                                                      \
-        }                                                                                             \
+#define SMFMA(NAME, M_, N_, K_, BITS_, OPA, OPB, ACC, COUT, BUILTIN, ...)                          \
+    struct NAME {                                                                                  \
+        enum {                                                                                     \
+            M = M_,                                                                                \
+            N = N_,                                                                                \
+            K = K_,                                                                                \
+            BLK = 1,                                                                               \
+            AB_BITS = BITS_,                                                                       \
+            KL = K_ * N_ / 64,                                                                     \
+            KLC = K_ * M_ / 128,                                                                   \
+            ITEMS = M_ * N_ / 64,                                                                  \
+            ON_CDNA2 = 0,                                                                          \
+            ON_CDNA3 = 1,                                                                          \
+            SPARSE = 1                                                                             \
+        };                                                                                         \
+        typedef OPA opa;                                                                           \
+        typedef OPB opb;                                                                           \
+        typedef ACC acc;                                                                           \
+        typedef COUT cout;                                                                         \
+        static __device__ acc mma(opa a, opb b, acc c, int idx)                                    \
+        {                                                                                          \
+            if constexpr (MCF_CDNA3)                                                               \
+                return BUILTIN(a, b, c, idx, 0, 0);                                                \
+            else {                                                                                 \
+                __builtin_trap();                                                                  \
+                return c;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
     };
 MCF_SMFMAC_LIST(SMFMA)
 #undef SMFMA
@@ -92,7 +128,8 @@ template <class T> __device__ inline mfma_layout layout_of()
  * the same A and B (the benchmark), M*K or K*N for one matrix per block (the
  * layout self-test). */
 template <class T>
-__device__ inline typename T::op load_operand(const uint8_t *tile, int lane, bool is_a, size_t block_elems)
+__device__ inline typename T::op load_operand(const uint8_t *tile, int lane, bool is_a,
+                                              size_t block_elems)
 {
     const mfma_layout L = { T::M, T::N, T::K, T::BLK, (int)sizeof(typename T::cout) * 8 };
     unsigned long long bits = 0;
@@ -112,7 +149,8 @@ __device__ inline typename T::op load_operand(const uint8_t *tile, int lane, boo
 
 /* COUNT elements of BITS (8 or 16) bits, element v at element offset at(v)
  * of tile, packed low element first into OP (up to 128 bits: sparse B). */
-template <class OP, int BITS, int COUNT, class AT> __device__ inline OP pack_words(const uint8_t *tile, AT at)
+template <class OP, int BITS, int COUNT, class AT>
+__device__ inline OP pack_words(const uint8_t *tile, AT at)
 {
     uint32_t w[sizeof(OP) / 4];
 #pragma unroll
@@ -131,7 +169,8 @@ template <class OP, int BITS, int COUNT, class AT> __device__ inline OP pack_wor
 /* The A register of lane `lane`: dense, load_operand's; sparse, its KLC
  * values of the compressed A (m x k/2 row-major, sparsity.h), block b's
  * starting block_elems elements after block 0's. */
-template <class T> __device__ inline typename T::opa load_a(const uint8_t *tile, int lane, size_t block_elems)
+template <class T>
+__device__ inline typename T::opa load_a(const uint8_t *tile, int lane, size_t block_elems)
 {
     if constexpr (!T::SPARSE) {
         return load_operand<T>(tile, lane, true, block_elems);
@@ -147,7 +186,8 @@ template <class T> __device__ inline typename T::opa load_a(const uint8_t *tile,
 
 /* The B register (K x N row-major): the same layout, dense or sparse (K the
  * logical k), wider for sparse instructions. */
-template <class T> __device__ inline typename T::opb load_b(const uint8_t *tile, int lane, size_t block_elems)
+template <class T>
+__device__ inline typename T::opb load_b(const uint8_t *tile, int lane, size_t block_elems)
 {
     if constexpr (!T::SPARSE) {
         return load_operand<T>(tile, lane, false, block_elems);
@@ -164,7 +204,8 @@ template <class T> __device__ inline typename T::opb load_b(const uint8_t *tile,
 /* The index register of a sparse instruction from the kept pairs (a byte
  * i0 | i1 << 2 per chunk of 4, m x k/4 row-major, sparsity.h; block b's
  * block_chunks after block 0's); 0 for a dense one. */
-template <class T> __device__ inline int load_index(const uint8_t *meta, int lane, size_t block_chunks)
+template <class T>
+__device__ inline int load_index(const uint8_t *meta, int lane, size_t block_chunks)
 {
     if constexpr (!T::SPARSE) {
         return 0;
@@ -183,7 +224,13 @@ template <class T> __device__ inline int load_index(const uint8_t *meta, int lan
 
 /* Result item r of an accumulator: a vector's element, or the one double of
  * v_mfma_f64_4x4x4f64 */
-template <class V> __device__ inline auto acc_item(const V &v, int r) { return v[r]; }
-__device__ inline double acc_item(double v, int) { return v; }
+template <class V> __device__ inline auto acc_item(const V &v, int r)
+{
+    return v[r];
+}
+__device__ inline double acc_item(double v, int)
+{
+    return v;
+}
 
 #endif

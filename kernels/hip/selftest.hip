@@ -12,8 +12,8 @@
 #include "mfma_ops.h"
 
 template <class T>
-__global__ void __launch_bounds__(64) k_selftest(const uint8_t *A, const uint8_t *meta, const uint8_t *B,
-                                                 typename T::cout *out)
+__global__ void __launch_bounds__(64)
+    k_selftest(const uint8_t *A, const uint8_t *meta, const uint8_t *B, typename T::cout *out)
 {
     const int lane = threadIdx.x;
     const typename T::opa a = load_a<T>(A, lane, (size_t)T::M * (T::SPARSE ? T::K / 2 : T::K));
@@ -22,8 +22,7 @@ __global__ void __launch_bounds__(64) k_selftest(const uint8_t *A, const uint8_t
     typename T::acc acc = (typename T::acc)(0);
     acc = T::mma(a, b, acc, idx);
 #pragma unroll
-    for (int r = 0; r < T::ITEMS; r++)
-        out[lane * T::ITEMS + r] = acc_item(acc, r);
+    for (int r = 0; r < T::ITEMS; r++) out[lane * T::ITEMS + r] = acc_item(acc, r);
 }
 
 template <class T>
@@ -66,16 +65,18 @@ fail:
 }
 
 extern "C" int gpu_mfma_exec(void *state, const struct mcf_mfma_insn *in, const void *a_tiles,
-                             const void *b_tiles, const uint8_t *meta, void *dregs, struct mcf_err *e)
+                             const void *b_tiles, const uint8_t *meta, void *dregs,
+                             struct mcf_err *e)
 {
     struct gpu_state *s = (struct gpu_state *)state;
     switch (in->id) {
-#define MCF_MFMA_CASE(NAME, ...) case MCF_MFMA_##NAME: return exec<NAME>(s, in, a_tiles, b_tiles, meta, dregs, e);
-    MCF_MFMA_LIST(MCF_MFMA_CASE)
-    MCF_SMFMAC_LIST(MCF_MFMA_CASE)
+#define MCF_MFMA_CASE(NAME, ...)                                                                   \
+    case MCF_MFMA_##NAME: return exec<NAME>(s, in, a_tiles, b_tiles, meta, dregs, e);
+        MCF_MFMA_LIST(MCF_MFMA_CASE)
+        MCF_SMFMAC_LIST(MCF_MFMA_CASE)
 #undef MCF_MFMA_CASE
     default: break;
     }
-    return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "internal: MFMA instruction %d is not in the list",
-                       (int)in->id);
+    return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
+                       "internal: MFMA instruction %d is not in the list", (int)in->id);
 }

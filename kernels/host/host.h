@@ -14,7 +14,7 @@
 #include "stop.h"
 
 struct host_state {
-    int threads;              /* default worker count */
+    int threads; /* default worker count */
 };
 
 /* Runs fn(arg, worker, n) on n threads released together by a barrier; each
@@ -24,7 +24,7 @@ int host_team_run(int n, host_work_fn fn, void *arg, double *start, double *end,
 
 /* Long loops run in chunks of about a millisecond and poll the cut between
  * them (stop.h): a stop signal or the time limit ends a repetition early. */
-#define HOST_CHUNK_OPS (1u << 22)   /* FMAs or loads per chunk */
+#define HOST_CHUNK_OPS (1u << 22) /* FMAs or loads per chunk */
 uint64_t host_chunk(uint64_t ops_per_iteration);
 
 /* Workers a kernel uses. */
@@ -62,8 +62,8 @@ uint64_t host_chase_steps(const struct mcf_kernel *k);
 
 /* The MFMA layout self-test's matrix unit (backend.h's mfma_exec): host_mfma.c */
 struct mcf_mfma_insn;
-int host_mfma_exec(void *state, const struct mcf_mfma_insn *in, const void *a_tiles, const void *b_tiles,
-                   const uint8_t *meta, void *dregs, struct mcf_err *e);
+int host_mfma_exec(void *state, const struct mcf_mfma_insn *in, const void *a_tiles,
+                   const void *b_tiles, const uint8_t *meta, void *dregs, struct mcf_err *e);
 
 extern const struct mcf_kernel_ops host_matrix_ops, host_valu_ops, host_memory_ops,
     host_latency_ops, host_streams_ops, host_gemm_ops, host_ladder_ops, host_transfer_ops;

@@ -18,21 +18,22 @@ static int host_init(void **state, const struct mcf_rank_env *env, struct mcf_er
     const char *forced = getenv("MCFLEET_HOST_THREADS");
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     uint64_t want = 0;
-    if (forced && *forced) {   /* set: exactly a thread count, never quietly replaced */
+    if (forced && *forced) { /* set: exactly a thread count, never quietly replaced */
         int rc = mcf_parse_uint(forced, HOST_MAX_THREADS, &want);
         if (rc != MCF_NUM_OK || want < 1)
-            MCF_FAIL(e, MCF_EINPUT, "MCFLEET_HOST_THREADS='%.64s': expected a number of worker threads "
-                     "from 1 to %d (%s)", forced, HOST_MAX_THREADS,
+            MCF_FAIL(e, MCF_EINPUT,
+                     "MCFLEET_HOST_THREADS='%.64s': expected a number of worker threads "
+                     "from 1 to %d (%s)",
+                     forced, HOST_MAX_THREADS,
                      rc == MCF_NUM_MALFORMED ? mcf_uint_problem(forced) : "out of range");
         s->threads = (int)want;
     } else if (env->ncpus > 0 && env->ncpus < online) {
-        s->threads = env->ncpus;                 /* the launcher bound us: use what we were given */
+        s->threads = env->ncpus; /* the launcher bound us: use what we were given */
     } else {
         /* unbound: share the node's CPUs among its ranks */
         s->threads = (int)(online / (env->local_size > 0 ? env->local_size : 1));
     }
-    if (s->threads < 1)
-        s->threads = 1;
+    if (s->threads < 1) s->threads = 1;
     *state = s;
     return MCF_OK;
 fail:
@@ -40,21 +41,21 @@ fail:
     return e->rc;
 }
 
-static void host_finalize(void *state) { free(state); }
+static void host_finalize(void *state)
+{
+    free(state);
+}
 
 /* First value of "key : value" lines in a file, like /proc/cpuinfo. */
 static void file_field(const char *path, const char *key, char *out, size_t len)
 {
     FILE *f = fopen(path, "r");
     char line[512];
-    if (!f)
-        return;
+    if (!f) return;
     while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, key, strlen(key)) != 0)
-            continue;
+        if (strncmp(line, key, strlen(key)) != 0) continue;
         char *colon = strchr(line, ':');
-        if (!colon)
-            continue;
+        if (!colon) continue;
         colon++;
         while (*colon == ' ' || *colon == '\t') colon++;
         colon[strcspn(colon, "\n")] = '\0';
@@ -69,14 +70,15 @@ static uint64_t cache_size(int index)
     char path[128], text[64] = "";
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
     FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
+    if (!f) return 0;
     if (!fgets(text, sizeof text, f)) text[0] = '\0';
     fclose(f);
     char *end;
     uint64_t v = strtoull(text, &end, 10);
-    if (*end == 'K') v <<= 10;
-    else if (*end == 'M') v <<= 20;
+    if (*end == 'K')
+        v <<= 10;
+    else if (*end == 'M')
+        v <<= 20;
     return v;
 }
 
@@ -112,7 +114,7 @@ static int host_device_info(void *state, struct mcf_device_info *d, struct mcf_e
     }
     d->memory_bytes = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
     d->l1_bytes = cache_size(0);
-    for (int i = 0; i < 8; i++) {            /* the last cache level listed */
+    for (int i = 0; i < 8; i++) { /* the last cache level listed */
         uint64_t c = cache_size(i);
         if (c) d->cache_bytes = c;
     }

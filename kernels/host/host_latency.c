@@ -12,15 +12,14 @@ struct chase {
     struct mcf_kernel k;
     char *buf;
     uint64_t nodes, steps, taken;
-    uint64_t *order;          /* node visited i-th */
-    void **pos;               /* where the chase stands between runs */
+    uint64_t *order; /* node visited i-th */
+    void **pos; /* where the chase stands between runs */
 };
 
 static void *chase_run(void *p, uint64_t steps)
 {
     void **q = p;
-    for (uint64_t i = 0; i < steps; i++)
-        q = (void **)*q;
+    for (uint64_t i = 0; i < steps; i++) q = (void **)*q;
     return q;
 }
 
@@ -42,7 +41,8 @@ static int latency_setup(void *state, const struct mcf_kernel *k, void **ks, str
     (void)state;
     if (k->stride < sizeof(void *) || k->stride % sizeof(void *))
         return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
-                           "pointer chase stride %u must be a multiple of %zu", k->stride, sizeof(void *));
+                           "pointer chase stride %u must be a multiple of %zu", k->stride,
+                           sizeof(void *));
     MCF_ALLOC(e, c, 1);
     c->k = *k;
     c->nodes = k->working_set / k->stride;
@@ -67,26 +67,29 @@ static int latency_setup(void *state, const struct mcf_kernel *k, void **ks, str
     *ks = c;
     return MCF_OK;
 fail:
-    if (c) { free(c->buf); free(c->order); free(c); }
+    if (c) {
+        free(c->buf);
+        free(c->order);
+        free(c);
+    }
     return e->rc;
 }
 
 static int latency_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
 {
     struct chase *c = ks;
-    const uint64_t chunk = host_chunk(64);   /* a load may miss every cache: ~100 ns */
+    const uint64_t chunk = host_chunk(64); /* a load may miss every cache: ~100 ns */
     uint64_t done = 0;
     double t0 = mcf_now();
     while (done < c->steps) {
         uint64_t n = c->steps - done < chunk ? c->steps - done : chunk;
-        if (mcf_cut_due(c->k.cut))
-            break;
+        if (mcf_cut_due(c->k.cut)) break;
         c->pos = chase_run(c->pos, n);
         done += n;
     }
     s->seconds = mcf_now() - t0;
     s->units = (double)c->steps;
-    c->taken += done;   /* the chase stays verifiable: it must stand where `taken` loads lead */
+    c->taken += done; /* the chase stays verifiable: it must stand where `taken` loads lead */
     s->cut = done < c->steps;
     (void)e;
     return MCF_OK;
@@ -95,15 +98,14 @@ static int latency_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
 static int latency_verify(void *ks, struct mcf_err *e)
 {
     struct chase *c = ks;
-    if (c->k.inject_fault)
-        c->pos = (void **)*c->pos;     /* one step too many */
+    if (c->k.inject_fault) c->pos = (void **)*c->pos; /* one step too many */
     char *want = c->buf + c->order[c->taken % c->nodes] * c->k.stride;
     if ((char *)c->pos != want)
-        return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
-                           "pointer chase over %llu nodes ended at node %lld after %llu loads, expected node %llu",
-                           (unsigned long long)c->nodes, (long long)(((char *)c->pos - c->buf) / c->k.stride),
-                           (unsigned long long)c->taken,
-                           (unsigned long long)c->order[c->taken % c->nodes]);
+        return mcf_err_set(
+            e, MCF_EVERIFY, __FILE__, __LINE__,
+            "pointer chase over %llu nodes ended at node %lld after %llu loads, expected node %llu",
+            (unsigned long long)c->nodes, (long long)(((char *)c->pos - c->buf) / c->k.stride),
+            (unsigned long long)c->taken, (unsigned long long)c->order[c->taken % c->nodes]);
     return MCF_OK;
 }
 
@@ -115,4 +117,5 @@ static void latency_teardown(void *ks)
     free(c);
 }
 
-const struct mcf_kernel_ops host_latency_ops = { latency_setup, latency_run, latency_verify, latency_teardown };
+const struct mcf_kernel_ops host_latency_ops = { latency_setup, latency_run, latency_verify,
+                                                 latency_teardown };

@@ -19,13 +19,14 @@
 struct host_arrays {
     struct mcf_kernel k;
     int workers, shared, init_phase;
-    uint64_t sweeps;              /* passes per run (the memory family's `sweeps`; streams: host_streams_passes) */
-    volatile int cut;             /* a worker stopped between sweeps (stop.h) */
-    int *drift;                   /* read: per worker, a sweep's sum differed from the first's */
-    uint64_t *n, *first;          /* per worker: elements, and global index of element 0 */
-    void **a, **b, **c;           /* per worker */
-    void *sa, *sb, *sc;           /* shared allocations (shared == 1) */
-    double *partial;              /* read: per worker sum */
+    uint64_t
+        sweeps; /* passes per run (the memory family's `sweeps`; streams: host_streams_passes) */
+    volatile int cut; /* a worker stopped between sweeps (stop.h) */
+    int *drift; /* read: per worker, a sweep's sum differed from the first's */
+    uint64_t *n, *first; /* per worker: elements, and global index of element 0 */
+    void **a, **b, **c; /* per worker */
+    void *sa, *sb, *sc; /* shared allocations (shared == 1) */
+    double *partial; /* read: per worker sum */
     double *start, *end;
 };
 
@@ -42,73 +43,75 @@ struct host_arrays {
 #define init_c mcf_init_c
 
 /* One worker's part of one kernel, for element type T. */
-#define MEMORY_KERNELS(T)                                                            \
-    static void init_##T(T *a, T *b, T *c, uint64_t n, uint64_t first)              \
-    {                                                                               \
-        for (uint64_t i = 0; i < n; i++) {                                          \
-            a[i] = (T)init_a(first + i);                                            \
-            b[i] = (T)init_b(first + i);                                            \
-            c[i] = (T)init_c(first + i);                                            \
-        }                                                                           \
-    }                                                                               \
-    static double read_##T(const T *restrict a, uint64_t n)                         \
-    {                                                                               \
-        double s[8] = { 0 };                                                        \
-        uint64_t i = 0;                                                             \
-        for (; i + 8 <= n; i += 8)                                                  \
-            for (int j = 0; j < 8; j++) s[j] += a[i + j];                           \
-        for (; i < n; i++) s[0] += a[i];                                            \
-        return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));   \
-    }                                                                               \
-    static void copy_##T(const T *restrict a, T *restrict c, uint64_t n)            \
-    {                                                                               \
-        for (uint64_t i = 0; i < n; i++) c[i] = a[i];                               \
-    }                                                                               \
-    static void write_##T(T *restrict c, uint64_t n, uint64_t first)                \
-    {                                                                               \
-        for (uint64_t i = 0; i < n; i++) c[i] = (T)mcf_init_w(first + i);            \
-    }                                                                               \
-    static void triad_##T(T *restrict a, const T *restrict b, const T *restrict c,  \
-                          T s, uint64_t n)                                          \
-    {                                                                               \
-        for (uint64_t i = 0; i < n; i++) a[i] = b[i] + s * c[i];                    \
-    }                                                                               \
-    /* FMA_LANES(T) elements' chains advance together: independent FMAs in   \
-     * flight, as on a GPU where each lane owns an element */                 \
-    static void fma_##T(const T *restrict a, T *restrict b, T s, T t, int k,        \
-                        uint64_t n)                                                 \
-    {                                                                               \
-        enum { L = FMA_LANES(T) };                                                  \
-        uint64_t i = 0;                                                             \
-        for (; i + L <= n; i += L) {                                                \
-            T y[L];                                                                 \
-            for (int l = 0; l < L; l++) y[l] = a[i + l];                            \
-            for (int j = 0; j < k; j++)                                             \
-                for (int l = 0; l < L; l++) y[l] = y[l] * s + t;                    \
-            for (int l = 0; l < L; l++) b[i + l] = y[l];                            \
-        }                                                                           \
-        for (; i < n; i++) {                                                        \
-            T y = a[i];                                                             \
-            for (int j = 0; j < k; j++) y = y * s + t;                              \
-            b[i] = y;                                                               \
-        }                                                                           \
+#define MEMORY_KERNELS(T)                                                                          \
+    static void init_##T(T *a, T *b, T *c, uint64_t n, uint64_t first)                             \
+    {                                                                                              \
+        for (uint64_t i = 0; i < n; i++) {                                                         \
+            a[i] = (T)init_a(first + i);                                                           \
+            b[i] = (T)init_b(first + i);                                                           \
+            c[i] = (T)init_c(first + i);                                                           \
+        }                                                                                          \
+    }                                                                                              \
+    static double read_##T(const T *restrict a, uint64_t n)                                        \
+    {                                                                                              \
+        double s[8] = { 0 };                                                                       \
+        uint64_t i = 0;                                                                            \
+        for (; i + 8 <= n; i += 8)                                                                 \
+            for (int j = 0; j < 8; j++) s[j] += a[i + j];                                          \
+        for (; i < n; i++) s[0] += a[i];                                                           \
+        return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));                  \
+    }                                                                                              \
+    static void copy_##T(const T *restrict a, T *restrict c, uint64_t n)                           \
+    {                                                                                              \
+        for (uint64_t i = 0; i < n; i++) c[i] = a[i];                                              \
+    }                                                                                              \
+    static void write_##T(T *restrict c, uint64_t n, uint64_t first)                               \
+    {                                                                                              \
+        for (uint64_t i = 0; i < n; i++) c[i] = (T)mcf_init_w(first + i);                          \
+    }                                                                                              \
+    static void triad_##T(T *restrict a, const T *restrict b, const T *restrict c, T s,            \
+                          uint64_t n)                                                              \
+    {                                                                                              \
+        for (uint64_t i = 0; i < n; i++) a[i] = b[i] + s * c[i];                                   \
+    }                                                                                              \
+    /* FMA_LANES(T) elements' chains advance together: independent FMAs in                         \
+     * flight, as on a GPU where each lane owns an element */                                      \
+    static void fma_##T(const T *restrict a, T *restrict b, T s, T t, int k, uint64_t n)           \
+    {                                                                                              \
+        enum { L = FMA_LANES(T) };                                                                 \
+        uint64_t i = 0;                                                                            \
+        for (; i + L <= n; i += L) {                                                               \
+            T y[L];                                                                                \
+            for (int l = 0; l < L; l++) y[l] = a[i + l];                                           \
+            for (int j = 0; j < k; j++)                                                            \
+                for (int l = 0; l < L; l++) y[l] = y[l] * s + t;                                   \
+            for (int l = 0; l < L; l++) b[i + l] = y[l];                                           \
+        }                                                                                          \
+        for (; i < n; i++) {                                                                       \
+            T y = a[i];                                                                            \
+            for (int j = 0; j < k; j++) y = y * s + t;                                             \
+            b[i] = y;                                                                              \
+        }                                                                                          \
     }
 MEMORY_KERNELS(double)
 MEMORY_KERNELS(float)
 
-#define DISPATCH(T, r, w)                                                            \
-    do {                                                                            \
-        T *a = (r)->a[w], *b = (r)->b[w], *c = (r)->c[w];                           \
-        uint64_t n = (r)->n[w];                                                     \
-        if ((r)->init_phase) { init_##T(a, b, c, n, (r)->first[w]); break; }        \
-        switch ((r)->k.op) {                                                        \
-        case MCF_OP_READ: (r)->partial[w] = read_##T(a, n); break;                  \
-        case MCF_OP_COPY: copy_##T(a, c, n); break;                                 \
-        case MCF_OP_WRITE: write_##T(c, n, (r)->first[w]); break;                   \
-        case MCF_OP_TRIAD: triad_##T(a, b, c, (T)TRIAD_S, n); break;                \
-        case MCF_OP_FMA: fma_##T(a, b, (T)FMA_S, (T)FMA_T, (r)->k.intensity, n); break; \
-        default: break;                                                             \
-        }                                                                           \
+#define DISPATCH(T, r, w)                                                                          \
+    do {                                                                                           \
+        T *a = (r)->a[w], *b = (r)->b[w], *c = (r)->c[w];                                          \
+        uint64_t n = (r)->n[w];                                                                    \
+        if ((r)->init_phase) {                                                                     \
+            init_##T(a, b, c, n, (r)->first[w]);                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+        switch ((r)->k.op) {                                                                       \
+        case MCF_OP_READ: (r)->partial[w] = read_##T(a, n); break;                                 \
+        case MCF_OP_COPY: copy_##T(a, c, n); break;                                                \
+        case MCF_OP_WRITE: write_##T(c, n, (r)->first[w]); break;                                  \
+        case MCF_OP_TRIAD: triad_##T(a, b, c, (T)TRIAD_S, n); break;                               \
+        case MCF_OP_FMA: fma_##T(a, b, (T)FMA_S, (T)FMA_T, (r)->k.intensity, n); break;            \
+        default: break;                                                                            \
+        }                                                                                          \
     } while (0)
 
 void host_arrays_work(void *arg, int w, int nworkers)
@@ -147,8 +150,7 @@ static void *big_alloc(uint64_t bytes)
 {
     void *p = NULL;
     /* page-aligned; not touched here, so the workers' first touch places it */
-    if (posix_memalign(&p, 4096, bytes ? bytes : 4096) != 0)
-        return NULL;
+    if (posix_memalign(&p, 4096, bytes ? bytes : 4096) != 0) return NULL;
     return p;
 }
 
@@ -210,8 +212,7 @@ fail:
 uint64_t host_arrays_elements(const struct host_arrays *r)
 {
     uint64_t total = 0;
-    for (int w = 0; w < r->workers; w++)
-        total += r->n[w];
+    for (int w = 0; w < r->workers; w++) total += r->n[w];
     return total;
 }
 
@@ -242,8 +243,7 @@ static int check_element(const struct host_arrays *r, int w, uint64_t i, double 
         got = element(r, r->b[w], i);
         long double y = fp32 ? (float)init_a(g) : init_a(g);
         long double s = fp32 ? (float)FMA_S : FMA_S, t = fp32 ? (float)FMA_T : FMA_T;
-        for (int j = 0; j < r->k.intensity; j++)
-            y = y * s + t;
+        for (int j = 0; j < r->k.intensity; j++) y = y * s + t;
         want = (double)y;
         tol = 4.0 * eps * (r->k.intensity + 1) * fabs(want);
     }
@@ -265,18 +265,25 @@ int host_arrays_check(struct host_arrays *r, int inject_fault, struct mcf_err *e
     double eps = r->k.dtype == MCF_FP64 ? DBL_EPSILON : FLT_EPSILON;
     int fp32 = r->k.dtype == MCF_FP32;
     if (inject_fault) {
-        void *out = r->k.op == MCF_OP_COPY || r->k.op == MCF_OP_WRITE ? r->c[0] : r->k.op == MCF_OP_TRIAD ? r->a[0] : r->b[0];
-        if (r->k.op == MCF_OP_READ) r->partial[0] += 1.0;
-        else if (r->k.dtype == MCF_FP64) ((double *)out)[0] += 1.0;
-        else ((float *)out)[0] += 1.0f;
+        void *out = r->k.op == MCF_OP_COPY || r->k.op == MCF_OP_WRITE ? r->c[0]
+            : r->k.op == MCF_OP_TRIAD                                 ? r->a[0]
+                                                                      : r->b[0];
+        if (r->k.op == MCF_OP_READ)
+            r->partial[0] += 1.0;
+        else if (r->k.dtype == MCF_FP64)
+            ((double *)out)[0] += 1.0;
+        else
+            ((float *)out)[0] += 1.0f;
     }
     if (r->k.op == MCF_OP_READ) {
         long double want = 0, got = 0;
         uint64_t total = 0;
         for (int w = 0; w < r->workers; w++)
             if (r->drift[w])
-                return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
-                                   "memory read worker %d: the sums of its sweeps differ (each must be the same)", w);
+                return mcf_err_set(
+                    e, MCF_EVERIFY, __FILE__, __LINE__,
+                    "memory read worker %d: the sums of its sweeps differ (each must be the same)",
+                    w);
         for (int w = 0; w < r->workers; w++) {
             for (uint64_t i = 0; i < r->n[w]; i++) {
                 double v = init_a(r->first[w] + i);
@@ -296,12 +303,9 @@ int host_arrays_check(struct host_arrays *r, int inject_fault, struct mcf_err *e
         /* fma is checked on a sample (its reference costs `intensity` steps
          * per element), copy and triad on every element; the last always */
         uint64_t n = r->n[w], step = 1;
-        if (r->k.op == MCF_OP_FMA && n > 4096)
-            step = n / 4096;
-        for (uint64_t i = 0; i < n; i += step)
-            MCF_TRY(check_element(r, w, i, eps, e));
-        if (n)
-            MCF_TRY(check_element(r, w, n - 1, eps, e));
+        if (r->k.op == MCF_OP_FMA && n > 4096) step = n / 4096;
+        for (uint64_t i = 0; i < n; i += step) MCF_TRY(check_element(r, w, i, eps, e));
+        if (n) MCF_TRY(check_element(r, w, n - 1, eps, e));
     }
     return MCF_OK;
 fail:
@@ -310,10 +314,11 @@ fail:
 
 void host_arrays_destroy(struct host_arrays *r)
 {
-    if (!r)
-        return;
+    if (!r) return;
     if (r->shared) {
-        free(r->sa); free(r->sb); free(r->sc);
+        free(r->sa);
+        free(r->sb);
+        free(r->sc);
     } else {
         for (int w = 0; w < r->workers; w++) {
             if (r->a) free(r->a[w]);
@@ -321,8 +326,15 @@ void host_arrays_destroy(struct host_arrays *r)
             if (r->c) free(r->c[w]);
         }
     }
-    free(r->n); free(r->first); free(r->a); free(r->b); free(r->c);
-    free(r->partial); free(r->drift); free(r->start); free(r->end);
+    free(r->n);
+    free(r->first);
+    free(r->a);
+    free(r->b);
+    free(r->c);
+    free(r->partial);
+    free(r->drift);
+    free(r->start);
+    free(r->end);
     free(r);
 }
 
@@ -336,14 +348,16 @@ static int memory_setup(void *state, const struct mcf_kernel *k, void **ks, stru
                            "a CPU has no shared memory / LDS level");
     if (k->level == MCF_LEVEL_TMA || k->level == MCF_LEVEL_DSM)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
-                           "level %s is NVIDIA Hopper's %s: a CPU has none", mcf_level_names[k->level],
+                           "level %s is NVIDIA Hopper's %s: a CPU has none",
+                           mcf_level_names[k->level],
                            k->level == MCF_LEVEL_TMA ? "Tensor Memory Accelerator"
                                                      : "distributed shared memory (CTA clusters)");
     uint64_t n = k->bytes / (uint64_t)mcf_dtype_size(k->dtype);
     int workers = host_workers(state, k);
     if (n < (uint64_t)workers)
         return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
-                           "%llu bytes is too small for %d workers", (unsigned long long)k->bytes, workers);
+                           "%llu bytes is too small for %d workers", (unsigned long long)k->bytes,
+                           workers);
     MCF_TRY(host_arrays_create(k, workers, 1, &n, &r, e));
     r->sweeps = k->sweeps ? k->sweeps : 1;
     *ks = r;
@@ -356,8 +370,7 @@ static int memory_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
 {
     struct host_arrays *r = ks;
     MCF_TRY(host_team_run(r->workers, host_arrays_work, r, r->start, r->end, e));
-    if (r->cut)
-        MCF_FAIL(e, MCF_ECUT, "cut before %llu sweeps", (unsigned long long)r->sweeps);
+    if (r->cut) MCF_FAIL(e, MCF_ECUT, "cut before %llu sweeps", (unsigned long long)r->sweeps);
     s->seconds = mcf_wall_time(r->start, r->end, r->workers);
     s->units = (double)host_arrays_elements(r) * (double)r->sweeps;
     return MCF_OK;
@@ -371,6 +384,10 @@ static int memory_verify(void *ks, struct mcf_err *e)
     return host_arrays_check(r, r->k.inject_fault, e);
 }
 
-static void memory_teardown(void *ks) { host_arrays_destroy(ks); }
+static void memory_teardown(void *ks)
+{
+    host_arrays_destroy(ks);
+}
 
-const struct mcf_kernel_ops host_memory_ops = { memory_setup, memory_run, memory_verify, memory_teardown };
+const struct mcf_kernel_ops host_memory_ops = { memory_setup, memory_run, memory_verify,
+                                                memory_teardown };

@@ -10,16 +10,18 @@
 
 #include "mfma_insn.h"
 
-int host_mfma_exec(void *state, const struct mcf_mfma_insn *in, const void *a_tiles, const void *b_tiles,
-                   const uint8_t *meta, void *dregs, struct mcf_err *e)
+int host_mfma_exec(void *state, const struct mcf_mfma_insn *in, const void *a_tiles,
+                   const void *b_tiles, const uint8_t *meta, void *dregs, struct mcf_err *e)
 {
-    (void)state; (void)e;
+    (void)state;
+    (void)e;
     const struct mfma_layout L = mcf_mfma_layout(in);
     for (int lane = 0; lane < 64; lane++)
         for (int r = 0; r < mcf_mfma_items(in); r++) {
             int i, j, b;
             mfma_layout_result(L, lane, r, &i, &j, &b);
-            mcf_mfma_dreg_set(in, dregs, lane, r, mcf_mfma_dot(in, a_tiles, b_tiles, meta, b, i, j));
+            mcf_mfma_dreg_set(in, dregs, lane, r,
+                              mcf_mfma_dot(in, a_tiles, b_tiles, meta, b, i, j));
         }
     return MCF_OK;
 }

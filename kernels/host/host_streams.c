@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "family.h"   /* mcf_streams_work */
+#include "family.h" /* mcf_streams_work */
 #include "host.h"
 
 struct streams_run {
@@ -26,21 +26,25 @@ struct streams_run {
  * rank's 0.53 against the others' 1.17, a FAIL). The figures are ratios of
  * times: more passes leave what they measure as it was. On a GPU the kernels
  * are timed on the device: no such floor. */
-#define STREAM_MIN_BYTES (96ull << 20)    /* triad traffic: 10-20 ms at 5-10 GB/s */
-#define STREAM_MIN_FLOPS (16ull << 20)    /* matrix tiles: 15-20 ms at 0.8-1.2 GFLOP/s */
+#define STREAM_MIN_BYTES (96ull << 20) /* triad traffic: 10-20 ms at 5-10 GB/s */
+#define STREAM_MIN_FLOPS (16ull << 20) /* matrix tiles: 15-20 ms at 0.8-1.2 GFLOP/s */
 
 uint64_t host_streams_passes(const struct mcf_kernel *k)
 {
     struct mcf_kernel w;
-    mcf_streams_work(k, k->streams > 1 ? 1 : 0, &w);   /* stream 0 carries the imbalance */
-    double work = k->work == MCF_WORK_MATRIX ? (double)w.iterations * mcf_kernel_flops_per_unit(&w)
-                                             : (double)w.bytes * mcf_kernel_bytes_per_unit(&w) / mcf_dtype_size(w.dtype);
+    mcf_streams_work(k, k->streams > 1 ? 1 : 0, &w); /* stream 0 carries the imbalance */
+    double work = k->work == MCF_WORK_MATRIX
+        ? (double)w.iterations * mcf_kernel_flops_per_unit(&w)
+        : (double)w.bytes * mcf_kernel_bytes_per_unit(&w) / mcf_dtype_size(w.dtype);
     double min = k->work == MCF_WORK_MATRIX ? (double)STREAM_MIN_FLOPS : (double)STREAM_MIN_BYTES;
     return work > 0 && work < min ? (uint64_t)ceil(min / work) : 1;
 }
 
 /* Runs stream `index` alone through a team of one. */
-struct solo { struct streams_run *r; int index; };
+struct solo {
+    struct streams_run *r;
+    int index;
+};
 
 static void solo_work(void *arg, int w, int n)
 {
@@ -53,7 +57,7 @@ static int streams_setup(void *state, const struct mcf_kernel *k, void **ks, str
 {
     struct streams_run *r = NULL;
     uint64_t amount[MCF_MAX_STREAMS];
-    struct mcf_kernel w;   /* each stream's work differs only in its amount */
+    struct mcf_kernel w; /* each stream's work differs only in its amount */
     (void)state;
     MCF_ALLOC(e, r, 1);
     r->k = *k;
@@ -61,9 +65,10 @@ static int streams_setup(void *state, const struct mcf_kernel *k, void **ks, str
     uint64_t passes = host_streams_passes(k);
     for (int i = 0; i < r->n; i++) {
         mcf_streams_work(k, i, &w);
-        amount[i] = k->work == MCF_WORK_MATRIX ? w.iterations * passes : w.bytes / (uint64_t)mcf_dtype_size(w.dtype);
+        amount[i] = k->work == MCF_WORK_MATRIX ? w.iterations * passes
+                                               : w.bytes / (uint64_t)mcf_dtype_size(w.dtype);
     }
-    w.sweeps = passes;   /* memory: passes over the arrays (matrix: in the amounts) */
+    w.sweeps = passes; /* memory: passes over the arrays (matrix: in the amounts) */
     if (k->work == MCF_WORK_MATRIX) {
         MCF_TRY(host_tiles_create(&w, r->n, amount, &r->tiles, e));
         r->fn = host_tiles_work;
@@ -125,4 +130,5 @@ static void streams_teardown(void *ks)
     free(r);
 }
 
-const struct mcf_kernel_ops host_streams_ops = { streams_setup, streams_run, streams_verify, streams_teardown };
+const struct mcf_kernel_ops host_streams_ops = { streams_setup, streams_run, streams_verify,
+                                                 streams_teardown };

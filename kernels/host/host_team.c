@@ -25,8 +25,7 @@ struct member {
 static int gate_wait(struct gate *g)
 {
     pthread_mutex_lock(&g->mutex);
-    while (!g->open && !g->abort)
-        pthread_cond_wait(&g->cond, &g->mutex);
+    while (!g->open && !g->abort) pthread_cond_wait(&g->cond, &g->mutex);
     int go = !g->abort;
     pthread_mutex_unlock(&g->mutex);
     return go;
@@ -35,7 +34,10 @@ static int gate_wait(struct gate *g)
 static void gate_release(struct gate *g, int abort)
 {
     pthread_mutex_lock(&g->mutex);
-    if (abort) g->abort = 1; else g->open = 1;
+    if (abort)
+        g->abort = 1;
+    else
+        g->open = 1;
     pthread_cond_broadcast(&g->cond);
     pthread_mutex_unlock(&g->mutex);
 }
@@ -43,8 +45,7 @@ static void gate_release(struct gate *g, int abort)
 static void *member_main(void *p)
 {
     struct member *m = p;
-    if (!gate_wait(m->gate))
-        return NULL;
+    if (!gate_wait(m->gate)) return NULL;
     m->start[m->worker] = mcf_now();
     m->fn(m->arg, m->worker, m->nworkers);
     m->end[m->worker] = mcf_now();
@@ -59,8 +60,7 @@ int host_team_run(int n, host_work_fn fn, void *arg, double *start, double *end,
     int created = 0;
     MCF_ALLOC(e, tid, n);
     MCF_ALLOC(e, m, n);
-    for (int i = 0; i < n; i++)
-        m[i] = (struct member){ &g, fn, arg, i, n, start, end };
+    for (int i = 0; i < n; i++) m[i] = (struct member){ &g, fn, arg, i, n, start, end };
     /* worker 0 is the calling thread: one thread fewer to create per run */
     for (int i = 1; i < n; i++) {
         MCF_ERRNO(e, pthread_create(&tid[i], NULL, member_main, &m[i]));
@@ -68,15 +68,13 @@ int host_team_run(int n, host_work_fn fn, void *arg, double *start, double *end,
     }
     gate_release(&g, 0);
     member_main(&m[0]);
-    for (int i = 1; i <= created; i++)
-        pthread_join(tid[i], NULL);
+    for (int i = 1; i <= created; i++) pthread_join(tid[i], NULL);
     free(tid);
     free(m);
     return MCF_OK;
 fail:
     gate_release(&g, 1);
-    for (int i = 1; i <= created; i++)
-        pthread_join(tid[i], NULL);
+    for (int i = 1; i <= created; i++) pthread_join(tid[i], NULL);
     free(tid);
     free(m);
     return e->rc;
@@ -102,7 +100,7 @@ double host_relerr(const double *out, const double *ref, size_t n)
         num += d * d;
         den += (long double)ref[i] * ref[i];
     }
-    if (num != num)   /* NaN never passes */
+    if (num != num) /* NaN never passes */
         return 1.0 / 0.0;
     return den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
 }

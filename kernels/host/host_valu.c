@@ -9,26 +9,26 @@
 #include "concurrency.h"
 #include "host.h"
 
-#define LANES 32   /* independent chains: enough to cover FMA latency x ports */
+#define LANES 32 /* independent chains: enough to cover FMA latency x ports */
 
 struct valu_run {
     struct mcf_kernel k;
     int workers;
     double a, b;
-    void *x;                 /* workers x LANES values of the kernel's type */
+    void *x; /* workers x LANES values of the kernel's type */
     double *start, *end;
-    uint64_t steps;          /* steps applied so far, warm-up included */
-    volatile int cut;        /* a worker stopped early (stop.h) */
+    uint64_t steps; /* steps applied so far, warm-up included */
+    volatile int cut; /* a worker stopped early (stop.h) */
 };
 
-#define CHAINS(T)                                                                   \
-    static void chains_##T(T *restrict x, T a, T b, uint64_t n)                      \
-    {                                                                               \
-        T v[LANES];                                                                 \
-        for (int l = 0; l < LANES; l++) v[l] = x[l];                                \
-        for (uint64_t i = 0; i < n; i++)                                            \
-            for (int l = 0; l < LANES; l++) v[l] = a * v[l] + b;                    \
-        for (int l = 0; l < LANES; l++) x[l] = v[l];                                \
+#define CHAINS(T)                                                                                  \
+    static void chains_##T(T *restrict x, T a, T b, uint64_t n)                                    \
+    {                                                                                              \
+        T v[LANES];                                                                                \
+        for (int l = 0; l < LANES; l++) v[l] = x[l];                                               \
+        for (uint64_t i = 0; i < n; i++)                                                           \
+            for (int l = 0; l < LANES; l++) v[l] = a * v[l] + b;                                   \
+        for (int l = 0; l < LANES; l++) x[l] = v[l];                                               \
     }
 CHAINS(double)
 CHAINS(float)
@@ -51,14 +51,18 @@ static void valu_work(void *arg, int w, int nworkers)
     }
 }
 
-static double x0(int w, int l) { return mcf_valu_x0((uint64_t)(w * LANES + l)); }
+static double x0(int w, int l)
+{
+    return mcf_valu_x0((uint64_t)(w * LANES + l));
+}
 
 static int valu_setup(void *state, const struct mcf_kernel *k, void **ks, struct mcf_err *e)
 {
     struct valu_run *r = NULL;
     if (k->dtype != MCF_FP64 && k->dtype != MCF_FP32)
         return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
-                           "host VALU kernels are fp64 and fp32 (got %s)", mcf_dtype_names[k->dtype]);
+                           "host VALU kernels are fp64 and fp32 (got %s)",
+                           mcf_dtype_names[k->dtype]);
     MCF_ALLOC(e, r, 1);
     r->k = *k;
     r->workers = host_workers(state, k);
@@ -69,17 +73,23 @@ static int valu_setup(void *state, const struct mcf_kernel *k, void **ks, struct
     MCF_ALLOC(e, r->start, r->workers);
     MCF_ALLOC(e, r->end, r->workers);
     r->x = calloc((size_t)r->workers * LANES, (size_t)mcf_dtype_size(k->dtype));
-    if (!r->x)
-        MCF_FAIL(e, MCF_ERUNTIME, "out of memory");
+    if (!r->x) MCF_FAIL(e, MCF_ERUNTIME, "out of memory");
     for (int w = 0; w < r->workers; w++)
         for (int l = 0; l < LANES; l++) {
-            if (k->dtype == MCF_FP64) ((double *)r->x)[w * LANES + l] = x0(w, l);
-            else ((float *)r->x)[w * LANES + l] = (float)x0(w, l);
+            if (k->dtype == MCF_FP64)
+                ((double *)r->x)[w * LANES + l] = x0(w, l);
+            else
+                ((float *)r->x)[w * LANES + l] = (float)x0(w, l);
         }
     *ks = r;
     return MCF_OK;
 fail:
-    if (r) { free(r->start); free(r->end); free(r->x); free(r); }
+    if (r) {
+        free(r->start);
+        free(r->end);
+        free(r->x);
+        free(r);
+    }
     return e->rc;
 }
 
@@ -101,8 +111,10 @@ static int valu_verify(void *ks, struct mcf_err *e)
 {
     struct valu_run *r = ks;
     if (r->k.inject_fault) {
-        if (r->k.dtype == MCF_FP64) ((double *)r->x)[0] += 0.25;
-        else ((float *)r->x)[0] += 0.25f;
+        if (r->k.dtype == MCF_FP64)
+            ((double *)r->x)[0] += 0.25;
+        else
+            ((float *)r->x)[0] += 0.25f;
     }
     for (int w = 0; w < r->workers; w++)
         for (int l = 0; l < LANES; l++) {
@@ -110,10 +122,10 @@ static int valu_verify(void *ks, struct mcf_err *e)
             double got = r->k.dtype == MCF_FP64 ? ((double *)r->x)[w * LANES + l]
                                                 : ((float *)r->x)[w * LANES + l];
             if (got != want)
-                return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
-                                   "valu %s worker %d lane %d: %.17g after %llu steps, expected %.17g",
-                                   mcf_dtype_names[r->k.dtype], w, l, got,
-                                   (unsigned long long)r->steps, want);
+                return mcf_err_set(
+                    e, MCF_EVERIFY, __FILE__, __LINE__,
+                    "valu %s worker %d lane %d: %.17g after %llu steps, expected %.17g",
+                    mcf_dtype_names[r->k.dtype], w, l, got, (unsigned long long)r->steps, want);
         }
     return MCF_OK;
 }

@@ -22,65 +22,94 @@ extern "C" {
 /* The opaque structures are 512 bytes in 0.7 and 0.8; the library only
  * writes into them, so more room is harmless. */
 #define MCF_SLT_OPAQUE 1024
-typedef struct { uint8_t data[MCF_SLT_OPAQUE]; } mcf_slt_handle_t;
-typedef struct { uint8_t data[MCF_SLT_OPAQUE]; } mcf_slt_mat_t;
-typedef struct { uint8_t data[MCF_SLT_OPAQUE]; } mcf_slt_matmul_t;
-typedef struct { uint8_t data[MCF_SLT_OPAQUE]; } mcf_slt_alg_t;
-typedef struct { uint8_t data[MCF_SLT_OPAQUE]; } mcf_slt_plan_t;
+typedef struct {
+    uint8_t data[MCF_SLT_OPAQUE];
+} mcf_slt_handle_t;
+typedef struct {
+    uint8_t data[MCF_SLT_OPAQUE];
+} mcf_slt_mat_t;
+typedef struct {
+    uint8_t data[MCF_SLT_OPAQUE];
+} mcf_slt_matmul_t;
+typedef struct {
+    uint8_t data[MCF_SLT_OPAQUE];
+} mcf_slt_alg_t;
+typedef struct {
+    uint8_t data[MCF_SLT_OPAQUE];
+} mcf_slt_plan_t;
 
-typedef int mcf_slt_status_t;                 /* cusparseStatus_t */
+typedef int mcf_slt_status_t; /* cusparseStatus_t */
 enum { MCF_SLT_SUCCESS = 0, MCF_SLT_ARCH_MISMATCH = 4, MCF_SLT_NOT_SUPPORTED = 10 };
-enum { MCF_SLT_R_32F = 0, MCF_SLT_R_16F = 2, MCF_SLT_R_8I = 3, MCF_SLT_R_32I = 10, MCF_SLT_R_16BF = 14,
-       MCF_SLT_R_8F_E4M3 = 28 };              /* cudaDataType */
-enum { MCF_SLT_ORDER_COL = 1 };               /* cusparseOrder_t */
-enum { MCF_SLT_OP_N = 0, MCF_SLT_OP_T = 1 };  /* cusparseOperation_t */
-enum { MCF_SLT_COMPUTE_32I = 0, MCF_SLT_COMPUTE_16F = 1, MCF_SLT_COMPUTE_32F = 2 };   /* cusparseComputeType */
-enum { MCF_SLT_SPARSITY_50 = 0 };             /* cusparseLtSparsity_t */
-enum { MCF_SLT_ALG_DEFAULT = 0 };             /* cusparseLtMatmulAlg_t */
-enum { MCF_SLT_PRUNE_STRIP = 1 };             /* cusparseLtPruneAlg_t: the two smallest of each 1x4 strip */
-enum { MCF_SLT_MAJOR = 0, MCF_SLT_MINOR = 1, MCF_SLT_PATCH = 2 };   /* libraryPropertyType */
+enum {
+    MCF_SLT_R_32F = 0,
+    MCF_SLT_R_16F = 2,
+    MCF_SLT_R_8I = 3,
+    MCF_SLT_R_32I = 10,
+    MCF_SLT_R_16BF = 14,
+    MCF_SLT_R_8F_E4M3 = 28
+}; /* cudaDataType */
+enum { MCF_SLT_ORDER_COL = 1 }; /* cusparseOrder_t */
+enum { MCF_SLT_OP_N = 0, MCF_SLT_OP_T = 1 }; /* cusparseOperation_t */
+enum {
+    MCF_SLT_COMPUTE_32I = 0,
+    MCF_SLT_COMPUTE_16F = 1,
+    MCF_SLT_COMPUTE_32F = 2
+}; /* cusparseComputeType */
+enum { MCF_SLT_SPARSITY_50 = 0 }; /* cusparseLtSparsity_t */
+enum { MCF_SLT_ALG_DEFAULT = 0 }; /* cusparseLtMatmulAlg_t */
+enum { MCF_SLT_PRUNE_STRIP = 1 }; /* cusparseLtPruneAlg_t: the two smallest of each 1x4 strip */
+enum { MCF_SLT_MAJOR = 0, MCF_SLT_MINOR = 1, MCF_SLT_PATCH = 2 }; /* libraryPropertyType */
 
 /* The entry points used, as X(name, return, parameters). */
-#define MCF_SLT_FUNCS(X) \
-    X(cusparseLtGetProperty, mcf_slt_status_t, (int prop, int *value)) \
-    X(cusparseLtGetErrorName, const char *, (mcf_slt_status_t st)) \
-    X(cusparseLtGetErrorString, const char *, (mcf_slt_status_t st)) \
-    X(cusparseLtInit, mcf_slt_status_t, (mcf_slt_handle_t *h)) \
-    X(cusparseLtDestroy, mcf_slt_status_t, (const mcf_slt_handle_t *h)) \
-    X(cusparseLtDenseDescriptorInit, mcf_slt_status_t, (const mcf_slt_handle_t *h, mcf_slt_mat_t *m, int64_t rows, \
-      int64_t cols, int64_t ld, uint32_t align, int type, int order)) \
-    X(cusparseLtStructuredDescriptorInit, mcf_slt_status_t, (const mcf_slt_handle_t *h, mcf_slt_mat_t *m, \
-      int64_t rows, int64_t cols, int64_t ld, uint32_t align, int type, int order, int sparsity)) \
-    X(cusparseLtMatDescriptorDestroy, mcf_slt_status_t, (const mcf_slt_mat_t *m)) \
-    X(cusparseLtMatmulDescriptorInit, mcf_slt_status_t, (const mcf_slt_handle_t *h, mcf_slt_matmul_t *mm, int op_a, \
-      int op_b, const mcf_slt_mat_t *a, const mcf_slt_mat_t *b, const mcf_slt_mat_t *c, const mcf_slt_mat_t *d, \
-      int compute)) \
-    X(cusparseLtMatmulAlgSelectionInit, mcf_slt_status_t, (const mcf_slt_handle_t *h, mcf_slt_alg_t *alg, \
-      const mcf_slt_matmul_t *mm, int which)) \
-    X(cusparseLtMatmulAlgSelectionDestroy, mcf_slt_status_t, (const mcf_slt_alg_t *alg)) \
-    X(cusparseLtMatmulPlanInit, mcf_slt_status_t, (const mcf_slt_handle_t *h, mcf_slt_plan_t *plan, \
-      const mcf_slt_matmul_t *mm, const mcf_slt_alg_t *alg)) \
-    X(cusparseLtMatmulPlanDestroy, mcf_slt_status_t, (const mcf_slt_plan_t *plan)) \
-    X(cusparseLtMatmulGetWorkspace, mcf_slt_status_t, (const mcf_slt_handle_t *h, const mcf_slt_plan_t *plan, \
-      size_t *bytes)) \
-    X(cusparseLtSpMMAPrune, mcf_slt_status_t, (const mcf_slt_handle_t *h, const mcf_slt_matmul_t *mm, \
-      const void *in, void *out, int alg, void *stream)) \
-    X(cusparseLtSpMMAPruneCheck, mcf_slt_status_t, (const mcf_slt_handle_t *h, const mcf_slt_matmul_t *mm, \
-      const void *in, int *d_valid, void *stream)) \
-    X(cusparseLtSpMMACompressedSize, mcf_slt_status_t, (const mcf_slt_handle_t *h, const mcf_slt_plan_t *plan, \
-      size_t *bytes, size_t *buffer_bytes)) \
-    X(cusparseLtSpMMACompress, mcf_slt_status_t, (const mcf_slt_handle_t *h, const mcf_slt_plan_t *plan, \
-      const void *dense, void *compressed, void *buffer, void *stream)) \
-    X(cusparseLtMatmul, mcf_slt_status_t, (const mcf_slt_handle_t *h, const mcf_slt_plan_t *plan, \
-      const void *alpha, const void *a, const void *b, const void *beta, const void *c, void *d, void *workspace, \
-      void **streams, int32_t nstreams))
+#define MCF_SLT_FUNCS(X)                                                                           \
+    X(cusparseLtGetProperty, mcf_slt_status_t, (int prop, int *value))                             \
+    X(cusparseLtGetErrorName, const char *, (mcf_slt_status_t st))                                 \
+    X(cusparseLtGetErrorString, const char *, (mcf_slt_status_t st))                               \
+    X(cusparseLtInit, mcf_slt_status_t, (mcf_slt_handle_t * h))                                    \
+    X(cusparseLtDestroy, mcf_slt_status_t, (const mcf_slt_handle_t *h))                            \
+    X(cusparseLtDenseDescriptorInit, mcf_slt_status_t,                                             \
+      (const mcf_slt_handle_t *h, mcf_slt_mat_t *m, int64_t rows, int64_t cols, int64_t ld,        \
+       uint32_t align, int type, int order))                                                       \
+    X(cusparseLtStructuredDescriptorInit, mcf_slt_status_t,                                        \
+      (const mcf_slt_handle_t *h, mcf_slt_mat_t *m, int64_t rows, int64_t cols, int64_t ld,        \
+       uint32_t align, int type, int order, int sparsity))                                         \
+    X(cusparseLtMatDescriptorDestroy, mcf_slt_status_t, (const mcf_slt_mat_t *m))                  \
+    X(cusparseLtMatmulDescriptorInit, mcf_slt_status_t,                                            \
+      (const mcf_slt_handle_t *h, mcf_slt_matmul_t *mm, int op_a, int op_b,                        \
+       const mcf_slt_mat_t *a, const mcf_slt_mat_t *b, const mcf_slt_mat_t *c,                     \
+       const mcf_slt_mat_t *d, int compute))                                                       \
+    X(cusparseLtMatmulAlgSelectionInit, mcf_slt_status_t,                                          \
+      (const mcf_slt_handle_t *h, mcf_slt_alg_t *alg, const mcf_slt_matmul_t *mm, int which))      \
+    X(cusparseLtMatmulAlgSelectionDestroy, mcf_slt_status_t, (const mcf_slt_alg_t *alg))           \
+    X(cusparseLtMatmulPlanInit, mcf_slt_status_t,                                                  \
+      (const mcf_slt_handle_t *h, mcf_slt_plan_t *plan, const mcf_slt_matmul_t *mm,                \
+       const mcf_slt_alg_t *alg))                                                                  \
+    X(cusparseLtMatmulPlanDestroy, mcf_slt_status_t, (const mcf_slt_plan_t *plan))                 \
+    X(cusparseLtMatmulGetWorkspace, mcf_slt_status_t,                                              \
+      (const mcf_slt_handle_t *h, const mcf_slt_plan_t *plan, size_t *bytes))                      \
+    X(cusparseLtSpMMAPrune, mcf_slt_status_t,                                                      \
+      (const mcf_slt_handle_t *h, const mcf_slt_matmul_t *mm, const void *in, void *out, int alg,  \
+       void *stream))                                                                              \
+    X(cusparseLtSpMMAPruneCheck, mcf_slt_status_t,                                                 \
+      (const mcf_slt_handle_t *h, const mcf_slt_matmul_t *mm, const void *in, int *d_valid,        \
+       void *stream))                                                                              \
+    X(cusparseLtSpMMACompressedSize, mcf_slt_status_t,                                             \
+      (const mcf_slt_handle_t *h, const mcf_slt_plan_t *plan, size_t *bytes,                       \
+       size_t *buffer_bytes))                                                                      \
+    X(cusparseLtSpMMACompress, mcf_slt_status_t,                                                   \
+      (const mcf_slt_handle_t *h, const mcf_slt_plan_t *plan, const void *dense, void *compressed, \
+       void *buffer, void *stream))                                                                \
+    X(cusparseLtMatmul, mcf_slt_status_t,                                                          \
+      (const mcf_slt_handle_t *h, const mcf_slt_plan_t *plan, const void *alpha, const void *a,    \
+       const void *b, const void *beta, const void *c, void *d, void *workspace, void **streams,   \
+       int32_t nstreams))
 
 struct mcf_sparselt {
     void *dl;
-    char path[256];           /* the library that was opened */
-    char version[32];         /* "0.8.1", from cusparseLtGetProperty */
+    char path[256]; /* the library that was opened */
+    char version[32]; /* "0.8.1", from cusparseLtGetProperty */
     int major, minor, patch;
-#define MCF_SLT_PTR(name, ret, params) ret (*name) params;
+#define MCF_SLT_PTR(name, ret, params) ret(*name) params;
     MCF_SLT_FUNCS(MCF_SLT_PTR)
 #undef MCF_SLT_PTR
 };
@@ -92,7 +121,8 @@ struct mcf_sparselt {
 int mcf_sparselt_open(struct mcf_sparselt *l, char *why, size_t len);
 void mcf_sparselt_close(struct mcf_sparselt *l);
 /* A status as "NAME (the library's description)"; buf is returned. */
-const char *mcf_sparselt_status(const struct mcf_sparselt *l, mcf_slt_status_t st, char *buf, size_t len);
+const char *mcf_sparselt_status(const struct mcf_sparselt *l, mcf_slt_status_t st, char *buf,
+                                size_t len);
 
 #ifdef __cplusplus
 }

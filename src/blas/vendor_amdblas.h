@@ -35,24 +35,45 @@ extern "C" {
  *     library/include/internal/rocblas-types.h (ROCm/rocBLAS 4.4.0).
  * tests/test_amd_blas.c checks the type table against these numbers. */
 enum mcf_hip_datatype {
-    MCF_HIP_R_32F = 0, MCF_HIP_R_64F = 1, MCF_HIP_R_16F = 2, MCF_HIP_R_8I = 3, MCF_HIP_R_32I = 10,
-    MCF_HIP_R_16BF = 14, MCF_HIP_R_8F_E4M3 = 28, MCF_HIP_R_8F_E4M3_FNUZ = 1000
+    MCF_HIP_R_32F = 0,
+    MCF_HIP_R_64F = 1,
+    MCF_HIP_R_16F = 2,
+    MCF_HIP_R_8I = 3,
+    MCF_HIP_R_32I = 10,
+    MCF_HIP_R_16BF = 14,
+    MCF_HIP_R_8F_E4M3 = 28,
+    MCF_HIP_R_8F_E4M3_FNUZ = 1000
 };
 enum mcf_hipblas_compute {
-    MCF_HIPBLAS_COMPUTE_32F = 2, MCF_HIPBLAS_COMPUTE_32F_FAST_TF32 = 6, MCF_HIPBLAS_COMPUTE_64F = 7,
+    MCF_HIPBLAS_COMPUTE_32F = 2,
+    MCF_HIPBLAS_COMPUTE_32F_FAST_TF32 = 6,
+    MCF_HIPBLAS_COMPUTE_64F = 7,
     MCF_HIPBLAS_COMPUTE_32I = 9
 };
 enum { MCF_HIPBLAS_OP_N = 111, MCF_HIPBLAS_OP_T = 112 };
-enum { MCF_HIPBLAS_STATUS_SUCCESS = 0, MCF_HIPBLAS_STATUS_INVALID_VALUE = 3, MCF_HIPBLAS_STATUS_NOT_SUPPORTED = 7,
-       MCF_HIPBLAS_STATUS_ARCH_MISMATCH = 8, MCF_HIPBLAS_STATUS_INVALID_ENUM = 10 };
+enum {
+    MCF_HIPBLAS_STATUS_SUCCESS = 0,
+    MCF_HIPBLAS_STATUS_INVALID_VALUE = 3,
+    MCF_HIPBLAS_STATUS_NOT_SUPPORTED = 7,
+    MCF_HIPBLAS_STATUS_ARCH_MISMATCH = 8,
+    MCF_HIPBLAS_STATUS_INVALID_ENUM = 10
+};
 enum { MCF_HIPBLASLT_MATMUL_DESC_TRANSA = 0, MCF_HIPBLASLT_MATMUL_DESC_TRANSB = 1 };
 enum { MCF_HIPBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1 };
 enum mcf_rocblas_datatype {
-    MCF_ROCBLAS_F16 = 150, MCF_ROCBLAS_F32 = 151, MCF_ROCBLAS_F64 = 152, MCF_ROCBLAS_I8 = 160,
-    MCF_ROCBLAS_I32 = 162, MCF_ROCBLAS_BF16 = 168
+    MCF_ROCBLAS_F16 = 150,
+    MCF_ROCBLAS_F32 = 151,
+    MCF_ROCBLAS_F64 = 152,
+    MCF_ROCBLAS_I8 = 160,
+    MCF_ROCBLAS_I32 = 162,
+    MCF_ROCBLAS_BF16 = 168
 };
-enum { MCF_ROCBLAS_OP_NONE = 111, MCF_ROCBLAS_OP_TRANSPOSE = 112, MCF_ROCBLAS_GEMM_ALGO_STANDARD = 0,
-       MCF_ROCBLAS_STATUS_SUCCESS = 0 };
+enum {
+    MCF_ROCBLAS_OP_NONE = 111,
+    MCF_ROCBLAS_OP_TRANSPOSE = 112,
+    MCF_ROCBLAS_GEMM_ALGO_STANDARD = 0,
+    MCF_ROCBLAS_STATUS_SUCCESS = 0
+};
 /* hipBLASLt's version number: major * 100000 + minor * 100 + patch
  * (hipblasLtGetVersion); hipDataType arrived in 0.6.0 */
 #define MCF_HIPBLASLT_MIN_VERSION 600
@@ -74,10 +95,10 @@ struct mcf_hipblaslt_heuristic {
 /* A gemm type as AMD's libraries name it: D = A^T B (gemm_check.h's layout),
  * fp16 and bf16 out in their own type, fp8 out as bf16, int8 out as int32. */
 struct mcf_amd_type {
-    int ab, cd, scale, compute;        /* hipDataType, hipblasComputeType_t */
-    int rb_ab, rb_cd, rb_compute;      /* rocblas_datatype; rb_ab 0: rocblas_gemm_ex has no such GEMM */
+    int ab, cd, scale, compute; /* hipDataType, hipblasComputeType_t */
+    int rb_ab, rb_cd, rb_compute; /* rocblas_datatype; rb_ab 0: rocblas_gemm_ex has no such GEMM */
     int ab_bytes, cd_bytes;
-    enum mcf_fp8_kind fp8;             /* the operands' FP8 encoding */
+    enum mcf_fp8_kind fp8; /* the operands' FP8 encoding */
 };
 /* The type on the gfx target arch: MCF_OK, or MCF_EUNSUPPORTED with why (a
  * type neither library multiplies there: fp8 before gfx940, xf32 outside
@@ -102,11 +123,12 @@ struct mcf_hipblaslt {
     int (*pref_create)(void **pref);
     int (*pref_destroy)(void *pref);
     int (*pref_set)(void *pref, int attr, const void *buf, size_t bytes);
-    int (*heuristic)(void *handle, void *desc, void *a, void *b, void *c, void *d, void *pref, int requested,
-                     struct mcf_hipblaslt_heuristic *results, int *returned);
-    int (*matmul)(void *handle, void *desc, const void *alpha, const void *a, void *la, const void *b, void *lb,
-                  const void *beta, const void *c, void *lc, void *d, void *ld, const struct mcf_hipblaslt_algo *algo,
-                  void *workspace, size_t workspace_bytes, void *stream);
+    int (*heuristic)(void *handle, void *desc, void *a, void *b, void *c, void *d, void *pref,
+                     int requested, struct mcf_hipblaslt_heuristic *results, int *returned);
+    int (*matmul)(void *handle, void *desc, const void *alpha, const void *a, void *la,
+                  const void *b, void *lb, const void *beta, const void *c, void *lc, void *d,
+                  void *ld, const struct mcf_hipblaslt_algo *algo, void *workspace,
+                  size_t workspace_bytes, void *stream);
 };
 struct mcf_rocblas {
     void *dl;
@@ -116,9 +138,10 @@ struct mcf_rocblas {
     int (*set_stream)(void *handle, void *stream);
     int (*get_version_string)(char *buf, size_t len);
     const char *(*status_to_string)(int status);
-    int (*gemm_ex)(void *handle, int ta, int tb, int m, int n, int k, const void *alpha, const void *a, int a_type,
-                   int lda, const void *b, int b_type, int ldb, const void *beta, const void *c, int c_type, int ldc,
-                   void *d, int d_type, int ldd, int compute, int algo, int32_t solution, uint32_t flags);
+    int (*gemm_ex)(void *handle, int ta, int tb, int m, int n, int k, const void *alpha,
+                   const void *a, int a_type, int lda, const void *b, int b_type, int ldb,
+                   const void *beta, const void *c, int c_type, int ldc, void *d, int d_type,
+                   int ldd, int compute, int algo, int32_t solution, uint32_t flags);
 };
 /* The first of $MCFLEET_HIPBLASLT_LIB (then the only one tried),
  * libhipblaslt.so.1, .so.0, .so, /opt/rocm/lib's that opens with every
@@ -131,19 +154,20 @@ enum mcf_amd_lib { MCF_AMD_NONE, MCF_AMD_HIPBLASLT, MCF_AMD_ROCBLAS };
 
 /* One GEMM of size n^3 planned with one of the libraries. */
 struct mcf_amd_gemm {
-    enum mcf_amd_lib lib;              /* the library that runs it */
+    enum mcf_amd_lib lib; /* the library that runs it */
     enum mcf_dtype dtype;
     struct mcf_amd_type ty;
     uint64_t n;
     size_t workspace_bytes;
     struct mcf_hipblaslt lt;
     struct mcf_rocblas rb;
-    void *h, *op, *la, *lb, *ld, *pref;   /* hipBLASLt's handle and descriptors, rocBLAS's handle in h */
+    void *h, *op, *la, *lb, *ld,
+        *pref; /* hipBLASLt's handle and descriptors, rocBLAS's handle in h */
     struct mcf_hipblaslt_heuristic algo;
-    int version;                       /* hipBLASLt's number */
-    char provenance[1024];              /* "hipBLASLt 0.11.0 (libhipblaslt.so.0)", "rocBLAS 4.4.0... (path;
-                                          hipBLASLt: why not)" */
-    char not_lt[640];                  /* why hipBLASLt does not run it ("" where it does) */
+    int version; /* hipBLASLt's number */
+    char provenance[1024]; /* "hipBLASLt 0.11.0 (libhipblaslt.so.0)", "rocBLAS 4.4.0... (path;
+                             hipBLASLt: why not)" */
+    char not_lt[640]; /* why hipBLASLt does not run it ("" where it does) */
 };
 
 /* Loads a library for a dtype GEMM of n^3 on arch and plans it on stream
@@ -154,11 +178,11 @@ struct mcf_amd_gemm {
  * ARCH_MISMATCH status) and rocBLAS has it. MCF_EUNSUPPORTED with both
  * reasons where neither runs it; MCF_ERUNTIME where a library call fails
  * otherwise, with its name and status name. Closes g on failure. */
-int mcf_amd_gemm_open(struct mcf_amd_gemm *g, enum mcf_dtype t, const char *arch, uint64_t n, size_t workspace_bytes,
-                      void *stream, struct mcf_err *e);
+int mcf_amd_gemm_open(struct mcf_amd_gemm *g, enum mcf_dtype t, const char *arch, uint64_t n,
+                      size_t workspace_bytes, void *stream, struct mcf_err *e);
 /* D = A^T B on stream (the one the plan was made for, for rocBLAS). */
-int mcf_amd_gemm_call(struct mcf_amd_gemm *g, const void *a, const void *b, void *d, void *workspace, void *stream,
-                      struct mcf_err *e);
+int mcf_amd_gemm_call(struct mcf_amd_gemm *g, const void *a, const void *b, void *d,
+                      void *workspace, void *stream, struct mcf_err *e);
 void mcf_amd_gemm_close(struct mcf_amd_gemm *g);
 
 #ifdef __cplusplus

@@ -30,24 +30,22 @@ const char *mcf_dev_root(void)
 static void append(char *buf, size_t len, const char *what)
 {
     size_t n = strlen(buf);
-    if (n + 1 < len)
-        snprintf(buf + n, len - n, "%s%s", n ? ", " : "", what);
+    if (n + 1 < len) snprintf(buf + n, len - n, "%s%s", n ? ", " : "", what);
 }
 
 /* A device list that selects nothing: unset, empty, Slurm's NoDevFiles, -1, 0 (a count). */
 static int names_devices(const char *name, const char *v)
 {
-    if (!v || !*v || !strcmp(v, "NoDevFiles") || !strcmp(v, "-1"))
-        return 0;
-    if (!strncmp(name, "SLURM_GPUS", 10) && !strcmp(v, "0"))
-        return 0;
+    if (!v || !*v || !strcmp(v, "NoDevFiles") || !strcmp(v, "-1")) return 0;
+    if (!strncmp(name, "SLURM_GPUS", 10) && !strcmp(v, "0")) return 0;
     return 1;
 }
 
 int mcf_gpus_allocated(char *seen, size_t len)
 {
-    static const char *const vars[] = { "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
-                                        "SLURM_JOB_GPUS", "SLURM_STEP_GPUS" };
+    static const char *const vars[] = { "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+                                        "HIP_VISIBLE_DEVICES", "SLURM_JOB_GPUS",
+                                        "SLURM_STEP_GPUS" };
     char item[160];
     const char *root = mcf_dev_root();
     DIR *d;
@@ -59,7 +57,8 @@ int mcf_gpus_allocated(char *seen, size_t len)
             append(seen, len, item);
         }
     }
-    for (char **ep = environ; ep && *ep; ep++) {   /* SLURM_GPUS, SLURM_GPUS_ON_NODE, SLURM_GPUS_PER_TASK, ... */
+    for (char **ep = environ; ep && *ep;
+         ep++) { /* SLURM_GPUS, SLURM_GPUS_ON_NODE, SLURM_GPUS_PER_TASK, ... */
         const char *eq = strchr(*ep, '=');
         char name[64];
         if (strncmp(*ep, "SLURM_GPUS", 10) != 0 || !eq || (size_t)(eq - *ep) >= sizeof name)
@@ -78,8 +77,7 @@ int mcf_gpus_allocated(char *seen, size_t len)
             int gpu = !strcmp(n, "kfd");
             if (!strncmp(n, "nvidia", 6) && n[6]) {
                 gpu = 1;
-                for (const char *p = n + 6; *p; p++)
-                    gpu &= *p >= '0' && *p <= '9';
+                for (const char *p = n + 6; *p; p++) gpu &= *p >= '0' && *p <= '9';
             }
             if (gpu) {
                 snprintf(item, sizeof item, "%.100s/%.40s", root, n);
@@ -97,11 +95,9 @@ int mcf_arch_listed(const char *arch, const char *list)
     const char *p = list;
     while (n && *p) {
         size_t m = strcspn(p, ",");
-        if (m == n && !strncmp(p, arch, n))
-            return 1;
+        if (m == n && !strncmp(p, arch, n)) return 1;
         p += m;
-        if (*p == ',')
-            p++;
+        if (*p == ',') p++;
     }
     return 0;
 }
@@ -138,8 +134,7 @@ static const char *decks_dir(void)
     const char *second = source_first ? MCF_DECKS_DIR : MCF_SOURCE_DECKS_DIR;
     char sub[PATH_MAX];
     snprintf(sub, sizeof sub, "%s/acceptance", first);
-    if (is_dir(sub) || !second[0])
-        return first;
+    if (is_dir(sub) || !second[0]) return first;
     snprintf(sub, sizeof sub, "%s/acceptance", second);
     return is_dir(sub) ? second : first;
 }
@@ -164,8 +159,7 @@ int mcf_acceptance_deck(const char *arch, int gpu, char *path, size_t len, struc
     for (int i = 0; i < 2; i++) {
         const char *try = i ? fam : name;
         int n = snprintf(path, len, "%s/acceptance/%s.yaml", dir, try);
-        if (n > 0 && (size_t)n < len && is_file(path))
-            return MCF_OK;
+        if (n > 0 && (size_t)n < len && is_file(path)) return MCF_OK;
     }
     {
         char sub[PATH_MAX];
@@ -184,7 +178,8 @@ int mcf_acceptance_deck(const char *arch, int gpu, char *path, size_t len, struc
     path[0] = '\0';
     return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
                        "--acceptance: no acceptance deck for %s%s%s in %s/acceptance (there: %s); "
-                       "give one with --deck FILE (a deck with 'acceptance: true' and 'arch: [%s]', docs/decks.md)",
+                       "give one with --deck FILE (a deck with 'acceptance: true' and 'arch: "
+                       "[%s]', docs/decks.md)",
                        name, strcmp(name, fam) ? " or " : "", strcmp(name, fam) ? fam : "", dir,
                        list[0] ? list : "none", name);
 }

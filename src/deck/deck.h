@@ -8,7 +8,7 @@
 #include "backend.h"
 #include "error.h"
 #include "kernel.h"
-#include "numparse.h"     /* mcf_parse_size */
+#include "numparse.h" /* mcf_parse_size */
 
 #define MCF_MAX_SWEEP 64
 #define MCF_NAME_LEN 64
@@ -16,45 +16,45 @@
 /* A value of 0 for bytes means "auto": resolved from rank 0's device. */
 struct mcf_deck_test {
     char name[MCF_NAME_LEN];
-    struct mcf_kernel kernel;        /* parameters; the swept one holds the first point */
+    struct mcf_kernel kernel; /* parameters; the swept one holds the first point */
     int repetitions, warmup;
-    int time_limit;                  /* seconds a rank may spend in the test (0: derived, see watchdog.h) */
-    int duration;                    /* sustained: seconds of back-to-back repetitions (0: a
-                                        fixed number of repetitions) */
-    char sweep_key[32];              /* "" when the test has no list-valued key */
+    int time_limit; /* seconds a rank may spend in the test (0: derived, see watchdog.h) */
+    int duration; /* sustained: seconds of back-to-back repetitions (0: a
+                     fixed number of repetitions) */
+    char sweep_key[32]; /* "" when the test has no list-valued key */
     int nsweep;
     uint64_t sweep[MCF_MAX_SWEEP];
-    int line;                        /* where the test starts in the deck */
-    unsigned given;                  /* bit i: the family's key i came from the deck (family.h's check) */
+    int line; /* where the test starts in the deck */
+    unsigned given; /* bit i: the family's key i came from the deck (family.h's check) */
 };
 
 struct mcf_deck {
-    char path[1024];                 /* fits any --deck (options.c: MCF_PATH_MAX) */
-    char *text;                      /* the whole deck, recorded in /meta */
+    char path[1024]; /* fits any --deck (options.c: MCF_PATH_MAX) */
+    char *text; /* the whole deck, recorded in /meta */
     char name[MCF_NAME_LEN];
-    int repetitions, warmup;         /* defaults for tests */
-    int time_limit;                  /* default time limit of a test, seconds (0: derived) */
-    int power_period_ms;             /* sampling period (power issue) */
-    int quick;                       /* --quick applied */
-    unsigned power_sources;          /* bit k: sources of kind k (power.h) may be used (default all) */
-    int power_series;                /* keep every sample in the file (default 1); 0: only the
-                                        per-test and per-repetition figures (fleet-scale runs) */
-    int allow_shared_devices;        /* several ranks may use one GPU */
-    int acceptance;                  /* acceptance: true: an acceptance deck (recorded in /meta/acceptance) */
-    char arch[256];                  /* arch: the architectures it targets, comma-separated ("" none;
-                                        /meta/deck_arch) */
+    int repetitions, warmup; /* defaults for tests */
+    int time_limit; /* default time limit of a test, seconds (0: derived) */
+    int power_period_ms; /* sampling period (power issue) */
+    int quick; /* --quick applied */
+    unsigned power_sources; /* bit k: sources of kind k (power.h) may be used (default all) */
+    int power_series; /* keep every sample in the file (default 1); 0: only the
+                         per-test and per-repetition figures (fleet-scale runs) */
+    int allow_shared_devices; /* several ranks may use one GPU */
+    int acceptance; /* acceptance: true: an acceptance deck (recorded in /meta/acceptance) */
+    char arch[256]; /* arch: the architectures it targets, comma-separated ("" none;
+                       /meta/deck_arch) */
     int ntests;
     struct mcf_deck_test *tests;
 };
 
 /* One test at one sweep point: what the runner executes and records. */
 struct mcf_instance {
-    char name[MCF_NAME_LEN + 48];    /* test name, or "name:key=value" for a sweep point */
+    char name[MCF_NAME_LEN + 48]; /* test name, or "name:key=value" for a sweep point */
     const struct mcf_deck_test *test;
     struct mcf_kernel kernel;
     int repetitions, warmup;
-    int time_limit;                  /* seconds (0: derived from the test's own time) */
-    int duration;                    /* sustained: seconds (0: repetitions) */
+    int time_limit; /* seconds (0: derived from the test's own time) */
+    int duration; /* sustained: seconds (0: repetitions) */
     uint64_t sweep_value;
 };
 
@@ -75,6 +75,5 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
 
 /* The built-in default deck (input/default.yaml, compiled in). */
 extern const char mcf_default_deck[];
-
 
 #endif

@@ -7,9 +7,12 @@
 
 #include "family.h"
 
-static uint64_t cap(uint64_t v, uint64_t limit) { return v > limit ? limit : v; }
+static uint64_t cap(uint64_t v, uint64_t limit)
+{
+    return v > limit ? limit : v;
+}
 
-#define QUICK_MAX_DURATION 3   /* seconds of a sustained test */
+#define QUICK_MAX_DURATION 3 /* seconds of a sustained test */
 
 /* --quick: each key's own cap (family.c), on its value and its sweep points;
  * sweep points that become equal are kept once. */
@@ -24,20 +27,16 @@ void mcf_deck_quick(struct mcf_deck *deck)
         t->duration = t->duration < QUICK_MAX_DURATION ? t->duration : QUICK_MAX_DURATION;
         for (const struct mcf_key_use *u = mcf_families[k->family].keys; u->key; u++) {
             const struct mcf_key *kd = mcf_kernel_key(u->key);
-            if (kd->quick_max)
-                mcf_key_set(kd, k, cap(mcf_key_get(kd, k), kd->quick_max));
+            if (kd->quick_max) mcf_key_set(kd, k, cap(mcf_key_get(kd, k), kd->quick_max));
         }
         const struct mcf_key *swept = t->nsweep ? mcf_kernel_key(t->sweep_key) : NULL;
-        if (!swept || !swept->quick_max)
-            continue;
+        if (!swept || !swept->quick_max) continue;
         int kept = 0;
         for (int s = 0; s < t->nsweep; s++) {
             uint64_t v = cap(t->sweep[s], swept->quick_max);
             int dup = 0;
-            for (int j = 0; j < kept; j++)
-                dup |= t->sweep[j] == v;
-            if (!dup)
-                t->sweep[kept++] = v;
+            for (int j = 0; j < kept; j++) dup |= t->sweep[j] == v;
+            if (!dup) t->sweep[kept++] = v;
         }
         t->nsweep = kept;
     }
@@ -51,8 +50,8 @@ static uint64_t whole_sweeps(uint64_t b)
 
 /* "auto" sizes, from the device: main memory well beyond the last-level cache,
  * cache levels well inside theirs. */
-const char *mcf_deck_sweep_point(const struct mcf_deck_test *t, int p, struct mcf_deck_test *out, char *why,
-                                 size_t len)
+const char *mcf_deck_sweep_point(const struct mcf_deck_test *t, int p, struct mcf_deck_test *out,
+                                 char *why, size_t len)
 {
     const struct mcf_family_row *f = &mcf_families[t->kernel.family];
     *out = *t;
@@ -91,8 +90,7 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
                     struct mcf_instance **out, int *count, struct mcf_err *e)
 {
     int n = 0;
-    for (int i = 0; i < deck->ntests; i++)
-        n += deck->tests[i].nsweep ? deck->tests[i].nsweep : 1;
+    for (int i = 0; i < deck->ntests; i++) n += deck->tests[i].nsweep ? deck->tests[i].nsweep : 1;
     struct mcf_instance *v = NULL;
     struct mcf_strref *names = NULL;
     const struct mcf_strref *rep, *first = NULL;
@@ -113,10 +111,12 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
             int len;
             if (t->nsweep) {
                 char why[256];
-                const char *wrong = mcf_deck_sweep_point(t, p, &tmp, why, sizeof why);   /* refused at reading */
+                const char *wrong =
+                    mcf_deck_sweep_point(t, p, &tmp, why, sizeof why); /* refused at reading */
                 if (wrong)
-                    MCF_FAIL(e, MCF_EINPUT, "%s:%d: test '%s'%s (the sweep's point %s=%llu)", deck->path, t->line,
-                             t->name, wrong, t->sweep_key, (unsigned long long)t->sweep[p]);
+                    MCF_FAIL(e, MCF_EINPUT, "%s:%d: test '%s'%s (the sweep's point %s=%llu)",
+                             deck->path, t->line, t->name, wrong, t->sweep_key,
+                             (unsigned long long)t->sweep[p]);
                 in->sweep_value = t->sweep[p];
                 len = snprintf(in->name, sizeof in->name, "%s:%s=%llu", t->name, t->sweep_key,
                                (unsigned long long)t->sweep[p]);
@@ -125,8 +125,8 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
             }
             /* the name is an HDF5 group under /results: what validation passed must be writable */
             if (len < 0 || (size_t)len >= sizeof in->name || !mcf_hdf5_name_ok(in->name))
-                MCF_FAIL(e, MCF_EINPUT, "%s:%d: test '%s': '%s' cannot name an HDF5 group", deck->path,
-                         t->line, t->name, in->name);
+                MCF_FAIL(e, MCF_EINPUT, "%s:%d: test '%s': '%s' cannot name an HDF5 group",
+                         deck->path, t->line, t->name, in->name);
             names[j] = (struct mcf_strref){ in->name, (size_t)j, t };
             in->kernel = tmp.kernel;
             if (in->kernel.family == MCF_FAMILY_MEMORY && in->kernel.bytes == 0) {
@@ -139,8 +139,9 @@ int mcf_deck_expand(const struct mcf_deck *deck, const struct mcf_device_info *d
     }
     if ((rep = mcf_first_repeat(names, (size_t)n, &first)) != NULL) {
         const struct mcf_deck_test *t = rep->where;
-        MCF_FAIL(e, MCF_EINPUT, "%s:%d: test '%s': instance '%s' is also made by the test at line %d",
-                 deck->path, t->line, t->name, rep->s, ((const struct mcf_deck_test *)first->where)->line);
+        MCF_FAIL(e, MCF_EINPUT,
+                 "%s:%d: test '%s': instance '%s' is also made by the test at line %d", deck->path,
+                 t->line, t->name, rep->s, ((const struct mcf_deck_test *)first->where)->line);
     }
     free(names);
     *out = v;

@@ -26,6 +26,6 @@ int mcf_parse_duration(const char *s, double *sec);
  * binary; KB, MB, GB, TB decimal), exactly a whole number of bytes. 0 and
  * *out on success; -1 and, in *why, what is wrong (for a message). */
 int mcf_size_parse(const char *s, uint64_t *out, const char **why);
-int mcf_parse_size(const char *s, uint64_t *out);     /* the same, without the why */
+int mcf_parse_size(const char *s, uint64_t *out); /* the same, without the why */
 
 #endif

@@ -15,10 +15,15 @@
  * "WHAT PATH: ..." and call a wrong file "not NOUN" (WHAT "--deck", NOUN
  * "a deck"); MCF_EINPUT for a missing, irregular, too large (over
  * max_bytes) or binary file. */
-int mcf_yaml_read(const char *path, const char *what, const char *noun, size_t max_bytes, char **text,
-                  struct mcf_err *e);
+int mcf_yaml_read(const char *path, const char *what, const char *noun, size_t max_bytes,
+                  char **text, struct mcf_err *e);
 
-enum mcf_yaml_scan { MCF_YAML_SCAN_OK, MCF_YAML_SCAN_DEEP, MCF_YAML_SCAN_ANCHORS, MCF_YAML_SCAN_NOMEM };
+enum mcf_yaml_scan {
+    MCF_YAML_SCAN_OK,
+    MCF_YAML_SCAN_DEEP,
+    MCF_YAML_SCAN_ANCHORS,
+    MCF_YAML_SCAN_NOMEM
+};
 
 /* The tokens of TEXT: DEEP at the first [ or { nested beyond max_depth,
  * ANCHORS at the anchor beyond max_anchors (*mark says where), OK otherwise

@@ -28,27 +28,31 @@ extern "C" {
 
 struct mcf_comm {
     void *ctx;
-    int rank, size;               /* the job */
-    int local_rank, local_size;   /* this node */
-    int node, nnodes;             /* nodes numbered in order of their lowest world rank */
-    int max_local;                /* the most ranks any node has */
-    const int *rank_at;           /* [nnodes * max_local]: world rank of (node, local rank), -1: none */
+    int rank, size; /* the job */
+    int local_rank, local_size; /* this node */
+    int node, nnodes; /* nodes numbered in order of their lowest world rank */
+    int max_local; /* the most ranks any node has */
+    const int *rank_at; /* [nnodes * max_local]: world rank of (node, local rank), -1: none */
     int (*barrier)(void *ctx, enum mcf_scope scope, struct mcf_err *e);
-    int (*bcast)(void *ctx, enum mcf_scope scope, void *buf, size_t len, int root, struct mcf_err *e);
+    int (*bcast)(void *ctx, enum mcf_scope scope, void *buf, size_t len, int root,
+                 struct mcf_err *e);
     /* all[i * len ...] receives rank i's (local rank i's for MCF_SCOPE_NODE) len bytes */
-    int (*allgather)(void *ctx, enum mcf_scope scope, const void *mine, void *all, size_t len, struct mcf_err *e);
+    int (*allgather)(void *ctx, enum mcf_scope scope, const void *mine, void *all, size_t len,
+                     struct mcf_err *e);
     /* The host's collectives, sums of doubles: allreduce count in and out;
      * allgather count of each rank's in, size*count out; reducescatter
      * size*count in, count (this rank's block) out. */
-    int (*collective)(void *ctx, enum mcf_scope scope, enum mcf_collective c, const double *send, double *recv,
-                      size_t count, struct mcf_err *e);
+    int (*collective)(void *ctx, enum mcf_scope scope, enum mcf_collective c, const double *send,
+                      double *recv, size_t count, struct mcf_err *e);
     /* Sends len bytes to world rank peer and receives len from it, both at
      * once; the peer makes the same call. */
-    int (*exchange)(void *ctx, int peer, const void *send, void *recv, size_t len, struct mcf_err *e);
+    int (*exchange)(void *ctx, int peer, const void *send, void *recv, size_t len,
+                    struct mcf_err *e);
     /* Node memory every local rank maps (collective over the node): this
      * rank's `bytes` at *mine, local rank i's at all[i] (all: local_size
      * entries); node_free ends it (collective; skipped on a broken comm). */
-    int (*node_alloc)(void *ctx, size_t bytes, void **mine, void **all, void **handle, struct mcf_err *e);
+    int (*node_alloc)(void *ctx, size_t bytes, void **mine, void **all, void **handle,
+                      struct mcf_err *e);
     void (*node_free)(void *ctx, void *handle);
 };
 

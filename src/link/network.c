@@ -21,13 +21,10 @@
 
 int mcf_network_partner(const struct mcf_comm *c, int round)
 {
-    if (!c || c->nnodes < 2)
-        return -1;
+    if (!c || c->nnodes < 2) return -1;
     int p = (int)(((long long)round + 1 - c->node) % c->nnodes);
-    if (p < 0)
-        p += c->nnodes;
-    if (p == c->node)
-        return -1;
+    if (p < 0) p += c->nnodes;
+    if (p == c->node) return -1;
     return c->rank_at[p * c->max_local + c->local_rank];
 }
 
@@ -35,7 +32,7 @@ struct net {
     struct mcf_kernel k;
     size_t len, words;
     uint64_t *send, *recv;
-    char bad[256];            /* the first mismatch seen, checked in verify */
+    char bad[256]; /* the first mismatch seen, checked in verify */
 };
 
 /* word i of what world rank r sends */
@@ -49,9 +46,11 @@ static int net_setup(void *state, const struct mcf_kernel *k, void **ks, struct 
     (void)state;
     struct net *n = NULL;
     if (!k->comm)
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "no other ranks to reach (no comm)");
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "no other ranks to reach (no comm)");
     if (k->comm->nnodes < 2)
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "the job has one node: the network test needs "
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "the job has one node: the network test needs "
                            "ranks on two nodes or more");
     MCF_ALLOC(e, n, 1);
     n->k = *k;
@@ -59,8 +58,7 @@ static int net_setup(void *state, const struct mcf_kernel *k, void **ks, struct 
     n->words = (n->len + 7) / 8;
     if (!(n->send = malloc(n->words * 8)) || !(n->recv = malloc(n->words * 8)))
         MCF_FAIL(e, MCF_ERUNTIME, "out of memory for two network buffers of %zu bytes", n->len);
-    for (size_t i = 0; i < n->words; i++)
-        n->send[i] = pattern(k->seed, k->comm->rank, i);
+    for (size_t i = 0; i < n->words; i++) n->send[i] = pattern(k->seed, k->comm->rank, i);
     *ks = n;
     return MCF_OK;
 fail:
@@ -74,13 +72,13 @@ fail:
 
 static void check_round(struct net *n, int partner, int round)
 {
-    if (n->bad[0])
-        return;
+    if (n->bad[0]) return;
     size_t whole = n->len / 8;
     for (size_t i = 0; i < whole; i++)
         if (n->recv[i] != pattern(n->k.seed, partner, i)) {
-            snprintf(n->bad, sizeof n->bad, "round %d: word %zu (byte %zu) from rank %d is %#llx, it sent %#llx",
-                     round, i, 8 * i, partner, (unsigned long long)n->recv[i],
+            snprintf(n->bad, sizeof n->bad,
+                     "round %d: word %zu (byte %zu) from rank %d is %#llx, it sent %#llx", round, i,
+                     8 * i, partner, (unsigned long long)n->recv[i],
                      (unsigned long long)pattern(n->k.seed, partner, i));
             return;
         }
@@ -88,8 +86,7 @@ static void check_round(struct net *n, int partner, int round)
 
 void mcf_link_sleep(double s)
 {
-    if (!(s > 0))
-        return;
+    if (!(s > 0)) return;
     struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
@@ -108,20 +105,18 @@ static int net_run(void *ks, struct mcf_sample *s, struct mcf_err *e)
         s->link_partner[r] = partner;
         s->link_seconds[r] = NAN;
         MCF_TRY(c->barrier(c->ctx, MCF_SCOPE_JOB, e));
-        if (partner < 0)
-            continue;
-        if (n->k.inject_fault && r == 0)   /* testing: what arrives is not what was sent */
+        if (partner < 0) continue;
+        if (n->k.inject_fault && r == 0) /* testing: what arrives is not what was sent */
             n->send[0] ^= 1;
         double t0 = mcf_now();
         for (uint64_t it = 0; it < n->k.iterations; it++) {
             double a = mcf_now();
             MCF_TRY(c->exchange(c->ctx, partner, n->send, n->recv, n->len, e));
-            if (n->k.inject_slow > 1)   /* testing (inject.h): this rank's side of the link is slow */
+            if (n->k.inject_slow > 1) /* testing (inject.h): this rank's side of the link is slow */
                 mcf_link_sleep((n->k.inject_slow - 1) * (mcf_now() - a));
         }
         double dt = mcf_now() - t0;
-        if (n->k.inject_fault && r == 0)
-            n->send[0] ^= 1;
+        if (n->k.inject_fault && r == 0) n->send[0] ^= 1;
         s->link_seconds[r] = dt / (double)n->k.iterations;
         s->seconds += dt;
         s->units += (double)n->k.iterations;
@@ -135,20 +130,19 @@ fail:
 static int net_verify(void *ks, struct mcf_err *e)
 {
     struct net *n = ks;
-    if (n->bad[0])
-        return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__, "network: %s", n->bad);
+    if (n->bad[0]) return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__, "network: %s", n->bad);
     return MCF_OK;
 }
 
 static void net_teardown(void *ks)
 {
     struct net *n = ks;
-    if (!n)
-        return;
+    if (!n) return;
     free(n->send);
     free(n->recv);
     free(n);
 }
 
-const struct mcf_kernel_ops mcf_network_ops = { .setup = net_setup, .run = net_run, .verify = net_verify,
-                                                .teardown = net_teardown };
+const struct mcf_kernel_ops mcf_network_ops = {
+    .setup = net_setup, .run = net_run, .verify = net_verify, .teardown = net_teardown
+};

@@ -44,7 +44,8 @@ int mcf_numa_parse_list(const char *text, int *nodes, int max);
  * the farthest other node with memory (another socket; lowest number among
  * equals). MCF_EUNSUPPORTED, saying why, where there is no such node (a
  * machine of one node, or the device's node unknown). */
-int mcf_numa_choose(const char *sysroot, const char *bus_id, enum mcf_numa which, int *node, struct mcf_err *e);
+int mcf_numa_choose(const char *sysroot, const char *bus_id, enum mcf_numa which, int *node,
+                    struct mcf_err *e);
 
 /* bytes of anonymous memory bound to node (MPOL_BIND, every page faulted in
  * there and the first and last page's node read back); *bound says whether
@@ -52,7 +53,8 @@ int mcf_numa_choose(const char *sysroot, const char *bus_id, enum mcf_numa which
  * filter) on a machine with one memory node, where the memory is on that
  * node anyway. Elsewhere a refusal is MCF_EUNSUPPORTED naming mbind. Free
  * with mcf_numa_free. */
-int mcf_numa_alloc(const char *sysroot, size_t bytes, int node, void **ptr, int *bound, struct mcf_err *e);
+int mcf_numa_alloc(const char *sysroot, size_t bytes, int node, void **ptr, int *bound,
+                   struct mcf_err *e);
 void mcf_numa_free(void *ptr, size_t bytes);
 
 #ifdef __cplusplus

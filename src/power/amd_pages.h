@@ -7,7 +7,10 @@
 
 #include <stdint.h>
 
-struct mcf_amd_page { uint64_t page_address, page_size; int status; };
+struct mcf_amd_page {
+    uint64_t page_address, page_size;
+    int status;
+};
 enum { MCF_AMD_PAGE_RESERVED = 0, MCF_AMD_PAGE_PENDING, MCF_AMD_PAGE_UNRESERVABLE };
 
 #endif

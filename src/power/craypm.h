@@ -21,8 +21,8 @@ extern "C" {
 
 struct mcf_craypm_value {
     int present;
-    double value;             /* W or J */
-    double t_us;              /* the file's own timestamp */
+    double value; /* W or J */
+    double t_us; /* the file's own timestamp */
 };
 
 struct mcf_craypm_snapshot {
@@ -30,16 +30,16 @@ struct mcf_craypm_snapshot {
     double raw_scan_hz;
     struct mcf_craypm_value power, energy, cpu_power, cpu_energy, memory_power, memory_energy;
     struct mcf_craypm_value accel_power[MCF_CRAYPM_MAX_ACCEL], accel_energy[MCF_CRAYPM_MAX_ACCEL];
-    int naccel;               /* accelN_power files found */
-    int retries;              /* torn reads retried */
+    int naccel; /* accelN_power files found */
+    int retries; /* torn reads retried */
 };
 
 /* Reads a consistent snapshot from root (normally /sys/cray/pm_counters).
  * between(ctx), when given, runs between the first freshness read and the
  * value files: the tests use it to tear a read. MCF_EUNSUPPORTED when root
  * has no pm_counters; MCF_ERUNTIME when every retry was torn. */
-int mcf_craypm_read(const char *root, struct mcf_craypm_snapshot *s, void (*between)(void *), void *ctx,
-                    struct mcf_err *e);
+int mcf_craypm_read(const char *root, struct mcf_craypm_snapshot *s, void (*between)(void *),
+                    void *ctx, struct mcf_err *e);
 
 /* Whether energies of a and b may be subtracted (same generation and startup). */
 int mcf_craypm_comparable(const struct mcf_craypm_snapshot *a, const struct mcf_craypm_snapshot *b);

@@ -20,11 +20,12 @@ struct mcf_psample {
 };
 
 struct mcf_window_figures {
-    double energy_j;          /* counter delta interpolated at the edges; NaN without a counter */
-    double avg_power_w;       /* energy / duration, or the time-weighted mean of power without a counter */
-    double mean_power_w;      /* time-weighted mean of the power readings in the window */
-    int readings;             /* new readings (power or energy changed) inside the window */
-    int under_sampled;        /* window < 3 update intervals of the source */
+    double energy_j; /* counter delta interpolated at the edges; NaN without a counter */
+    double
+        avg_power_w; /* energy / duration, or the time-weighted mean of power without a counter */
+    double mean_power_w; /* time-weighted mean of the power readings in the window */
+    int readings; /* new readings (power or energy changed) inside the window */
+    int under_sampled; /* window < 3 update intervals of the source */
 };
 
 /* A reading's update cadence: the median gap between the samples at which
@@ -35,7 +36,8 @@ double mcf_update_cadence_of(const struct mcf_psample *s, size_t n, int energy);
 double mcf_update_cadence(const struct mcf_psample *s, size_t n);
 
 /* Figures for [t0, t1] from samples sorted by time. cadence may be NaN. */
-struct mcf_window_figures mcf_window(const struct mcf_psample *s, size_t n, double t0, double t1, double cadence);
+struct mcf_window_figures mcf_window(const struct mcf_psample *s, size_t n, double t0, double t1,
+                                     double cadence);
 
 /* Least-squares fit y = a x + b with the coefficient of determination; NaN
  * where fewer than 2 distinct x. The MI250X Matrix Core paper's power model

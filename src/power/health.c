@@ -79,10 +79,8 @@ void mcf_health_none(struct mcf_health_snap *s, int c, const char *fmt, ...)
 static void append(char *buf, size_t len, const char *text)
 {
     size_t at = strlen(buf), n = strlen(text);
-    if (at + 1 >= len)
-        return;
-    if (n > len - at - 1)
-        n = len - at - 1;
+    if (at + 1 >= len) return;
+    if (n > len - at - 1) n = len - at - 1;
     memcpy(buf + at, text, n);
     buf[at + n] = '\0';
 }
@@ -92,10 +90,8 @@ void mcf_health_notes(const struct mcf_health_snap *s, char *buf, size_t len)
     int done[MCF_HC_COUNT] = { 0 };
     buf[0] = '\0';
     for (int c = 0; c < MCF_HC_COUNT; c++) {
-        if (done[c] || s->v[c] >= 0 || !s->why[c][0])
-            continue;
-        if (buf[0])
-            append(buf, len, "; ");
+        if (done[c] || s->v[c] >= 0 || !s->why[c][0]) continue;
+        if (buf[0]) append(buf, len, "; ");
         /* the counters that share this reason, then the reason once */
         for (int d = c, first = 1; d < MCF_HC_COUNT; d++)
             if (!done[d] && s->v[d] < 0 && !strcmp(s->why[d], s->why[c])) {
@@ -115,9 +111,10 @@ void mcf_health_begin(struct mcf_health *h, const char *pci_bus_id, const char *
     const char *inject = getenv("MCFLEET_INJECT_HEALTH_BUS");
     memset(h, 0, sizeof *h);
     if (inject && inject[0] && (!pci_bus_id[0] || !strcmp(pci_bus_id, "none")))
-        pci_bus_id = inject;   /* testing only (health.h) */
+        pci_bus_id = inject; /* testing only (health.h) */
     h->gen_busy = h->width_busy = -1;
-    for (int i = 0; mcf_health_sources[i] && !h->src && pci_bus_id[0] && strcmp(pci_bus_id, "none"); i++) {
+    for (int i = 0; mcf_health_sources[i] && !h->src && pci_bus_id[0] && strcmp(pci_bus_id, "none");
+         i++) {
         struct mcf_err e = { 0 };
         if (mcf_health_sources[i]->open(&h->state, pci_bus_id, &e) == MCF_OK) {
             h->src = mcf_health_sources[i];
@@ -127,17 +124,21 @@ void mcf_health_begin(struct mcf_health *h, const char *pci_bus_id, const char *
         }
     }
     snprintf(h->serial, sizeof h->serial, "%s", fallback_serial ? fallback_serial : "");
-    if (!pci_bus_id[0] || !strcmp(pci_bus_id, "none"))   /* the host backend: what each source would say */
-        snprintf(why, sizeof why, "this rank's device is not a PCI GPU (pci_bus_id '%s')", pci_bus_id);
+    if (!pci_bus_id[0] ||
+        !strcmp(pci_bus_id, "none")) /* the host backend: what each source would say */
+        snprintf(why, sizeof why, "this rank's device is not a PCI GPU (pci_bus_id '%s')",
+                 pci_bus_id);
     if (!h->src) {
-        snprintf(h->source, sizeof h->source, "off: %.480s", why[0] ? why : "no health source is built in");
+        snprintf(h->source, sizeof h->source, "off: %.480s",
+                 why[0] ? why : "no health source is built in");
         mcf_health_snap_blank(&h->before, "no health source: see /health/source");
         mcf_health_snap_blank(&h->after, "no health source: see /health/source");
         return;
     }
     snprintf(h->source, sizeof h->source, "%s", h->src->name);
-    if (pci_bus_id == inject)   /* a file made so says so */
-        snprintf(h->source, sizeof h->source, "%s (testing: MCFLEET_INJECT_HEALTH_BUS=%.64s)", h->src->name, inject);
+    if (pci_bus_id == inject) /* a file made so says so */
+        snprintf(h->source, sizeof h->source, "%s (testing: MCFLEET_INJECT_HEALTH_BUS=%.64s)",
+                 h->src->name, inject);
     {
         char serial[sizeof h->serial];
         if (h->src->serial(h->state, serial, sizeof serial) == 0 && serial[0])
@@ -179,7 +180,7 @@ static void *after_main(void *arg)
     int abandoned = j->abandoned;
     pthread_cond_signal(&j->cond);
     pthread_mutex_unlock(&j->lock);
-    if (abandoned) {   /* the run went on without this reading */
+    if (abandoned) { /* the run went on without this reading */
         j->src->close(j->state);
         job_free(j);
     }
@@ -192,8 +193,7 @@ void mcf_health_end(struct mcf_health *h, double timeout_s)
     pthread_t t;
     struct timespec until;
     int abandoned = 0;
-    if (!h->src)
-        return;
+    if (!h->src) return;
     if (!(j = calloc(1, sizeof *j))) {
         mcf_health_snap_blank(&h->after, "not read: out of memory");
         goto close;
@@ -217,8 +217,7 @@ void mcf_health_end(struct mcf_health *h, double timeout_s)
     }
     pthread_mutex_lock(&j->lock);
     while (!j->done)
-        if (pthread_cond_timedwait(&j->cond, &j->lock, &until) == ETIMEDOUT)
-            break;
+        if (pthread_cond_timedwait(&j->cond, &j->lock, &until) == ETIMEDOUT) break;
     if (j->done)
         h->after = j->snap;
     else
@@ -226,46 +225,44 @@ void mcf_health_end(struct mcf_health *h, double timeout_s)
     pthread_mutex_unlock(&j->lock);
     if (abandoned) {
         char why[MCF_HEALTH_WHY];
-        snprintf(why, sizeof why, "not read in time: the %s calls took more than %.1f s", h->src->name, timeout_s);
+        snprintf(why, sizeof why, "not read in time: the %s calls took more than %.1f s",
+                 h->src->name, timeout_s);
         mcf_health_snap_blank(&h->after, why);
         h->abandoned = 1;
-        h->src = NULL;   /* the thread closes it */
+        h->src = NULL; /* the thread closes it */
         return;
     }
     job_free(j);
-close:
-    {
-        char after[sizeof h->notes];
-        mcf_health_notes(&h->after, after, sizeof after);
-        if (strcmp(after, h->notes) != 0 && after[0]) {
-            append(h->notes, sizeof h->notes, h->notes[0] ? "; after the run: " : "after the run: ");
-            append(h->notes, sizeof h->notes, after);
-        }
+close : {
+    char after[sizeof h->notes];
+    mcf_health_notes(&h->after, after, sizeof after);
+    if (strcmp(after, h->notes) != 0 && after[0]) {
+        append(h->notes, sizeof h->notes, h->notes[0] ? "; after the run: " : "after the run: ");
+        append(h->notes, sizeof h->notes, after);
     }
+}
     mcf_health_free(h);
 }
 
 void mcf_health_free(struct mcf_health *h)
 {
-    if (h->src)
-        h->src->close(h->state);
+    if (h->src) h->src->close(h->state);
     h->src = NULL;
     h->state = NULL;
 }
 
-void mcf_health_busy(struct mcf_health *h, const struct mcf_sampler *s, const struct mcf_result *res, int n)
+void mcf_health_busy(struct mcf_health *h, const struct mcf_sampler *s,
+                     const struct mcf_result *res, int n)
 {
     h->gen_busy = h->width_busy = -1;
     for (int i = 0; s && i < n; i++) {
         double t0, t1;
-        if (mcf_result_window(&res[i], &t0, &t1) != 0)
-            continue;
+        if (mcf_result_window(&res[i], &t0, &t1) != 0) continue;
         for (int j = 0; j < s->nseries; j++) {
             const struct mcf_series *v = &s->series[j];
             for (size_t k = 0; v->on && k < v->n; k++) {
                 const struct mcf_preading *p = &v->r[k];
-                if (p->s.t < t0 || p->s.t > t1)
-                    continue;
+                if (p->s.t < t0 || p->s.t > t1) continue;
                 if (p->pcie_gen > h->gen_busy) h->gen_busy = p->pcie_gen;
                 if (p->pcie_width > h->width_busy) h->width_busy = p->pcie_width;
             }
@@ -273,8 +270,8 @@ void mcf_health_busy(struct mcf_health *h, const struct mcf_sampler *s, const st
     }
 }
 
-void mcf_health_amd_pages(struct mcf_health_snap *s, const void *lib, mcf_amd_pages_get get, const char *name,
-                          const char *call)
+void mcf_health_amd_pages(struct mcf_health_snap *s, const void *lib, mcf_amd_pages_get get,
+                          const char *name, const char *call)
 {
     static const int counted[] = { MCF_HC_RETIRED, MCF_HC_RETIRED_PENDING, MCF_HC_REMAP_FAILED };
     struct mcf_amd_page *rec = NULL;
@@ -284,8 +281,7 @@ void mcf_health_amd_pages(struct mcf_health_snap *s, const void *lib, mcf_amd_pa
     for (int c = MCF_HC_REMAP_CORR; c <= MCF_HC_REMAP_PENDING; c++)
         mcf_health_none(s, c, "AMD GPUs retire pages, not rows (see retired_pages*)");
     if (!get) {
-        for (size_t i = 0; i < 3; i++)
-            mcf_health_none(s, counted[i], "%s lacks %s", name, call);
+        for (size_t i = 0; i < 3; i++) mcf_health_none(s, counted[i], "%s lacks %s", name, call);
         return;
     }
     /* the count first, then the records; a page retired in between is the next reading's */
@@ -296,19 +292,21 @@ void mcf_health_amd_pages(struct mcf_health_snap *s, const void *lib, mcf_amd_pa
                 mcf_health_none(s, counted[i], "out of memory for %u page records", n);
             return;
         }
-        rc = get(lib, &n, rec, &why);   /* 1: the records it had room for */
+        rc = get(lib, &n, rec, &why); /* 1: the records it had room for */
     }
     if (rc < 0) {
-        for (size_t i = 0; i < 3; i++)
-            mcf_health_none(s, counted[i], "%s: %s", call, why);
+        for (size_t i = 0; i < 3; i++) mcf_health_none(s, counted[i], "%s: %s", call, why);
         free(rec);
         return;
     }
     s->v[MCF_HC_RETIRED] = s->v[MCF_HC_RETIRED_PENDING] = s->v[MCF_HC_REMAP_FAILED] = 0;
     for (uint32_t i = 0; rec && i < n; i++) {
-        if (rec[i].status == MCF_AMD_PAGE_RESERVED) s->v[MCF_HC_RETIRED]++;
-        else if (rec[i].status == MCF_AMD_PAGE_PENDING) s->v[MCF_HC_RETIRED_PENDING]++;
-        else s->v[MCF_HC_REMAP_FAILED]++;   /* unreservable: the retirement failed */
+        if (rec[i].status == MCF_AMD_PAGE_RESERVED)
+            s->v[MCF_HC_RETIRED]++;
+        else if (rec[i].status == MCF_AMD_PAGE_PENDING)
+            s->v[MCF_HC_RETIRED_PENDING]++;
+        else
+            s->v[MCF_HC_REMAP_FAILED]++; /* unreservable: the retirement failed */
     }
     free(rec);
 }

@@ -31,8 +31,8 @@ static void close_nvml(void *state)
 }
 
 /* Counter c from an unsigned reading: its value, or -1 with the call and NVML's words. */
-static void put(struct mcf_health_snap *s, int c, const struct mcf_nvml *n, const char *call, nvmlReturn_t rc,
-                unsigned long long v)
+static void put(struct mcf_health_snap *s, int c, const struct mcf_nvml *n, const char *call,
+                nvmlReturn_t rc, unsigned long long v)
 {
     if (rc == NVML_SUCCESS)
         s->v[c] = (long long)v;
@@ -42,7 +42,9 @@ static void put(struct mcf_health_snap *s, int c, const struct mcf_nvml *n, cons
 
 static void ecc(const struct mcf_nvml *n, struct mcf_health_snap *s)
 {
-    static const struct { int c, type, counter; } which[] = {
+    static const struct {
+        int c, type, counter;
+    } which[] = {
         { MCF_HC_ECC_CORR_VOL, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC },
         { MCF_HC_ECC_UNC_VOL, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC },
         { MCF_HC_ECC_CORR_AGG, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC },
@@ -54,7 +56,8 @@ static void ecc(const struct mcf_nvml *n, struct mcf_health_snap *s)
             mcf_health_none(s, which[i].c, "NVML lacks nvmlDeviceGetTotalEccErrors");
             continue;
         }
-        nvmlReturn_t rc = n->ecc_total(n->dev, which[i].type, which[i].counter, &count);   /* before count is read */
+        nvmlReturn_t rc = n->ecc_total(n->dev, which[i].type, which[i].counter,
+                                       &count); /* before count is read */
         put(s, which[i].c, n, "nvmlDeviceGetTotalEccErrors", rc, count);
     }
 }
@@ -62,7 +65,8 @@ static void ecc(const struct mcf_nvml *n, struct mcf_health_snap *s)
 /* Remapped rows where the GPU remaps them; retired pages where it does not. */
 static void memory_repair(const struct mcf_nvml *n, struct mcf_health_snap *s)
 {
-    static const int rows[] = { MCF_HC_REMAP_CORR, MCF_HC_REMAP_UNC, MCF_HC_REMAP_PENDING, MCF_HC_REMAP_FAILED };
+    static const int rows[] = { MCF_HC_REMAP_CORR, MCF_HC_REMAP_UNC, MCF_HC_REMAP_PENDING,
+                                MCF_HC_REMAP_FAILED };
     unsigned corr = 0, unc = 0, pending = 0, failed = 0;
     nvmlReturn_t rc = n->remapped_rows ? n->remapped_rows(n->dev, &corr, &unc, &pending, &failed)
                                        : NVML_ERROR_NOT_SUPPORTED;
@@ -71,8 +75,10 @@ static void memory_repair(const struct mcf_nvml *n, struct mcf_health_snap *s)
         s->v[MCF_HC_REMAP_UNC] = unc;
         s->v[MCF_HC_REMAP_PENDING] = pending != 0;
         s->v[MCF_HC_REMAP_FAILED] = failed != 0;
-        mcf_health_none(s, MCF_HC_RETIRED, "the GPU remaps rows (see remapped_rows_*): no page retirement");
-        mcf_health_none(s, MCF_HC_RETIRED_PENDING, "the GPU remaps rows (see remap_pending): no page retirement");
+        mcf_health_none(s, MCF_HC_RETIRED,
+                        "the GPU remaps rows (see remapped_rows_*): no page retirement");
+        mcf_health_none(s, MCF_HC_RETIRED_PENDING,
+                        "the GPU remaps rows (see remap_pending): no page retirement");
         return;
     }
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -86,16 +92,18 @@ static void memory_repair(const struct mcf_nvml *n, struct mcf_health_snap *s)
     } else {
         /* both causes; a count of 0 asks for the number alone */
         unsigned single = 0, dbl = 0;
-        nvmlReturn_t a = n->retired_pages(n->dev, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &single,
-                                          NULL);
-        nvmlReturn_t b = n->retired_pages(n->dev, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &dbl, NULL);
+        nvmlReturn_t a = n->retired_pages(
+            n->dev, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &single, NULL);
+        nvmlReturn_t b =
+            n->retired_pages(n->dev, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &dbl, NULL);
         if (a == NVML_ERROR_INSUFFICIENT_SIZE) a = NVML_SUCCESS;
         if (b == NVML_ERROR_INSUFFICIENT_SIZE) b = NVML_SUCCESS;
         put(s, MCF_HC_RETIRED, n, "nvmlDeviceGetRetiredPages", a != NVML_SUCCESS ? a : b,
             (unsigned long long)single + dbl);
     }
     if (!n->retired_pending) {
-        mcf_health_none(s, MCF_HC_RETIRED_PENDING, "NVML lacks nvmlDeviceGetRetiredPagesPendingStatus");
+        mcf_health_none(s, MCF_HC_RETIRED_PENDING,
+                        "NVML lacks nvmlDeviceGetRetiredPagesPendingStatus");
     } else {
         int state = 0;
         nvmlReturn_t p = n->retired_pending(n->dev, &state);
@@ -106,15 +114,23 @@ static void memory_repair(const struct mcf_nvml *n, struct mcf_health_snap *s)
 
 static void pcie_link(const struct mcf_nvml *n, struct mcf_health_snap *s)
 {
-    static const struct { int c; size_t off; const char *name; } which[] = {
-        { MCF_HC_PCIE_GEN, offsetof(struct mcf_nvml, link_gen), "nvmlDeviceGetCurrPcieLinkGeneration" },
-        { MCF_HC_PCIE_GEN_MAX, offsetof(struct mcf_nvml, link_gen_max), "nvmlDeviceGetMaxPcieLinkGeneration" },
-        { MCF_HC_PCIE_WIDTH, offsetof(struct mcf_nvml, link_width), "nvmlDeviceGetCurrPcieLinkWidth" },
-        { MCF_HC_PCIE_WIDTH_MAX, offsetof(struct mcf_nvml, link_width_max), "nvmlDeviceGetMaxPcieLinkWidth" },
+    static const struct {
+        int c;
+        size_t off;
+        const char *name;
+    } which[] = {
+        { MCF_HC_PCIE_GEN, offsetof(struct mcf_nvml, link_gen),
+          "nvmlDeviceGetCurrPcieLinkGeneration" },
+        { MCF_HC_PCIE_GEN_MAX, offsetof(struct mcf_nvml, link_gen_max),
+          "nvmlDeviceGetMaxPcieLinkGeneration" },
+        { MCF_HC_PCIE_WIDTH, offsetof(struct mcf_nvml, link_width),
+          "nvmlDeviceGetCurrPcieLinkWidth" },
+        { MCF_HC_PCIE_WIDTH_MAX, offsetof(struct mcf_nvml, link_width_max),
+          "nvmlDeviceGetMaxPcieLinkWidth" },
     };
     for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
         nvmlReturn_t (*get)(nvmlDevice_t, unsigned int *) =
-            *(nvmlReturn_t (*const *)(nvmlDevice_t, unsigned int *))((const char *)n + which[i].off);
+            *(nvmlReturn_t(*const *)(nvmlDevice_t, unsigned int *))((const char *)n + which[i].off);
         unsigned v = 0;
         if (!get) {
             mcf_health_none(s, which[i].c, "NVML lacks %s", which[i].name);
@@ -129,10 +145,12 @@ static void pcie_link(const struct mcf_nvml *n, struct mcf_health_snap *s)
  * up). NVML counts them since the driver loaded or they were reset, so the
  * run's own are the after-reading less the before-reading. A link that is
  * down may have no counters (NOT_SUPPORTED): it adds nothing. */
-static void nvlink_errors(const struct mcf_nvml *n, struct mcf_health_snap *s, unsigned links, const int *up,
-                          const char *no_links)
+static void nvlink_errors(const struct mcf_nvml *n, struct mcf_health_snap *s, unsigned links,
+                          const int *up, const char *no_links)
 {
-    static const struct { int c, counter; } which[] = {
+    static const struct {
+        int c, counter;
+    } which[] = {
         { MCF_HC_NVLINK_REPLAY, NVML_NVLINK_ERROR_DL_REPLAY },
         { MCF_HC_NVLINK_RECOVERY, NVML_NVLINK_ERROR_DL_RECOVERY },
         { MCF_HC_NVLINK_CRC_FLIT, NVML_NVLINK_ERROR_DL_CRC_FLIT },
@@ -159,7 +177,8 @@ static void nvlink_errors(const struct mcf_nvml *n, struct mcf_health_snap *s, u
                 break;
         }
         if (l < links)
-            mcf_health_none(s, which[i].c, "nvmlDeviceGetNvLinkErrorCounter(link %u): %s", l, mcf_nvml_error(n, rc));
+            mcf_health_none(s, which[i].c, "nvmlDeviceGetNvLinkErrorCounter(link %u): %s", l,
+                            mcf_nvml_error(n, rc));
         else
             s->v[which[i].c] = (long long)sum;
     }
@@ -196,7 +215,7 @@ static void nvlink(const struct mcf_nvml *n, struct mcf_health_snap *s)
         up[l] = -1;
         rc = n->nvlink_state(n->dev, l, &on);
         if (rc == NVML_SUCCESS) {
-            up[l] = on != 0;   /* enabled; a newer driver's sleep state (2) is a link up, resting */
+            up[l] = on != 0; /* enabled; a newer driver's sleep state (2) is a link up, resting */
             active += (unsigned)up[l];
             continue;
         }
@@ -204,21 +223,22 @@ static void nvlink(const struct mcf_nvml *n, struct mcf_health_snap *s)
     }
     /* probing, INVALID_ARGUMENT or NOT_SUPPORTED says there is no link l:
      * the links end there; any other error leaves the count unknown */
-    if (!counted && l < NVML_NVLINK_MAX_LINKS && rc != NVML_ERROR_INVALID_ARGUMENT && rc != NVML_ERROR_NOT_SUPPORTED) {
-        mcf_health_none(s, MCF_HC_NVLINK_LINKS, "nvmlDeviceGetNvLinkState(link %u): %s", l, mcf_nvml_error(n, rc));
+    if (!counted && l < NVML_NVLINK_MAX_LINKS && rc != NVML_ERROR_INVALID_ARGUMENT &&
+        rc != NVML_ERROR_NOT_SUPPORTED) {
+        mcf_health_none(s, MCF_HC_NVLINK_LINKS, "nvmlDeviceGetNvLinkState(link %u): %s", l,
+                        mcf_nvml_error(n, rc));
         mcf_health_none(s, MCF_HC_NVLINK_ACTIVE, "%s", s->why[MCF_HC_NVLINK_LINKS]);
-        nvlink_errors(n, s, l, up, s->why[MCF_HC_NVLINK_LINKS]);   /* the links known to be there */
+        nvlink_errors(n, s, l, up, s->why[MCF_HC_NVLINK_LINKS]); /* the links known to be there */
         return;
     }
-    if (!counted)
-        links = l;
+    if (!counted) links = l;
     s->v[MCF_HC_NVLINK_LINKS] = links;
     if (l < links)
-        mcf_health_none(s, MCF_HC_NVLINK_ACTIVE, "nvmlDeviceGetNvLinkState(link %u): %s", l, mcf_nvml_error(n, rc));
+        mcf_health_none(s, MCF_HC_NVLINK_ACTIVE, "nvmlDeviceGetNvLinkState(link %u): %s", l,
+                        mcf_nvml_error(n, rc));
     else
         s->v[MCF_HC_NVLINK_ACTIVE] = active;
-    for (; l < links; l++)
-        up[l] = -1;
+    for (; l < links; l++) up[l] = -1;
     nvlink_errors(n, s, links, up, "the GPU has no NVLink");
 }
 

@@ -38,23 +38,27 @@ static void ecc(const struct mcf_rsmi *r, struct mcf_health_snap *s)
     uint64_t enabled = 0;
     long long corr = 0, unc = 0;
     rsmi_status_t rc;
-    mcf_health_none(s, MCF_HC_ECC_CORR_AGG, "rocm-smi counts errors since the driver loaded (see *_volatile)");
-    mcf_health_none(s, MCF_HC_ECC_UNC_AGG, "rocm-smi counts errors since the driver loaded (see *_volatile)");
+    mcf_health_none(s, MCF_HC_ECC_CORR_AGG,
+                    "rocm-smi counts errors since the driver loaded (see *_volatile)");
+    mcf_health_none(s, MCF_HC_ECC_UNC_AGG,
+                    "rocm-smi counts errors since the driver loaded (see *_volatile)");
     if (!r->ecc_enabled || !r->ecc_count) {
-        const char *missing = r->ecc_enabled ? "rsmi_dev_ecc_count_get" : "rsmi_dev_ecc_enabled_get";
+        const char *missing =
+            r->ecc_enabled ? "rsmi_dev_ecc_count_get" : "rsmi_dev_ecc_enabled_get";
         mcf_health_none(s, MCF_HC_ECC_CORR_VOL, "rocm-smi lacks %s", missing);
         mcf_health_none(s, MCF_HC_ECC_UNC_VOL, "rocm-smi lacks %s", missing);
         return;
     }
     if ((rc = r->ecc_enabled(r->dev, &enabled)) != RSMI_OK) {
-        mcf_health_none(s, MCF_HC_ECC_CORR_VOL, "rsmi_dev_ecc_enabled_get: %s", mcf_rsmi_error(r, rc));
-        mcf_health_none(s, MCF_HC_ECC_UNC_VOL, "rsmi_dev_ecc_enabled_get: %s", mcf_rsmi_error(r, rc));
+        mcf_health_none(s, MCF_HC_ECC_CORR_VOL, "rsmi_dev_ecc_enabled_get: %s",
+                        mcf_rsmi_error(r, rc));
+        mcf_health_none(s, MCF_HC_ECC_UNC_VOL, "rsmi_dev_ecc_enabled_get: %s",
+                        mcf_rsmi_error(r, rc));
         return;
     }
     for (uint64_t b = RSMI_GPU_BLOCK_FIRST; b <= RSMI_GPU_BLOCK_LAST; b <<= 1) {
         rsmi_error_count_t ec = { 0, 0 };
-        if (!(enabled & b))
-            continue;
+        if (!(enabled & b)) continue;
         if ((rc = r->ecc_count(r->dev, b, &ec)) != RSMI_OK) {
             mcf_health_none(s, MCF_HC_ECC_CORR_VOL, "rsmi_dev_ecc_count_get(block 0x%llx): %s",
                             (unsigned long long)b, mcf_rsmi_error(r, rc));
@@ -79,11 +83,13 @@ static int rsmi_pages(const void *lib, uint32_t *n, struct mcf_amd_page *rec, co
 static void pcie_link(const struct mcf_rsmi *r, struct mcf_health_snap *s)
 {
     int g, w, gm, wm;
-    static const int all[] = { MCF_HC_PCIE_GEN, MCF_HC_PCIE_GEN_MAX, MCF_HC_PCIE_WIDTH, MCF_HC_PCIE_WIDTH_MAX };
+    static const int all[] = { MCF_HC_PCIE_GEN, MCF_HC_PCIE_GEN_MAX, MCF_HC_PCIE_WIDTH,
+                               MCF_HC_PCIE_WIDTH_MAX };
     if (mcf_rsmi_link(r, &g, &w, &gm, &wm) != 0) {
         for (size_t i = 0; i < 4; i++)
-            mcf_health_none(s, all[i], r->pci_bandwidth ? "rsmi_dev_pci_bandwidth_get failed or gave no list"
-                                                         : "rocm-smi lacks rsmi_dev_pci_bandwidth_get");
+            mcf_health_none(s, all[i],
+                            r->pci_bandwidth ? "rsmi_dev_pci_bandwidth_get failed or gave no list"
+                                             : "rocm-smi lacks rsmi_dev_pci_bandwidth_get");
         return;
     }
     s->v[MCF_HC_PCIE_GEN] = g;
@@ -99,11 +105,14 @@ static void xgmi(const struct mcf_rsmi *r, struct mcf_health_snap *s)
     int st = 0;
     rsmi_status_t rc;
     for (int c = MCF_HC_NVLINK_LINKS; c <= MCF_HC_NVLINK_CRC_DATA; c++)
-        mcf_health_none(s, c, "AMD GPUs link by xGMI, not NVLink: see xgmi_error_status (no xGMI link count is read)");
+        mcf_health_none(s, c,
+                        "AMD GPUs link by xGMI, not NVLink: see xgmi_error_status (no xGMI link "
+                        "count is read)");
     if (!r->xgmi_error) {
         mcf_health_none(s, MCF_HC_XGMI_ERROR, "rocm-smi lacks rsmi_dev_xgmi_error_status");
     } else if ((rc = r->xgmi_error(r->dev, &st)) != RSMI_OK) {
-        mcf_health_none(s, MCF_HC_XGMI_ERROR, "rsmi_dev_xgmi_error_status: %s", mcf_rsmi_error(r, rc));
+        mcf_health_none(s, MCF_HC_XGMI_ERROR, "rsmi_dev_xgmi_error_status: %s",
+                        mcf_rsmi_error(r, rc));
     } else {
         s->v[MCF_HC_XGMI_ERROR] = st;
     }
@@ -114,7 +123,8 @@ static void read_rsmi(void *state, struct mcf_health_snap *s)
     const struct mcf_rsmi *r = state;
     mcf_health_snap_blank(s, "");
     ecc(r, s);
-    mcf_health_amd_pages(s, r, r->reserved_pages ? rsmi_pages : NULL, "rocm-smi", "rsmi_dev_memory_reserved_pages_get");
+    mcf_health_amd_pages(s, r, r->reserved_pages ? rsmi_pages : NULL, "rocm-smi",
+                         "rsmi_dev_memory_reserved_pages_get");
     pcie_link(r, s);
     xgmi(r, s);
 }
@@ -124,8 +134,7 @@ static int serial_rsmi(void *state, char *buf, size_t len)
     const struct mcf_rsmi *r = state;
     char s[64] = "";
     buf[0] = '\0';
-    if (!r->serial || r->serial(r->dev, s, sizeof s - 1) != RSMI_OK)
-        return -1;
+    if (!r->serial || r->serial(r->dev, s, sizeof s - 1) != RSMI_OK) return -1;
     s[sizeof s - 1] = '\0';
     snprintf(buf, len, "%s", s);
     return 0;

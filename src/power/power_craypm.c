@@ -11,7 +11,7 @@
 struct craypm_src {
     const char *root;
     int accel;
-    struct mcf_craypm_snapshot first;   /* generation and startup at open */
+    struct mcf_craypm_snapshot first; /* generation and startup at open */
 };
 
 /* Both pm_counters sources: the root, and a first snapshot that must read. */
@@ -20,10 +20,10 @@ static int craypm_start(struct craypm_src **out, struct mcf_err *e)
     struct craypm_src *c = NULL;
     MCF_ALLOC(e, c, 1);
     c->root = getenv("MCFLEET_CRAYPM_ROOT");
-    if (!c->root || !*c->root)
-        c->root = "/sys/cray/pm_counters";
-    if (strlen(c->root) > MCF_CRAYPM_ROOT_MAX)   /* craypm.c's paths would cut it */
-        MCF_FAIL(e, MCF_EUNSUPPORTED, "MCFLEET_CRAYPM_ROOT is %zu characters long; at most %d are supported",
+    if (!c->root || !*c->root) c->root = "/sys/cray/pm_counters";
+    if (strlen(c->root) > MCF_CRAYPM_ROOT_MAX) /* craypm.c's paths would cut it */
+        MCF_FAIL(e, MCF_EUNSUPPORTED,
+                 "MCFLEET_CRAYPM_ROOT is %zu characters long; at most %d are supported",
                  strlen(c->root), MCF_CRAYPM_ROOT_MAX);
     MCF_TRY(mcf_craypm_read(c->root, &c->first, NULL, NULL, e));
     *out = c;
@@ -39,7 +39,8 @@ static int craypm_open(void **state, const struct mcf_power_env *env, struct mcf
     MCF_TRY(craypm_start(&c, e));
     c->accel = env->accel_index;
     if (c->accel < 0 || c->accel >= c->first.naccel)
-        MCF_FAIL(e, MCF_EUNSUPPORTED, "pm_counters: %d accelerators, none mapped to this rank's GPU (%s)",
+        MCF_FAIL(e, MCF_EUNSUPPORTED,
+                 "pm_counters: %d accelerators, none mapped to this rank's GPU (%s)",
                  c->first.naccel, env->pci_bus_id);
     *state = c;
     return MCF_OK;
@@ -57,7 +58,8 @@ fail:
  * time, a new energy would sit one update early, up to a whole update's
  * joules on a window's edge. The power reading, a figure of lesser weight,
  * is then at most one update off. */
-static double energy_time(const struct mcf_craypm_value *power, const struct mcf_craypm_value *energy)
+static double energy_time(const struct mcf_craypm_value *power,
+                          const struct mcf_craypm_value *energy)
 {
     return (energy->present ? energy->t_us : power->t_us) * 1e-6;
 }
@@ -80,11 +82,19 @@ fail:
     return e->rc;
 }
 
-static void craypm_close(void *state) { free(state); }
+static void craypm_close(void *state)
+{
+    free(state);
+}
 
 const struct mcf_power_source mcf_power_craypm = {
-    .name = "craypm", .kind = MCF_POWER_CRAYPM, .scope = "node accelerator", .node_level = 0,
-    .open = craypm_open, .read = craypm_read_src, .close = craypm_close,
+    .name = "craypm",
+    .kind = MCF_POWER_CRAYPM,
+    .scope = "node accelerator",
+    .node_level = 0,
+    .open = craypm_open,
+    .read = craypm_read_src,
+    .close = craypm_close,
 };
 
 /* The node's own counters (node, CPU, memory), read by local rank 0 only. */
@@ -92,7 +102,8 @@ static int node_open(void **state, const struct mcf_power_env *env, struct mcf_e
 {
     struct craypm_src *c = NULL;
     if (!env->node_leader)
-        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "node counters are read by local rank 0");
+        return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                           "node counters are read by local rank 0");
     MCF_TRY(craypm_start(&c, e));
     if (!c->first.power.present)
         MCF_FAIL(e, MCF_EUNSUPPORTED, "pm_counters at %s has no node power file", c->root);
@@ -123,6 +134,11 @@ fail:
 }
 
 const struct mcf_power_source mcf_power_craypm_node = {
-    .name = "craypm_node", .kind = MCF_POWER_CRAYPM, .scope = "node (read by local rank 0)", .node_level = 1,
-    .open = node_open, .read = node_read, .close = craypm_close,
+    .name = "craypm_node",
+    .kind = MCF_POWER_CRAYPM,
+    .scope = "node (read by local rank 0)",
+    .node_level = 1,
+    .open = node_open,
+    .read = node_read,
+    .close = craypm_close,
 };

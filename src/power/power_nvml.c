@@ -17,7 +17,7 @@
 
 struct nvml {
     struct mcf_nvml n;
-    int instant;                       /* the instantaneous field works on this GPU */
+    int instant; /* the instantaneous field works on this GPU */
     unsigned long reads;
 };
 
@@ -42,8 +42,7 @@ static int nvml_open(void **state, const struct mcf_power_env *env, struct mcf_e
     *state = p;
     return MCF_OK;
 fail:
-    if (opened)
-        mcf_nvml_close(&p->n);
+    if (opened) mcf_nvml_close(&p->n);
     free(p);
     return e->rc;
 }
@@ -56,8 +55,7 @@ static int nvml_read(void *state, struct mcf_preading *r, struct mcf_err *e)
     unsigned long long mj, reasons;
     (void)e;
     mcf_preading_blank(r);
-    if (n->power(n->dev, &mw) == NVML_SUCCESS)
-        r->power_avg_w = mw * 1e-3;
+    if (n->power(n->dev, &mw) == NVML_SUCCESS) r->power_avg_w = mw * 1e-3;
     r->s.power_w = r->power_avg_w;
     if (p->instant) {
         nvmlFieldValue_t fv;
@@ -66,8 +64,7 @@ static int nvml_read(void *state, struct mcf_preading *r, struct mcf_err *e)
         if (n->fields(n->dev, 1, &fv) == NVML_SUCCESS && fv.nvmlReturn == NVML_SUCCESS)
             r->s.power_w = fv.value.uiVal * 1e-3;
     }
-    if (n->energy(n->dev, &mj) == NVML_SUCCESS)
-        r->s.energy_j = (double)mj * 1e-3;
+    if (n->energy(n->dev, &mj) == NVML_SUCCESS) r->s.energy_j = (double)mj * 1e-3;
     if (n->temp(n->dev, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS) r->temp_c = v;
     if (n->clock(n->dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS) r->sm_mhz = v;
     if (n->clock(n->dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS) r->mem_mhz = v;
@@ -90,6 +87,11 @@ static void nvml_close(void *state)
 }
 
 const struct mcf_power_source mcf_power_nvml = {
-    .name = "nvml", .kind = MCF_POWER_NVML, .scope = "device", .node_level = 0,
-    .open = nvml_open, .read = nvml_read, .close = nvml_close,
+    .name = "nvml",
+    .kind = MCF_POWER_NVML,
+    .scope = "device",
+    .node_level = 0,
+    .open = nvml_open,
+    .read = nvml_read,
+    .close = nvml_close,
 };

@@ -22,8 +22,14 @@ struct rsmi {
 static int read_power(const struct mcf_rsmi *r, double *w)
 {
     uint64_t uw = 0;
-    if (r->socket_power && r->socket_power(r->dev, &uw) == RSMI_OK && uw) { *w = uw * 1e-6; return 0; }
-    if (r->power_ave(r->dev, 0, &uw) == RSMI_OK && uw) { *w = uw * 1e-6; return 0; }
+    if (r->socket_power && r->socket_power(r->dev, &uw) == RSMI_OK && uw) {
+        *w = uw * 1e-6;
+        return 0;
+    }
+    if (r->power_ave(r->dev, 0, &uw) == RSMI_OK && uw) {
+        *w = uw * 1e-6;
+        return 0;
+    }
     return -1;
 }
 
@@ -39,13 +45,13 @@ static int rsmi_open(void **state, const struct mcf_power_env *env, struct mcf_e
     MCF_TRY(mcf_rsmi_need(&p->r, p->r.energy != NULL, "rsmi_dev_energy_count_get", e));
     MCF_TRY(mcf_rsmi_need(&p->r, p->r.temp != NULL, "rsmi_dev_temp_metric_get", e));
     if (read_power(&p->r, &w) != 0)
-        MCF_FAIL(e, MCF_EUNSUPPORTED, "rocm-smi: this GCD reports no power (on MI250X its package's primary GCD "
-                                      "does, for the whole package)");
+        MCF_FAIL(e, MCF_EUNSUPPORTED,
+                 "rocm-smi: this GCD reports no power (on MI250X its package's primary GCD "
+                 "does, for the whole package)");
     *state = p;
     return MCF_OK;
 fail:
-    if (opened)
-        mcf_rsmi_close(&p->r);
+    if (opened) mcf_rsmi_close(&p->r);
     free(p);
     return e->rc;
 }
@@ -60,14 +66,12 @@ static int rsmi_read(void *state, struct mcf_preading *out, struct mcf_err *e)
     double w;
     (void)e;
     mcf_preading_blank(out);
-    if (read_power(r, &w) == 0)
-        out->s.power_w = w;
+    if (read_power(r, &w) == 0) out->s.power_w = w;
     if (r->energy(r->dev, &counter, &res, &ts) == RSMI_OK) {
         out->s.energy_j = (double)counter * res * 1e-6;
         out->src_t = ts * 1e-9;
     }
-    if (r->temp(r->dev, 0 /* edge */, 0 /* current */, &mdeg) == RSMI_OK)
-        out->temp_c = mdeg * 1e-3;
+    if (r->temp(r->dev, 0 /* edge */, 0 /* current */, &mdeg) == RSMI_OK) out->temp_c = mdeg * 1e-3;
     if (p->reads++ % MCF_LINK_EVERY == 0)
         mcf_rsmi_link(r, &out->pcie_gen, &out->pcie_width, NULL, NULL);
     return MCF_OK;
@@ -81,6 +85,11 @@ static void rsmi_close(void *state)
 }
 
 const struct mcf_power_source mcf_power_rsmi = {
-    .name = "rsmi", .kind = MCF_POWER_RSMI, .scope = "device; on MI250X the package, read on its primary GCD", .node_level = 0,
-    .open = rsmi_open, .read = rsmi_read, .close = rsmi_close,
+    .name = "rsmi",
+    .kind = MCF_POWER_RSMI,
+    .scope = "device; on MI250X the package, read on its primary GCD",
+    .node_level = 0,
+    .open = rsmi_open,
+    .read = rsmi_read,
+    .close = rsmi_close,
 };

@@ -14,16 +14,16 @@
 
 struct mcf_power_run {
     struct mcf_sampler sampler;
-    int all_on;                /* every rank has a source: per-test figures are recorded */
-    int keep_series;           /* write every sample (/power/<source>/t_s ...), or only the figures */
-    double idle_t0, idle_t1;   /* the idle window, rank 0's time base */
+    int all_on; /* every rank has a source: per-test figures are recorded */
+    int keep_series; /* write every sample (/power/<source>/t_s ...), or only the figures */
+    double idle_t0, idle_t1; /* the idle window, rank 0's time base */
 };
 
 /* Opens the sources (none when off), starts sampling, waits idle_s for the
  * idle window. Collective. */
-int mcf_power_begin(struct mcf_power_run *p, const struct mcf_topo *t, const struct mcf_device_info *dev,
-                    double period_s, unsigned sources, int off, double clock_offset, double idle_s,
-                    struct mcf_err *e);
+int mcf_power_begin(struct mcf_power_run *p, const struct mcf_topo *t,
+                    const struct mcf_device_info *dev, double period_s, unsigned sources, int off,
+                    double clock_offset, double idle_s, struct mcf_err *e);
 void mcf_power_end(struct mcf_power_run *p);
 void mcf_power_free(struct mcf_power_run *p);
 
@@ -36,10 +36,11 @@ void mcf_power_free(struct mcf_power_run *p);
  * holds for it too, so a short test still has one). NaN where the source has
  * no such reading or none fell in. */
 struct mcf_evidence {
-    double sm_mhz, temp_c_max, throttle;   /* throttle: the bit mask, exact as a double below 2^53 */
+    double sm_mhz, temp_c_max, throttle; /* throttle: the bit mask, exact as a double below 2^53 */
     double gpu_procs_max;
 };
-struct mcf_evidence mcf_window_evidence(const struct mcf_preading *r, size_t n, double t0, double t1);
+struct mcf_evidence mcf_window_evidence(const struct mcf_preading *r, size_t n, double t0,
+                                        double t1);
 /* A test's whole window: its first repetition's start to its last one's end
  * (a stopped test keeps its first repetitions); 0, or -1 where it has none. */
 int mcf_result_window(const struct mcf_result *r, double *t0, double *t1);
@@ -65,8 +66,8 @@ struct mcf_test_power {
      * it, per repetition and their median (NaN where either is missing) */
     double *sm_mhz, *clock_ratio, clock_ratio_med;
     double span_w, span_mean_w, span_e, span_eff;
-    enum mcf_rate_kind rate;   /* what eff and span_eff are per watt of */
-    double tflops_med;         /* the median rate, for the model (NaN without one) */
+    enum mcf_rate_kind rate; /* what eff and span_eff are per watt of */
+    double tflops_med; /* the median rate, for the model (NaN without one) */
     struct mcf_evidence ev;
     /* Two readings of one quantity: every per-rank source that is on, over
      * the whole test as span_w (one per registered source, in the
@@ -84,7 +85,7 @@ struct mcf_test_power {
 
 /* P = slope x TFLOP/s + intercept over the tests of one type and input kind. */
 struct mcf_power_model {
-    enum mcf_family family;    /* matrix (the group is the type's name) or gemm ("gemm-" before it) */
+    enum mcf_family family; /* matrix (the group is the type's name) or gemm ("gemm-" before it) */
     enum mcf_dtype dtype;
     enum mcf_inputs inputs;
     double slope, intercept, r2;
@@ -92,12 +93,12 @@ struct mcf_power_model {
 };
 
 struct mcf_power_figures {
-    int per_test;              /* every rank had a source: tests[] and models[] exist */
+    int per_test; /* every rank had a source: tests[] and models[] exist */
     int keep_series;
     double period_s;
-    int nsources;              /* one per registered source, in the registry's order */
+    int nsources; /* one per registered source, in the registry's order */
     struct mcf_source_figures *sources;
-    int primary;               /* sources[primary] gives the per-test figures; -1: none on this rank */
+    int primary; /* sources[primary] gives the per-test figures; -1: none on this rank */
     int ntests;
     struct mcf_test_power *tests;
     int nmodels;

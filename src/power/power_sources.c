@@ -3,5 +3,6 @@
 #include "power.h"
 
 const struct mcf_power_source *const mcf_power_sources[] = {
-    &mcf_power_nvml, &mcf_power_rsmi, &mcf_power_amdsmi, &mcf_power_craypm, &mcf_power_craypm_node, NULL
+    &mcf_power_nvml,   &mcf_power_rsmi,        &mcf_power_amdsmi,
+    &mcf_power_craypm, &mcf_power_craypm_node, NULL
 };

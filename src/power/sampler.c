@@ -9,18 +9,18 @@
 
 #include "clocksync.h"
 
-int mcf_sampler_open(struct mcf_sampler *s, const struct mcf_power_env *env, double period_s, double offset,
-                     unsigned kinds, struct mcf_err *e)
+int mcf_sampler_open(struct mcf_sampler *s, const struct mcf_power_env *env, double period_s,
+                     double offset, unsigned kinds, struct mcf_err *e)
 {
     int n = 0;
     memset(s, 0, sizeof *s);
     s->period_s = period_s;
     s->offset = offset;
     pthread_mutex_init(&s->lock, NULL);
-    while (mcf_power_sources[n])
-        n++;
+    while (mcf_power_sources[n]) n++;
     if (!(s->series = calloc((size_t)n, sizeof *s->series)))
-        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory for the power sources");
+        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
+                           "out of memory for the power sources");
     for (int i = 0; i < n; i++) {
         struct mcf_series *v = &s->series[s->nseries++];
         struct mcf_err why = { 0 };
@@ -32,7 +32,8 @@ int mcf_sampler_open(struct mcf_sampler *s, const struct mcf_power_env *env, dou
             snprintf(v->status, sizeof v->status, "on");
             v->cap = 4096;
             if (!(v->r = malloc(v->cap * sizeof *v->r)))
-                return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory for power samples");
+                return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
+                                   "out of memory for power samples");
         } else {
             snprintf(v->status, sizeof v->status, "off: %.240s", why.msg);
         }
@@ -46,8 +47,7 @@ static void sample_all(struct mcf_sampler *s)
         struct mcf_series *v = &s->series[i];
         struct mcf_preading r;
         struct mcf_err e = { 0 };
-        if (!v->on)
-            continue;
+        if (!v->on) continue;
         double t = mcf_now() - s->offset;
         if (v->src->read(v->state, &r, &e) != MCF_OK) {
             v->failed_reads++;
@@ -57,10 +57,12 @@ static void sample_all(struct mcf_sampler *s)
         pthread_mutex_lock(&s->lock);
         if (v->n == v->cap) {
             struct mcf_preading *grown = realloc(v->r, 2 * v->cap * sizeof *v->r);
-            if (grown) { v->r = grown; v->cap *= 2; }
+            if (grown) {
+                v->r = grown;
+                v->cap *= 2;
+            }
         }
-        if (v->n < v->cap)
-            v->r[v->n++] = r;
+        if (v->n < v->cap) v->r[v->n++] = r;
         pthread_mutex_unlock(&s->lock);
     }
 }
@@ -80,17 +82,15 @@ static void *sampler_main(void *arg)
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
             ;
     }
-    sample_all(s);   /* one past the last window's end */
+    sample_all(s); /* one past the last window's end */
     return NULL;
 }
 
 int mcf_sampler_start(struct mcf_sampler *s, struct mcf_err *e)
 {
     int any = 0;
-    for (int i = 0; i < s->nseries; i++)
-        any |= s->series[i].on;
-    if (!any)
-        return MCF_OK;   /* nothing to sample */
+    for (int i = 0; i < s->nseries; i++) any |= s->series[i].on;
+    if (!any) return MCF_OK; /* nothing to sample */
     s->stop = 0;
     MCF_ERRNO(e, pthread_create(&s->thread, NULL, sampler_main, s));
     s->running = 1;
@@ -101,8 +101,7 @@ fail:
 
 void mcf_sampler_stop(struct mcf_sampler *s)
 {
-    if (!s->running)
-        return;
+    if (!s->running) return;
     s->stop = 1;
     pthread_join(s->thread, NULL);
     s->running = 0;
@@ -112,8 +111,7 @@ void mcf_sampler_close(struct mcf_sampler *s)
 {
     mcf_sampler_stop(s);
     for (int i = 0; i < s->nseries; i++) {
-        if (s->series[i].on)
-            s->series[i].src->close(s->series[i].state);
+        if (s->series[i].on) s->series[i].src->close(s->series[i].state);
         free(s->series[i].r);
     }
     free(s->series);
@@ -124,7 +122,6 @@ void mcf_sampler_close(struct mcf_sampler *s)
 const struct mcf_series *mcf_sampler_primary(const struct mcf_sampler *s)
 {
     for (int i = 0; i < s->nseries; i++)
-        if (s->series[i].on && !s->series[i].src->node_level)
-            return &s->series[i];
+        if (s->series[i].on && !s->series[i].src->node_level) return &s->series[i];
     return NULL;
 }

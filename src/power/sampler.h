@@ -14,7 +14,7 @@ struct mcf_series {
     const struct mcf_power_source *src;
     void *state;
     int on;
-    char status[256];          /* "on", or why the source is off */
+    char status[256]; /* "on", or why the source is off */
     struct mcf_preading *r;
     size_t n, cap;
     int failed_reads;
@@ -23,7 +23,7 @@ struct mcf_series {
 struct mcf_sampler {
     struct mcf_series *series; /* one per registered source (mcf_power_sources), on or off */
     int nseries;
-    double period_s, offset;   /* offset: this rank's clock minus rank 0's */
+    double period_s, offset; /* offset: this rank's clock minus rank 0's */
     pthread_t thread;
     pthread_mutex_t lock;
     int running;
@@ -34,8 +34,8 @@ struct mcf_sampler {
  * mcf_power_kind k); the others, and those that cannot work, are kept, off,
  * with their reason. Never fails for a missing source; MCF_ERUNTIME only for
  * memory. */
-int mcf_sampler_open(struct mcf_sampler *s, const struct mcf_power_env *env, double period_s, double offset,
-                     unsigned kinds, struct mcf_err *e);
+int mcf_sampler_open(struct mcf_sampler *s, const struct mcf_power_env *env, double period_s,
+                     double offset, unsigned kinds, struct mcf_err *e);
 int mcf_sampler_start(struct mcf_sampler *s, struct mcf_err *e);
 void mcf_sampler_stop(struct mcf_sampler *s);
 void mcf_sampler_close(struct mcf_sampler *s);

@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vendor_rsmi.h"   /* mcf_pcie_gen_of_rate */
+#include "vendor_rsmi.h" /* mcf_pcie_gen_of_rate */
 
-static const struct { size_t off; const char *name; } symbols[] = {
+static const struct {
+    size_t off;
+    const char *name;
+} symbols[] = {
     { offsetof(struct mcf_amdsmi, init), "amdsmi_init" },
     { offsetof(struct mcf_amdsmi, shutdown), "amdsmi_shut_down" },
     { offsetof(struct mcf_amdsmi, status_string), "amdsmi_status_code_to_string" },
@@ -38,9 +41,9 @@ const char *mcf_amdsmi_error(const struct mcf_amdsmi *a, amdsmi_status_t rc)
 
 int mcf_amdsmi_need(const struct mcf_amdsmi *a, int present, const char *name, struct mcf_err *e)
 {
-    if (present)
-        return MCF_OK;
-    return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "amd-smi: %s lacks %s", a->path, name);
+    if (present) return MCF_OK;
+    return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "amd-smi: %s lacks %s", a->path,
+                       name);
 }
 
 int mcf_amdsmi_parse_bdf(const char *bus, uint64_t *bdf)
@@ -48,27 +51,29 @@ int mcf_amdsmi_parse_bdf(const char *bus, uint64_t *bdf)
     unsigned long long dom;
     unsigned b, d, f;
     int used = 0;
-    if (sscanf(bus, "%llx:%x:%x.%x%n", &dom, &b, &d, &f, &used) != 4 || bus[used] != '\0' || b > 0xff || d > 0x1f ||
-        f > 0x7)
+    if (sscanf(bus, "%llx:%x:%x.%x%n", &dom, &b, &d, &f, &used) != 4 || bus[used] != '\0' ||
+        b > 0xff || d > 0x1f || f > 0x7)
         return -1;
     *bdf = ((uint64_t)dom << 16) | ((uint64_t)b << 8) | ((uint64_t)d << 3) | f;
     return 0;
 }
 
 /* The processor handles of one socket, found by BDF: 1 found, 0 not, -1 error (e set). */
-static int find_in_socket(struct mcf_amdsmi *a, amdsmi_socket_handle s, uint64_t want, struct mcf_err *e)
+static int find_in_socket(struct mcf_amdsmi *a, amdsmi_socket_handle s, uint64_t want,
+                          struct mcf_err *e)
 {
     amdsmi_processor_handle *h = NULL;
     uint32_t n = 0;
     amdsmi_status_t rc;
     int found = 0;
     if ((rc = a->processors(s, &n, NULL)) != AMDSMI_STATUS_SUCCESS)
-        MCF_FAIL(e, MCF_ERUNTIME, "amd-smi: amdsmi_get_processor_handles failed: %s", mcf_amdsmi_error(a, rc));
-    if (n == 0)
-        return 0;
+        MCF_FAIL(e, MCF_ERUNTIME, "amd-smi: amdsmi_get_processor_handles failed: %s",
+                 mcf_amdsmi_error(a, rc));
+    if (n == 0) return 0;
     MCF_ALLOC(e, h, n);
     if ((rc = a->processors(s, &n, h)) != AMDSMI_STATUS_SUCCESS)
-        MCF_FAIL(e, MCF_ERUNTIME, "amd-smi: amdsmi_get_processor_handles failed: %s", mcf_amdsmi_error(a, rc));
+        MCF_FAIL(e, MCF_ERUNTIME, "amd-smi: amdsmi_get_processor_handles failed: %s",
+                 mcf_amdsmi_error(a, rc));
     for (uint32_t i = 0; i < n && !found; i++) {
         uint64_t got = 0;
         if (a->bdf(h[i], &got) == AMDSMI_STATUS_SUCCESS && got == want) {
@@ -109,39 +114,35 @@ int mcf_amdsmi_open(struct mcf_amdsmi *a, const char *bus, struct mcf_err *e)
         MCF_FAIL(e, MCF_ERUNTIME, "amd-smi: amdsmi_init failed: %s", mcf_amdsmi_error(a, rc));
     initialized = 1;
     if (a->lib_version) {
-        uint64_t v[16];   /* 128 bytes: amdsmi_version_t is 24 */
+        uint64_t v[16]; /* 128 bytes: amdsmi_version_t is 24 */
         memset(v, 0, sizeof v);
-        if (a->lib_version(v) == AMDSMI_STATUS_SUCCESS)
-            memcpy(&a->version, v, sizeof a->version);
+        if (a->lib_version(v) == AMDSMI_STATUS_SUCCESS) memcpy(&a->version, v, sizeof a->version);
     }
     if ((rc = a->sockets(&n, NULL)) != AMDSMI_STATUS_SUCCESS)
-        MCF_FAIL(e, MCF_ERUNTIME, "amd-smi: amdsmi_get_socket_handles failed: %s", mcf_amdsmi_error(a, rc));
+        MCF_FAIL(e, MCF_ERUNTIME, "amd-smi: amdsmi_get_socket_handles failed: %s",
+                 mcf_amdsmi_error(a, rc));
     if (n > 0) {
         MCF_ALLOC(e, sockets, n);
         if ((rc = a->sockets(&n, sockets)) != AMDSMI_STATUS_SUCCESS)
-            MCF_FAIL(e, MCF_ERUNTIME, "amd-smi: amdsmi_get_socket_handles failed: %s", mcf_amdsmi_error(a, rc));
+            MCF_FAIL(e, MCF_ERUNTIME, "amd-smi: amdsmi_get_socket_handles failed: %s",
+                     mcf_amdsmi_error(a, rc));
     }
     for (uint32_t i = 0; i < n && !found; i++)
-        if ((found = find_in_socket(a, sockets[i], want, e)) < 0)
-            goto fail;
-    if (!found)
-        MCF_FAIL(e, MCF_ERUNTIME, "amd-smi: no device at PCI %s", bus);
+        if ((found = find_in_socket(a, sockets[i], want, e)) < 0) goto fail;
+    if (!found) MCF_FAIL(e, MCF_ERUNTIME, "amd-smi: no device at PCI %s", bus);
     free(sockets);
     return MCF_OK;
 fail:
     free(sockets);
-    if (initialized)
-        a->shutdown();
-    if (a->lib)
-        dlclose(a->lib);
+    if (initialized) a->shutdown();
+    if (a->lib) dlclose(a->lib);
     a->lib = NULL;
     return e->rc;
 }
 
 void mcf_amdsmi_close(struct mcf_amdsmi *a)
 {
-    if (!a->lib)
-        return;
+    if (!a->lib) return;
     a->shutdown();
     dlclose(a->lib);
     a->lib = NULL;
@@ -150,7 +151,10 @@ void mcf_amdsmi_close(struct mcf_amdsmi *a)
 /* A power or clock field that holds a reading: amd-smi marks one it has not
  * as 0xFFFF (a gpu_metrics field's "none", ROCm 6.1-6.3) or UINT32_MAX
  * (ROCm 6.4 onward). */
-static int held(uint32_t v) { return v != 0 && v < 0xFFFFu; }
+static int held(uint32_t v)
+{
+    return v != 0 && v < 0xFFFFu;
+}
 
 static uint32_t u32_at(const void *buf, size_t off)
 {
@@ -176,19 +180,27 @@ static uint32_t u32_at(const void *buf, size_t off)
  * 0xFFFF; a reading that fails that is read as 6.1-6.3's layout. */
 int mcf_amdsmi_power(const struct mcf_amdsmi *a, double *w)
 {
-    uint64_t buf[128];   /* 1 KiB: more than any release's struct (192 bytes in 7.0) */
+    uint64_t buf[128]; /* 1 KiB: more than any release's struct (192 bytes in 7.0) */
     size_t off[2] = { 0, 0 }, n;
-    if (a->version >= 25) { off[0] = 8; off[1] = 12; n = 2; }
-    else if (a->version == 24) { off[0] = 0; off[1] = 4; n = 2; }
-    else if (a->version == 23) { n = 1; }
-    else return -1;   /* unknown: no guess at the layout */
-    memset(buf, 0, sizeof buf);
-    if (!a->power_info || a->power_info(a->dev, buf) != AMDSMI_STATUS_SUCCESS)
-        return -1;
-    if (a->version >= 25 && ((u32_at(buf, 4) != 0 && u32_at(buf, 4) != UINT32_MAX) || u32_at(buf, 0) == 0xFFFFu)) {
-        off[0] = 0;   /* 6.1-6.3's layout after all */
+    if (a->version >= 25) {
+        off[0] = 8;
+        off[1] = 12;
+        n = 2;
+    } else if (a->version == 24) {
+        off[0] = 0;
         off[1] = 4;
-    } else if (a->version >= 25 && buf[0] > 0 && buf[0] < 0xFFFFu) {   /* socket_power */
+        n = 2;
+    } else if (a->version == 23) {
+        n = 1;
+    } else
+        return -1; /* unknown: no guess at the layout */
+    memset(buf, 0, sizeof buf);
+    if (!a->power_info || a->power_info(a->dev, buf) != AMDSMI_STATUS_SUCCESS) return -1;
+    if (a->version >= 25 &&
+        ((u32_at(buf, 4) != 0 && u32_at(buf, 4) != UINT32_MAX) || u32_at(buf, 0) == 0xFFFFu)) {
+        off[0] = 0; /* 6.1-6.3's layout after all */
+        off[1] = 4;
+    } else if (a->version >= 25 && buf[0] > 0 && buf[0] < 0xFFFFu) { /* socket_power */
         *w = (double)buf[0];
         return 0;
     }
@@ -214,8 +226,7 @@ double mcf_amdsmi_clock(const struct mcf_amdsmi *a, int type)
  * document max_pcie_speed) as its generation; -1 where it holds none. */
 static int gen_of(uint32_t speed)
 {
-    if (speed == 0 || speed == 0xFFFFu || speed == UINT32_MAX)
-        return -1;
+    if (speed == 0 || speed == 0xFFFFu || speed == UINT32_MAX) return -1;
     return mcf_pcie_gen_of_rate((uint64_t)speed * (speed < 1000 ? 1000000000ull : 1000000ull));
 }
 
@@ -226,18 +237,16 @@ static int gen_of(uint32_t speed)
  * another (the current lanes and speed only): not read. */
 int mcf_amdsmi_link(const struct mcf_amdsmi *a, int *gen, int *width, int *gen_max, int *width_max)
 {
-    uint64_t buf[256];   /* 2 KiB: more than any release's struct (about 0.5 KiB) */
+    uint64_t buf[256]; /* 2 KiB: more than any release's struct (about 0.5 KiB) */
     uint16_t w, wm;
     *gen = *width = -1;
     if (gen_max) *gen_max = -1;
     if (width_max) *width_max = -1;
     memset(buf, 0, sizeof buf);
-    if (a->version < 24 || !a->pcie || a->pcie(a->dev, buf) != AMDSMI_STATUS_SUCCESS)
-        return -1;
+    if (a->version < 24 || !a->pcie || a->pcie(a->dev, buf) != AMDSMI_STATUS_SUCCESS) return -1;
     memcpy(&wm, (const char *)buf + 0, sizeof wm);
     memcpy(&w, (const char *)buf + 96, sizeof w);
-    if (w == 0 || w == 0xFFFFu || gen_of(u32_at(buf, 100)) < 0)
-        return -1;
+    if (w == 0 || w == 0xFFFFu || gen_of(u32_at(buf, 100)) < 0) return -1;
     *gen = gen_of(u32_at(buf, 100));
     *width = w;
     if (gen_max) *gen_max = gen_of(u32_at(buf, 4));

@@ -34,12 +34,11 @@ typedef void *amdsmi_processor_handle;
 #define AMDSMI_STATUS_SUCCESS 0
 #define AMDSMI_INIT_AMD_GPUS (1ull << 1)
 #define AMDSMI_TEMPERATURE_TYPE_EDGE 0
-#define AMDSMI_TEMPERATURE_TYPE_HOTSPOT 1      /* = _JUNCTION */
+#define AMDSMI_TEMPERATURE_TYPE_HOTSPOT 1 /* = _JUNCTION */
 #define AMDSMI_TEMP_CURRENT 0
-#define AMDSMI_CLK_TYPE_GFX 0                  /* = _SYS */
+#define AMDSMI_CLK_TYPE_GFX 0 /* = _SYS */
 #define AMDSMI_CLK_TYPE_MEM 4
 #define AMDSMI_STATUS_INSUFFICIENT_SIZE 41
-
 
 struct mcf_amdsmi {
     void *lib;
@@ -68,7 +67,8 @@ struct mcf_amdsmi {
     amdsmi_status_t (*pcie)(amdsmi_processor_handle, void *);
     /* health (src/power/health_amdsmi.c) */
     amdsmi_status_t (*ecc_total)(amdsmi_processor_handle, void *);
-    amdsmi_status_t (*reserved_pages)(amdsmi_processor_handle, uint32_t *, struct mcf_amd_page *);   /* amdsmi_retired_page_record_t */
+    amdsmi_status_t (*reserved_pages)(amdsmi_processor_handle, uint32_t *,
+                                      struct mcf_amd_page *); /* amdsmi_retired_page_record_t */
     /* amdsmi_xgmi_status_t, rocm-smi's values: 0 no errors, 1 an error, 2 several */
     amdsmi_status_t (*xgmi_error)(amdsmi_processor_handle, int *);
 };

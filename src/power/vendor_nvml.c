@@ -10,7 +10,10 @@
 /* Every entry point, where it goes. The clock-event reasons were renamed in
  * newer drivers, and the process list is versioned: the new name first, the
  * old one where it is missing. */
-static const struct { size_t off; const char *name; } symbols[] = {
+static const struct {
+    size_t off;
+    const char *name;
+} symbols[] = {
     { offsetof(struct mcf_nvml, init), "nvmlInit_v2" },
     { offsetof(struct mcf_nvml, shutdown), "nvmlShutdown" },
     { offsetof(struct mcf_nvml, error_string), "nvmlErrorString" },
@@ -46,8 +49,7 @@ const char *mcf_nvml_error(const struct mcf_nvml *n, nvmlReturn_t rc)
 
 int mcf_nvml_need(const struct mcf_nvml *n, int present, const char *name, struct mcf_err *e)
 {
-    if (present)
-        return MCF_OK;
+    if (present) return MCF_OK;
     return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "NVML: %s lacks %s", n->path, name);
 }
 
@@ -64,8 +66,7 @@ int mcf_nvml_open(struct mcf_nvml *n, const char *bus, struct mcf_err *e)
         MCF_FAIL(e, MCF_EUNSUPPORTED, "NVML: cannot load %s: %s", n->path, dlerror());
     for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
         void **slot = (void **)((char *)n + symbols[i].off);
-        if (!*slot)
-            *slot = dlsym(n->lib, symbols[i].name);
+        if (!*slot) *slot = dlsym(n->lib, symbols[i].name);
     }
     MCF_TRY(mcf_nvml_need(n, n->error_string != NULL, "nvmlErrorString", e));
     MCF_TRY(mcf_nvml_need(n, n->init != NULL, "nvmlInit_v2", e));
@@ -78,18 +79,15 @@ int mcf_nvml_open(struct mcf_nvml *n, const char *bus, struct mcf_err *e)
         MCF_FAIL(e, MCF_ERUNTIME, "NVML: no device at PCI %s: %s", bus, mcf_nvml_error(n, rc));
     return MCF_OK;
 fail:
-    if (initialized)
-        n->shutdown();
-    if (n->lib)
-        dlclose(n->lib);
+    if (initialized) n->shutdown();
+    if (n->lib) dlclose(n->lib);
     n->lib = NULL;
     return e->rc;
 }
 
 void mcf_nvml_close(struct mcf_nvml *n)
 {
-    if (!n->lib)
-        return;
+    if (!n->lib) return;
     n->shutdown();
     dlclose(n->lib);
     n->lib = NULL;
@@ -109,8 +107,7 @@ int mcf_nvml_compute_procs(const struct mcf_nvml *n)
      * number, or SUCCESS where there is none (NVML's documented use) */
     unsigned count = 0;
     nvmlReturn_t rc;
-    if (!n->compute_procs)
-        return -1;
+    if (!n->compute_procs) return -1;
     rc = n->compute_procs(n->dev, &count, NULL);
     return rc == NVML_SUCCESS ? 0 : rc == NVML_ERROR_INSUFFICIENT_SIZE ? (int)count : -1;
 }

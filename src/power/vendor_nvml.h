@@ -13,8 +13,15 @@
  * as documented in NVIDIA's nvml.h). */
 typedef int nvmlReturn_t;
 typedef struct nvmlDevice_st *nvmlDevice_t;
-typedef union { double dVal; unsigned int uiVal; unsigned long ulVal; unsigned long long ullVal;
-                long long sllVal; int siVal; unsigned short usVal; } nvmlValue_t;
+typedef union {
+    double dVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    long long sllVal;
+    int siVal;
+    unsigned short usVal;
+} nvmlValue_t;
 typedef struct {
     unsigned int fieldId, scopeId;
     long long timestamp, latencyUsec;
@@ -38,7 +45,7 @@ typedef struct {
 #define NVML_FEATURE_ENABLED 1
 #define NVML_DEVICE_SERIAL_BUFFER_SIZE 30
 #define NVML_ERROR_INVALID_ARGUMENT 2
-#define NVML_FI_DEV_NVLINK_LINK_COUNT 91   /* the NVLinks the device has (uiVal) */
+#define NVML_FI_DEV_NVLINK_LINK_COUNT 91 /* the NVLinks the device has (uiVal) */
 #define NVML_NVLINK_MAX_LINKS 18
 /* nvmlNvLinkErrorCounter_t: data-link transmit replays and recoveries,
  * receive CRC errors on flow-control digits and on data */
@@ -65,7 +72,8 @@ struct mcf_nvml {
     nvmlReturn_t (*fields)(nvmlDevice_t, int, nvmlFieldValue_t *);
     /* health (src/power/health_nvml.c) */
     nvmlReturn_t (*ecc_total)(nvmlDevice_t, int, int, unsigned long long *);
-    nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned int *, unsigned int *, unsigned int *, unsigned int *);
+    nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned int *, unsigned int *, unsigned int *,
+                                  unsigned int *);
     nvmlReturn_t (*retired_pages)(nvmlDevice_t, int, unsigned int *, unsigned long long *);
     nvmlReturn_t (*retired_pending)(nvmlDevice_t, int *);
     nvmlReturn_t (*link_gen)(nvmlDevice_t, unsigned int *);

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct { size_t off; const char *name; } symbols[] = {
+static const struct {
+    size_t off;
+    const char *name;
+} symbols[] = {
     { offsetof(struct mcf_rsmi, init), "rsmi_init" },
     { offsetof(struct mcf_rsmi, shutdown), "rsmi_shut_down" },
     { offsetof(struct mcf_rsmi, status_string), "rsmi_status_string" },
@@ -35,17 +38,16 @@ const char *mcf_rsmi_error(const struct mcf_rsmi *r, rsmi_status_t rc)
 
 int mcf_rsmi_need(const struct mcf_rsmi *r, int present, const char *name, struct mcf_err *e)
 {
-    if (present)
-        return MCF_OK;
-    return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "rocm-smi: %s lacks %s", r->path, name);
+    if (present) return MCF_OK;
+    return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "rocm-smi: %s lacks %s", r->path,
+                       name);
 }
 
 /* "0000:c1:00.0" -> BDFID */
 static int parse_bdf(const char *bus, uint64_t *bdfid)
 {
     unsigned dom, b, d, f;
-    if (sscanf(bus, "%x:%x:%x.%x", &dom, &b, &d, &f) != 4)
-        return -1;
+    if (sscanf(bus, "%x:%x:%x.%x", &dom, &b, &d, &f) != 4) return -1;
     *bdfid = ((uint64_t)dom << 32) | ((uint64_t)(b & 0xff) << 8) | ((d & 0x1f) << 3) | (f & 0x7);
     return 0;
 }
@@ -74,26 +76,22 @@ int mcf_rsmi_open(struct mcf_rsmi *r, const char *bus, struct mcf_err *e)
         MCF_FAIL(e, MCF_ERUNTIME, "rocm-smi: rsmi_init failed: %s", mcf_rsmi_error(r, rc));
     initialized = 1;
     if ((rc = r->count(&n)) != RSMI_OK)
-        MCF_FAIL(e, MCF_ERUNTIME, "rocm-smi: rsmi_num_monitor_devices failed: %s", mcf_rsmi_error(r, rc));
+        MCF_FAIL(e, MCF_ERUNTIME, "rocm-smi: rsmi_num_monitor_devices failed: %s",
+                 mcf_rsmi_error(r, rc));
     for (r->dev = 0; r->dev < n; r->dev++)
-        if (r->pci(r->dev, &got) == RSMI_OK && got == want)
-            break;
-    if (r->dev == n)
-        MCF_FAIL(e, MCF_ERUNTIME, "rocm-smi: no device at PCI %s", bus);
+        if (r->pci(r->dev, &got) == RSMI_OK && got == want) break;
+    if (r->dev == n) MCF_FAIL(e, MCF_ERUNTIME, "rocm-smi: no device at PCI %s", bus);
     return MCF_OK;
 fail:
-    if (initialized)
-        r->shutdown();
-    if (r->lib)
-        dlclose(r->lib);
+    if (initialized) r->shutdown();
+    if (r->lib) dlclose(r->lib);
     r->lib = NULL;
     return e->rc;
 }
 
 void mcf_rsmi_close(struct mcf_rsmi *r)
 {
-    if (!r->lib)
-        return;
+    if (!r->lib) return;
     r->shutdown();
     dlclose(r->lib);
     r->lib = NULL;
@@ -105,8 +103,7 @@ int mcf_pcie_gen_of_rate(uint64_t rate)
     static const double edges[] = { 1.0e9, 3.75e9, 6.5e9, 12e9, 24e9, 48e9 };
     int gen = -1;
     for (int i = 0; i < 6; i++)
-        if ((double)rate >= edges[i])
-            gen = i + 1;
+        if ((double)rate >= edges[i]) gen = i + 1;
     return gen;
 }
 
@@ -118,11 +115,9 @@ int mcf_rsmi_link(const struct mcf_rsmi *r, int *gen, int *width, int *gen_max, 
     if (gen_max) *gen_max = -1;
     if (width_max) *width_max = -1;
     memset(&bw, 0, sizeof bw);
-    if (!r->pci_bandwidth || r->pci_bandwidth(r->dev, &bw) != RSMI_OK)
-        return -1;
+    if (!r->pci_bandwidth || r->pci_bandwidth(r->dev, &bw) != RSMI_OK) return -1;
     uint32_t n = bw.transfer_rate.num_supported;
-    if (n == 0 || n > RSMI_MAX_NUM_FREQUENCIES || bw.transfer_rate.current >= n)
-        return -1;
+    if (n == 0 || n > RSMI_MAX_NUM_FREQUENCIES || bw.transfer_rate.current >= n) return -1;
     for (uint32_t i = 0; i < n; i++) {
         int g = mcf_pcie_gen_of_rate(bw.transfer_rate.frequency[i]);
         if (g > gm) gm = g;

@@ -20,14 +20,16 @@ typedef int rsmi_status_t;
 #define RSMI_GPU_BLOCK_FIRST 0x1ull
 #define RSMI_GPU_BLOCK_LAST 0x2000ull
 
-typedef struct { uint64_t correctable_err, uncorrectable_err; } rsmi_error_count_t;
+typedef struct {
+    uint64_t correctable_err, uncorrectable_err;
+} rsmi_error_count_t;
 typedef struct {
     bool has_deep_sleep;
     uint32_t num_supported, current;
     uint64_t frequency[RSMI_MAX_NUM_FREQUENCIES];
 } rsmi_frequencies_t;
 typedef struct {
-    rsmi_frequencies_t transfer_rate;   /* T/s */
+    rsmi_frequencies_t transfer_rate; /* T/s */
     uint32_t lanes[RSMI_MAX_NUM_FREQUENCIES];
 } rsmi_pcie_bandwidth_t;
 
@@ -43,13 +45,14 @@ struct mcf_rsmi {
     rsmi_status_t (*pci)(uint32_t, uint64_t *);
     /* power (src/power/power_rsmi.c) */
     rsmi_status_t (*power_ave)(uint32_t, uint32_t, uint64_t *);
-    rsmi_status_t (*socket_power)(uint32_t, uint64_t *);     /* newer ROCm only */
+    rsmi_status_t (*socket_power)(uint32_t, uint64_t *); /* newer ROCm only */
     rsmi_status_t (*energy)(uint32_t, uint64_t *, float *, uint64_t *);
     rsmi_status_t (*temp)(uint32_t, uint32_t, int, int64_t *);
     /* health (src/power/health_rsmi.c) */
     rsmi_status_t (*ecc_enabled)(uint32_t, uint64_t *);
     rsmi_status_t (*ecc_count)(uint32_t, uint64_t, rsmi_error_count_t *);
-    rsmi_status_t (*reserved_pages)(uint32_t, uint32_t *, struct mcf_amd_page *);   /* rsmi_retired_page_record_t */
+    rsmi_status_t (*reserved_pages)(uint32_t, uint32_t *,
+                                    struct mcf_amd_page *); /* rsmi_retired_page_record_t */
     rsmi_status_t (*pci_bandwidth)(uint32_t, rsmi_pcie_bandwidth_t *);
     rsmi_status_t (*serial)(uint32_t, char *, uint32_t);
     /* rsmi_xgmi_status_t: 0 no errors, 1 an error, 2 several, since the

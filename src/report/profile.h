@@ -14,20 +14,21 @@
 extern "C" {
 #endif
 
-#define MCF_PROFILE_MAX_RULES 8     /* entries per match list */
+#define MCF_PROFILE_MAX_RULES 8 /* entries per match list */
 
 struct mcf_profile_test {
-    char test[128];             /* the deck's test (instance) name, e.g. "matrix-fp16", "chase:working_set=4096" */
-    char metric[32];            /* the judged metric it bounds, as results files name it */
-    double expected;            /* the sourced figure, in the metric's unit */
-    double bound;               /* floor (higher_is_better) or ceiling */
-    int higher_is_better;       /* 1: a floor bounds it; 0: a ceiling (the file's direction must agree) */
-    char source_id[64];         /* the key in sources:, "" for a measured label */
-    char source[512];           /* the citation: sources[source_id], or "measured: device, date, ..." */
-    char note[256];             /* "" when none */
-    char measured[512];         /* what the figure measured (the results file's attribute "measured"); "" when
-                                 * the profile does not say: then it judges no test */
-    int line;                   /* 1-based line of the test in the file */
+    char test[128]; /* the deck's test (instance) name, e.g. "matrix-fp16", "chase:working_set=4096"
+                     */
+    char metric[32]; /* the judged metric it bounds, as results files name it */
+    double expected; /* the sourced figure, in the metric's unit */
+    double bound; /* floor (higher_is_better) or ceiling */
+    int higher_is_better; /* 1: a floor bounds it; 0: a ceiling (the file's direction must agree) */
+    char source_id[64]; /* the key in sources:, "" for a measured label */
+    char source[512]; /* the citation: sources[source_id], or "measured: device, date, ..." */
+    char note[256]; /* "" when none */
+    char measured[512]; /* what the figure measured (the results file's attribute "measured"); ""
+                         * when the profile does not say: then it judges no test */
+    int line; /* 1-based line of the test in the file */
 };
 
 struct mcf_profile {
@@ -35,13 +36,15 @@ struct mcf_profile {
     char sku[128];
     char description[256];
     /* match rules: every given rule must hold */
-    char arch[MCF_PROFILE_MAX_RULES][32];           /* exact, case-insensitive, up to the recorded arch's first ':' */
+    char arch[MCF_PROFILE_MAX_RULES]
+             [32]; /* exact, case-insensitive, up to the recorded arch's first ':' */
     size_t narch;
-    char device_name[MCF_PROFILE_MAX_RULES][64];    /* case-insensitive substrings: one must occur */
+    char device_name[MCF_PROFILE_MAX_RULES][64]; /* case-insensitive substrings: one must occur */
     size_t ndevice_name;
-    char exclude[MCF_PROFILE_MAX_RULES][64];        /* case-insensitive substrings: none may occur */
+    char exclude[MCF_PROFILE_MAX_RULES][64]; /* case-insensitive substrings: none may occur */
     size_t nexclude;
-    long compute_units[MCF_PROFILE_MAX_RULES];      /* /ranks/compute_units must be one of these (none: any) */
+    long compute_units[MCF_PROFILE_MAX_RULES]; /* /ranks/compute_units must be one of these (none:
+                                                  any) */
     size_t ncompute_units;
     struct mcf_profile_test *tests;
     size_t ntests;
@@ -62,7 +65,7 @@ int mcf_profile_matches(const struct mcf_profile *p, const char *device_name, co
 /* Profiles of a directory that did not load: "file:line:col: message" each. */
 #define MCF_PROFILE_MAX_SKIPPED 16
 struct mcf_profile_skipped {
-    size_t n, more;          /* kept; not kept beyond the first MCF_PROFILE_MAX_SKIPPED */
+    size_t n, more; /* kept; not kept beyond the first MCF_PROFILE_MAX_SKIPPED */
     char msg[MCF_PROFILE_MAX_SKIPPED][600];
 };
 

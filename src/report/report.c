@@ -23,8 +23,7 @@ void mcf_lines_add(struct lines *l, int *oom, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
+    if (n < 0) return;
     if (n >= (int)sizeof line) {
         n = sizeof line - 1;
         line[n - 1] = '\n';
@@ -41,8 +40,7 @@ void mcf_lines_add(struct lines *l, int *oom, const char *fmt, ...)
 
 void mcf_missing(struct fleet *f, int rc, const char *obj)
 {
-    if (rc == 0)
-        mcf_rd_bad(&f->rd, obj, "missing");
+    if (rc == 0) mcf_rd_bad(&f->rd, obj, "missing");
 }
 
 static int mark(unsigned char *bits, long long i)
@@ -60,21 +58,26 @@ static int read_hung(struct fleet *f, hid_t hung, struct world *w, unsigned char
     size_t n = 0;
     int rc = mcf_rd_ints(&f->rd, hung, "/hung", "world_rank", MCF_RD_ANY, &w->rank, &n);
     mcf_missing(f, rc, "/hung/world_rank");
-    if (rc <= 0)
-        return -1;
+    if (rc <= 0) return -1;
     for (size_t i = 0; i < n; i++)
         if (w->rank[i] < 0 || w->rank[i] >= w->size || mark(seen, w->rank[i])) {
-            mcf_rd_bad(&f->rd, "/hung/world_rank", "entry %zu: %lld is not a world rank of its own (world_size %lld)",
-                       i, w->rank[i], w->size);
+            mcf_rd_bad(&f->rd, "/hung/world_rank",
+                       "entry %zu: %lld is not a world rank of its own (world_size %lld)", i,
+                       w->rank[i], w->size);
             return -1;
         }
-    struct { const char *name; struct mcf_strs *s; } str[] = {
-        { "hostname", &w->host }, { "device_uuid", &w->uuid }, { "pci_bus_id", &w->pci },
-        { "device_name", &w->device }, { "test", &w->test } };
+    struct {
+        const char *name;
+        struct mcf_strs *s;
+    } str[] = { { "hostname", &w->host },
+                { "device_uuid", &w->uuid },
+                { "pci_bus_id", &w->pci },
+                { "device_name", &w->device },
+                { "test", &w->test } };
     for (size_t i = 0; i < sizeof str / sizeof str[0]; i++) {
         char obj[64];
         mcf_missing(f, mcf_rd_strings(&f->rd, hung, "/hung", str[i].name, n, str[i].s),
-                mcf_rd_name(obj, sizeof obj, "/hung", str[i].name));
+                    mcf_rd_name(obj, sizeof obj, "/hung", str[i].name));
     }
     w->nhung = n;
     return 0;
@@ -88,7 +91,7 @@ static void check_hung_list(struct fleet *f, struct world *w, char *listed, unsi
     int truncated = 0;
     for (char *save = NULL, *t = strtok_r(listed, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         char *end;
-        if (truncated) {   /* "..." ends the list */
+        if (truncated) { /* "..." ends the list */
             mcf_rd_bad(&f->rd, "/meta attribute hung_ranks", "ranks listed after '...'");
             return;
         }
@@ -103,15 +106,13 @@ static void check_hung_list(struct fleet *f, struct world *w, char *listed, unsi
             mcf_rd_bad(&f->rd, "/meta attribute hung_ranks", "'%.40s' is not a world rank", t);
             return;
         }
-        if (++count > w->nhung || mark(in_list, v))
-            break;
+        if (++count > w->nhung || mark(in_list, v)) break;
     }
     size_t both = 0;
-    for (size_t i = 0; i < w->nhung; i++)
-        both += in_list[w->rank[i] / 8] >> (w->rank[i] % 8) & 1;
+    for (size_t i = 0; i < w->nhung; i++) both += in_list[w->rank[i] / 8] >> (w->rank[i] % 8) & 1;
     if (count > w->nhung || both != count || (!truncated && count != w->nhung))
-        mcf_rd_bad(&f->rd, "/meta attribute hung_ranks", "does not list the %zu ranks of /hung/world_rank",
-                   w->nhung);
+        mcf_rd_bad(&f->rd, "/meta attribute hung_ranks",
+                   "does not list the %zu ranks of /hung/world_rank", w->nhung);
 }
 
 static void read_world(struct fleet *f, hid_t file, hid_t meta, hid_t ranks, struct world *w)
@@ -124,42 +125,49 @@ static void read_world(struct fleet *f, hid_t file, hid_t meta, hid_t ranks, str
     if (rc <= 0)
         w->size = (long long)f->nranks;
     else if (w->size < (long long)f->nranks || w->size > MCF_RD_MAX_RANKS) {
-        mcf_rd_bad(&f->rd, "/meta attribute world_size", "%lld ranks launched, but nranks is %zu (at most %d)",
-                   w->size, f->nranks, MCF_RD_MAX_RANKS);
+        mcf_rd_bad(&f->rd, "/meta attribute world_size",
+                   "%lld ranks launched, but nranks is %zu (at most %d)", w->size, f->nranks,
+                   MCF_RD_MAX_RANKS);
         return;
     }
-    if (!(seen = calloc((size_t)w->size / 8 + 1, 1)) || !(in_list = calloc((size_t)w->size / 8 + 1, 1))) {
+    if (!(seen = calloc((size_t)w->size / 8 + 1, 1)) ||
+        !(in_list = calloc((size_t)w->size / 8 + 1, 1))) {
         f->oom = 1;
         goto done;
     }
-    if (ranks >= 0 && mcf_rd_ints(&f->rd, ranks, "/ranks", "world_rank", f->nranks, &world_rank, NULL) > 0)
+    if (ranks >= 0 &&
+        mcf_rd_ints(&f->rd, ranks, "/ranks", "world_rank", f->nranks, &world_rank, NULL) > 0)
         for (size_t r = 0; r < f->nranks; r++)
             if (world_rank[r] < 0 || world_rank[r] >= w->size || mark(seen, world_rank[r])) {
-                mcf_rd_bad(&f->rd, "/ranks/world_rank", "row %zu: %lld is not a world rank of its own (world_size %lld)",
-                           r, world_rank[r], w->size);
+                mcf_rd_bad(&f->rd, "/ranks/world_rank",
+                           "row %zu: %lld is not a world rank of its own (world_size %lld)", r,
+                           world_rank[r], w->size);
                 break;
             }
     rc = mcf_rd_open(&f->rd, file, "", "hung", H5I_GROUP, &hung);
     if (rc > 0) {
-        if (read_hung(f, hung, w, seen) < 0)
-            goto done;
+        if (read_hung(f, hung, w, seen) < 0) goto done;
     }
     if (rc == 0 && w->size > (long long)f->nranks) {
-        mcf_rd_bad(&f->rd, "/hung", "missing, but /meta world_size %lld is more than nranks %zu", w->size, f->nranks);
+        mcf_rd_bad(&f->rd, "/hung", "missing, but /meta world_size %lld is more than nranks %zu",
+                   w->size, f->nranks);
         goto done;
     }
     if ((long long)(f->nranks + w->nhung) != w->size) {
-        mcf_rd_bad(&f->rd, "/meta attribute world_size", "%lld ranks launched, but %zu answered and %zu hung",
-                   w->size, f->nranks, w->nhung);
+        mcf_rd_bad(&f->rd, "/meta attribute world_size",
+                   "%lld ranks launched, but %zu answered and %zu hung", w->size, f->nranks,
+                   w->nhung);
         goto done;
     }
     long long nhung = 0;
     if (mcf_rd_attr_int(&f->rd, meta, "/meta", "nhung", &nhung) > 0 && nhung != (long long)w->nhung)
-        mcf_rd_bad(&f->rd, "/meta attribute nhung", "%lld, but /hung lists %zu ranks", nhung, w->nhung);
+        mcf_rd_bad(&f->rd, "/meta attribute nhung", "%lld, but /hung lists %zu ranks", nhung,
+                   w->nhung);
     /* the first ranks, then ",..." where the list would be long: all of them are in /hung */
     rc = mcf_rd_attr_text(&f->rd, meta, "/meta", "hung_ranks", &listed);
     if (rc == 0 && w->nhung)
-        mcf_rd_bad(&f->rd, "/meta attribute hung_ranks", "missing, but /hung lists %zu ranks", w->nhung);
+        mcf_rd_bad(&f->rd, "/meta attribute hung_ranks", "missing, but /hung lists %zu ranks",
+                   w->nhung);
     if (rc > 0) {
         check_hung_list(f, w, listed, in_list);
     }
@@ -168,8 +176,7 @@ done:
     free(world_rank);
     free(seen);
     free(in_list);
-    if (hung >= 0)
-        H5Gclose(hung);
+    if (hung >= 0) H5Gclose(hung);
 }
 
 static void world_free(struct world *w)
@@ -197,10 +204,8 @@ static void read_not_run(struct fleet *f, hid_t meta)
         struct mcf_strs s = { 0 };
         size_t n = 0;
         if (mcf_rd_strings(&f->rd, meta, "/meta", names[i], MCF_RD_ANY, &s) > 0)
-            for (size_t k = 0; k < s.n; k++)
-                n += mcf_strs_at(&s, k)[0] != '\0';
-        if (n > f->listed_not_run)
-            f->listed_not_run = n;
+            for (size_t k = 0; k < s.n; k++) n += mcf_strs_at(&s, k)[0] != '\0';
+        if (n > f->listed_not_run) f->listed_not_run = n;
         mcf_strs_free(&s);
     }
 }
@@ -209,20 +214,19 @@ static void read_not_run(struct fleet *f, hid_t meta)
 static void optional_strings(struct fleet *f, hid_t ranks, const char *name, struct mcf_strs *s)
 {
     if (mcf_rd_strings(&f->rd, ranks, "/ranks", name, f->nranks, s) > 0)
-        for (size_t r = 0; r < s->n; r++)
-            mcf_rd_clean(s->buf + r * s->stride);
+        for (size_t r = 0; r < s->n; r++) mcf_rd_clean(s->buf + r * s->stride);
 }
 
 /* An optional [nranks] integer dataset of /ranks, each value in [lo, hi]. */
-static void optional_ints(struct fleet *f, hid_t ranks, const char *name, long long lo, long long hi, long long **v)
+static void optional_ints(struct fleet *f, hid_t ranks, const char *name, long long lo,
+                          long long hi, long long **v)
 {
     char obj[128];
-    if (mcf_rd_ints(&f->rd, ranks, "/ranks", name, f->nranks, v, NULL) <= 0)
-        return;
+    if (mcf_rd_ints(&f->rd, ranks, "/ranks", name, f->nranks, v, NULL) <= 0) return;
     for (size_t r = 0; r < f->nranks; r++)
         if ((*v)[r] < lo || (*v)[r] > hi) {
-            mcf_rd_bad(&f->rd, mcf_rd_name(obj, sizeof obj, "/ranks", name), "row %zu: %lld is not in %lld..%lld", r,
-                       (*v)[r], lo, hi);
+            mcf_rd_bad(&f->rd, mcf_rd_name(obj, sizeof obj, "/ranks", name),
+                       "row %zu: %lld is not in %lld..%lld", r, (*v)[r], lo, hi);
             free(*v);
             *v = NULL;
             return;
@@ -233,19 +237,21 @@ static void optional_ints(struct fleet *f, hid_t ranks, const char *name, long l
  * node, the binding check. */
 static void read_ranks(struct fleet *f, hid_t ranks)
 {
-    mcf_missing(f, mcf_rd_strings(&f->rd, ranks, "/ranks", "hostname", f->nranks, &f->host), "/ranks/hostname");
-    mcf_missing(f, mcf_rd_strings(&f->rd, ranks, "/ranks", "device_name", f->nranks, &f->device), "/ranks/device_name");
-    mcf_missing(f, mcf_rd_ints(&f->rd, ranks, "/ranks", "node", f->nranks, &f->node, NULL), "/ranks/node");
+    mcf_missing(f, mcf_rd_strings(&f->rd, ranks, "/ranks", "hostname", f->nranks, &f->host),
+                "/ranks/hostname");
+    mcf_missing(f, mcf_rd_strings(&f->rd, ranks, "/ranks", "device_name", f->nranks, &f->device),
+                "/ranks/device_name");
+    mcf_missing(f, mcf_rd_ints(&f->rd, ranks, "/ranks", "node", f->nranks, &f->node, NULL),
+                "/ranks/node");
     for (size_t r = 0; f->node && r < f->nranks; r++)
         if (f->node[r] < 0 || f->node[r] >= (long long)f->nranks) {
-            mcf_rd_bad(&f->rd, "/ranks/node", "row %zu: %lld is not a node index (0..nranks-1)", r, f->node[r]);
+            mcf_rd_bad(&f->rd, "/ranks/node", "row %zu: %lld is not a node index (0..nranks-1)", r,
+                       f->node[r]);
             free(f->node);
             f->node = NULL;
         }
-    for (size_t r = 0; r < f->host.n; r++)
-        mcf_rd_clean(f->host.buf + r * f->host.stride);
-    for (size_t r = 0; r < f->device.n; r++)
-        mcf_rd_clean(f->device.buf + r * f->device.stride);
+    for (size_t r = 0; r < f->host.n; r++) mcf_rd_clean(f->host.buf + r * f->host.stride);
+    for (size_t r = 0; r < f->device.n; r++) mcf_rd_clean(f->device.buf + r * f->device.stride);
     optional_strings(f, ranks, "device_arch", &f->arch);
     optional_strings(f, ranks, "device_uuid", &f->uuid);
     optional_strings(f, ranks, "pci_bus_id", &f->pci);
@@ -253,12 +259,14 @@ static void read_ranks(struct fleet *f, hid_t ranks)
     optional_strings(f, ranks, "slurm_nodename", &f->slurm_name);
     optional_ints(f, ranks, "local_rank", 0, (long long)f->nranks - 1, &f->local_rank);
     optional_ints(f, ranks, "device", 0, 1 << 20, &f->device_index);
-    mcf_rd_ints(&f->rd, ranks, "/ranks", "world_rank", f->nranks, &f->world_rank, NULL);   /* read_world checks it */
+    mcf_rd_ints(&f->rd, ranks, "/ranks", "world_rank", f->nranks, &f->world_rank,
+                NULL); /* read_world checks it */
     optional_ints(f, ranks, "compute_units", 0, 1 << 24, &f->compute_units);
     mcf_rd_ints(&f->rd, ranks, "/ranks", "cores_local_to_gpu", f->nranks, &f->local, NULL);
     for (size_t r = 0; f->local && r < f->nranks; r++)
         if (f->local[r] < -1 || f->local[r] > 1) {
-            mcf_rd_bad(&f->rd, "/ranks/cores_local_to_gpu", "row %zu: %lld is not -1, 0 or 1", r, f->local[r]);
+            mcf_rd_bad(&f->rd, "/ranks/cores_local_to_gpu", "row %zu: %lld is not -1, 0 or 1", r,
+                       f->local[r]);
             free(f->local);
             f->local = NULL;
         }
@@ -269,8 +277,7 @@ static void read_ranks(struct fleet *f, hid_t ranks)
 static void read_health(struct fleet *f, hid_t file)
 {
     hid_t h = H5I_INVALID_HID;
-    if (mcf_rd_open(&f->rd, file, "", "health", H5I_GROUP, &h) <= 0)
-        return;
+    if (mcf_rd_open(&f->rd, file, "", "health", H5I_GROUP, &h) <= 0) return;
     _Static_assert(MCF_HC_COUNT <= MCF_NHEALTH, "health counters");
     double *buf = malloc(sizeof *buf * 2 * f->nranks);
     if (!buf) {
@@ -307,9 +314,9 @@ done:
 static void read_primary_source(struct fleet *f, hid_t file)
 {
     hid_t p = H5I_INVALID_HID;
-    if (mcf_rd_open(&f->rd, file, "", "power", H5I_GROUP, &p) <= 0)
-        return;
-    mcf_rd_strings(&f->rd, p, "/power", "primary_source", f->nranks, &f->primary_source);   /* cleaned as read */
+    if (mcf_rd_open(&f->rd, file, "", "power", H5I_GROUP, &p) <= 0) return;
+    mcf_rd_strings(&f->rd, p, "/power", "primary_source", f->nranks,
+                   &f->primary_source); /* cleaned as read */
     H5Gclose(p);
 }
 
@@ -320,30 +327,36 @@ static void conclude(struct fleet *f, const struct world *w)
     if (f->rd.problems) {
         f->verdict = "MALFORMED";
         f->exit_code = MCF_EXIT_USAGE;
-        append(f, &f->reasons, "the file is malformed (%d problem%s)\n", f->rd.problems, f->rd.problems == 1 ? "" : "s");
+        append(f, &f->reasons, "the file is malformed (%d problem%s)\n", f->rd.problems,
+               f->rd.problems == 1 ? "" : "s");
         return;
     }
-    if (f->complete != 1 || f->not_run || f->listed_not_run || f->hung || w->nhung || f->cut || f->errors) {
+    if (f->complete != 1 || f->not_run || f->listed_not_run || f->hung || w->nhung || f->cut ||
+        f->errors) {
         f->verdict = "INCOMPLETE";
         f->exit_code = MCF_EXIT_RUNTIME;
         if (f->complete != 1)
-            append(f, &f->reasons, "the run was stopped (complete = 0)%s%s\n", f->stop_reason && *f->stop_reason ?
-                   ": " : "", f->stop_reason ? f->stop_reason : "");
+            append(f, &f->reasons, "the run was stopped (complete = 0)%s%s\n",
+                   f->stop_reason && *f->stop_reason ? ": " : "",
+                   f->stop_reason ? f->stop_reason : "");
         if (f->cut_test && *f->cut_test)
             append(f, &f->reasons, "the test in hand when it stopped: %s\n", f->cut_test);
         if (f->rebuilt_from && *f->rebuilt_from)
-            append(f, &f->reasons, "rebuilt from the journal %s: the finished tests only, without power and "
-                   "health (computed at a run's end)\n", f->rebuilt_from);
+            append(f, &f->reasons,
+                   "rebuilt from the journal %s: the finished tests only, without power and "
+                   "health (computed at a run's end)\n",
+                   f->rebuilt_from);
         if (f->not_run || f->listed_not_run)
-            append(f, &f->reasons, "tests not run: %zu\n", f->listed_not_run > (size_t)f->not_run ?
-                   f->listed_not_run : (size_t)f->not_run);
+            append(f, &f->reasons, "tests not run: %zu\n",
+                   f->listed_not_run > (size_t)f->not_run ? f->listed_not_run : (size_t)f->not_run);
         if (f->hung || w->nhung)
-            append(f, &f->reasons, "hung ranks: %zu without rows (/hung), %d test%s with status HUNG\n", w->nhung,
+            append(f, &f->reasons,
+                   "hung ranks: %zu without rows (/hung), %d test%s with status HUNG\n", w->nhung,
                    f->hung, f->hung == 1 ? "" : "s");
-        if (f->cut)
-            append(f, &f->reasons, "repetitions cut short\n");
+        if (f->cut) append(f, &f->reasons, "repetitions cut short\n");
         if (f->errors)
-            append(f, &f->reasons, "runtime errors on %d test%s\n", f->errors, f->errors == 1 ? "" : "s");
+            append(f, &f->reasons, "runtime errors on %d test%s\n", f->errors,
+                   f->errors == 1 ? "" : "s");
         return;
     }
     f->verdict = mcf_vlevel_names[f->roll.fleet];
@@ -365,7 +378,7 @@ static void read_meta(struct fleet *f, hid_t meta)
     mcf_rd_attr_text(&f->rd, meta, "/meta", "start_time", &f->start);
     mcf_rd_attr_text(&f->rd, meta, "/meta", "deck_path", &f->deck);
     mcf_rd_attr_text(&f->rd, meta, "/meta", "injected", &f->injected);
-    if (H5Aexists(meta, "injected_slow") > 0)   /* newer files */
+    if (H5Aexists(meta, "injected_slow") > 0) /* newer files */
         mcf_rd_attr_text(&f->rd, meta, "/meta", "injected_slow", &f->injected_slow);
     mcf_rd_attr_text(&f->rd, meta, "/meta", "deck_arch", &f->deck_arch);
     mcf_rd_attr_text(&f->rd, meta, "/meta", "cut_test", &f->cut_test);
@@ -373,49 +386,47 @@ static void read_meta(struct fleet *f, hid_t meta)
     mcf_rd_attr_text(&f->rd, meta, "/meta", "rebuilt_from", &f->rebuilt_from);
     mcf_rd_attr_int(&f->rd, meta, "/meta", "nnodes", &f->nnodes);
     mcf_rd_attr_int(&f->rd, meta, "/meta", "oversubscribed_nodes", &f->oversubscribed_nodes);
-    if (H5Aexists(meta, "crowded_nodes") > 0)   /* newer files */
+    if (H5Aexists(meta, "crowded_nodes") > 0) /* newer files */
         mcf_rd_attr_int(&f->rd, meta, "/meta", "crowded_nodes", &f->crowded_nodes);
-    if (mcf_rd_attr_int(&f->rd, meta, "/meta", "acceptance", &f->acceptance) > 0 && f->acceptance != 0 &&
-        f->acceptance != 1)
+    if (mcf_rd_attr_int(&f->rd, meta, "/meta", "acceptance", &f->acceptance) > 0 &&
+        f->acceptance != 0 && f->acceptance != 1)
         mcf_rd_bad(&f->rd, "/meta attribute acceptance", "%lld is neither 0 nor 1", f->acceptance);
-    if (mcf_rd_attr_int(&f->rd, meta, "/meta", "quick", &f->quick) > 0 && f->quick != 0 && f->quick != 1)
+    if (mcf_rd_attr_int(&f->rd, meta, "/meta", "quick", &f->quick) > 0 && f->quick != 0 &&
+        f->quick != 1)
         mcf_rd_bad(&f->rd, "/meta attribute quick", "%lld is neither 0 nor 1", f->quick);
     read_not_run(f, meta);
 }
 
 static void fleet_free(struct fleet *f)
 {
-    struct mcf_strs *strs[] = { &f->host, &f->device, &f->arch, &f->uuid, &f->pci, &f->serial, &f->slurm_name,
-                                &f->health_source, &f->primary_source };
-    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
-        mcf_strs_free(strs[i]);
-    long long *ints[] = { f->node, f->compute_units, f->local_rank, f->device_index, f->world_rank, f->local, f->gen_busy, f->width_busy };
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        free(ints[i]);
-    for (int c = 0; c < MCF_NHEALTH; c++)
-        free(f->health[c]);
-    for (size_t i = 0; i < f->nfigs; i++)
-        free(f->figs[i].med);
+    struct mcf_strs *strs[] = { &f->host,       &f->device,        &f->arch,
+                                &f->uuid,       &f->pci,           &f->serial,
+                                &f->slurm_name, &f->health_source, &f->primary_source };
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) mcf_strs_free(strs[i]);
+    long long *ints[] = { f->node,       f->compute_units, f->local_rank, f->device_index,
+                          f->world_rank, f->local,         f->gen_busy,   f->width_busy };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) free(ints[i]);
+    for (int c = 0; c < MCF_NHEALTH; c++) free(f->health[c]);
+    for (size_t i = 0; i < f->nfigs; i++) free(f->figs[i].med);
     free(f->figs);
     for (size_t i = 0; i < f->nev; i++)
-        for (int k = 0; k < NEV; k++)
-            free(f->ev[i].col[k]);
-    for (size_t i = 0; i < f->nev; i++)
-        mcf_strs_free(&f->ev[i].ratio_src);
+        for (int k = 0; k < NEV; k++) free(f->ev[i].col[k]);
+    for (size_t i = 0; i < f->nev; i++) mcf_strs_free(&f->ev[i].ratio_src);
     free(f->ev);
     free(f->facts);
     free(f->schema);
-    struct lines *ls[] = { &f->table, &f->problems, &f->notes, &f->reasons, &f->profiles, &f->profile_table };
-    for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
-        free(ls[i]->buf);
+    struct lines *ls[] = { &f->table,   &f->problems, &f->notes,
+                           &f->reasons, &f->profiles, &f->profile_table };
+    for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++) free(ls[i]->buf);
     mcf_causes_free(&f->causes);
     mcf_links_free(f);
     mcf_rollup_free(&f->roll);
     mcf_rd_free(&f->rd);
-    char *texts2[] = { f->version, f->backend, f->start, f->deck, f->injected, f->injected_slow, f->deck_arch, f->cut_test, f->stop_reason,
-                       f->rebuilt_from };
-    for (size_t i = 0; i < sizeof texts2 / sizeof texts2[0]; i++)
-        free(texts2[i]);
+    char *texts2[] = {
+        f->version,       f->backend,   f->start,    f->deck,        f->injected,
+        f->injected_slow, f->deck_arch, f->cut_test, f->stop_reason, f->rebuilt_from
+    };
+    for (size_t i = 0; i < sizeof texts2 / sizeof texts2[0]; i++) free(texts2[i]);
 }
 
 /* The results file, opened read-only: a regular file (open(2) of a FIFO
@@ -428,7 +439,9 @@ static int open_file(const char *path, hid_t *file, struct mcf_err *e)
         MCF_FAIL(e, MCF_EINPUT, "report: cannot open '%s': %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode))
         MCF_FAIL(e, MCF_EINPUT, "report: '%s' is not a regular file (%s)", path,
-                 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+                 S_ISDIR(st.st_mode)        ? "a directory"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                            : "a device or socket");
     if ((*file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
         char why[200];
         mcf_rd_h5why(why, sizeof why);
@@ -449,7 +462,8 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     struct fleet f = { .opts = opts, .complete = -1, .nnodes = -1, .acceptance = -1, .quick = -1 };
     struct world w = { 0 };
     struct names tests = { 0 };
-    hid_t file = H5I_INVALID_HID, meta = H5I_INVALID_HID, ranks = H5I_INVALID_HID, results = H5I_INVALID_HID;
+    hid_t file = H5I_INVALID_HID, meta = H5I_INVALID_HID, ranks = H5I_INVALID_HID,
+          results = H5I_INVALID_HID;
     long long nranks = 0;
     int code = MCF_EXIT_USAGE, printed = 0;
     f.rd.path = path;
@@ -459,27 +473,29 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
         mcf_missing(&f, mcf_rd_open(&f.rd, file, "", "results", H5I_GROUP, &results), "/results");
     if (meta >= 0 && results >= 0) {
         mcf_missing(&f, mcf_rd_attr_text(&f.rd, meta, "/meta", "mcfleet_version", &f.version),
-                "/meta attribute mcfleet_version");
-        mcf_missing(&f, mcf_rd_attr_int(&f.rd, meta, "/meta", "nranks", &nranks), "/meta attribute nranks");
+                    "/meta attribute mcfleet_version");
+        mcf_missing(&f, mcf_rd_attr_int(&f.rd, meta, "/meta", "nranks", &nranks),
+                    "/meta attribute nranks");
     }
     if (f.rd.problems)
-        MCF_FAIL(e, MCF_EINPUT, "report: '%s' is not an mcfleet results file: %s", path, f.rd.first);
+        MCF_FAIL(e, MCF_EINPUT, "report: '%s' is not an mcfleet results file: %s", path,
+                 f.rd.first);
     if (nranks < 1 || nranks > MCF_RD_MAX_RANKS)
-        MCF_FAIL(e, MCF_EINPUT, "report: '%s' is malformed: /meta attribute nranks: %lld is not a rank count (1..%d)",
-                 path, nranks, MCF_RD_MAX_RANKS);
+        MCF_FAIL(
+            e, MCF_EINPUT,
+            "report: '%s' is malformed: /meta attribute nranks: %lld is not a rank count (1..%d)",
+            path, nranks, MCF_RD_MAX_RANKS);
     f.nranks = (size_t)nranks;
     read_meta(&f, meta);
     mcf_missing(&f, mcf_rd_open(&f.rd, file, "", "ranks", H5I_GROUP, &ranks), "/ranks");
-    if (ranks >= 0)
-        read_ranks(&f, ranks);
+    if (ranks >= 0) read_ranks(&f, ranks);
     read_world(&f, file, meta, ranks, &w);
     read_health(&f, file);
     read_primary_source(&f, file);
-    char *texts[] = { f.version, f.backend, f.start, f.deck, f.injected, f.injected_slow, f.deck_arch, f.cut_test, f.stop_reason,
-                      f.rebuilt_from };
+    char *texts[] = { f.version,       f.backend,   f.start,    f.deck,        f.injected,
+                      f.injected_slow, f.deck_arch, f.cut_test, f.stop_reason, f.rebuilt_from };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
-        if (texts[i])
-            mcf_rd_clean(texts[i]);
+        if (texts[i]) mcf_rd_clean(texts[i]);
     if ((f.schema = malloc(sizeof *f.schema)))
         mcf_schema_read(&f.rd, file, f.schema);
     else
@@ -487,8 +503,7 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     mcf_list_tests(&f, results, &tests);
     for (size_t i = 0; i < tests.n && !f.oom && !f.rd.oom; i++)
         mcf_report_test(&f, results, tests.v[i]);
-    if (!f.oom && !f.rd.oom && !f.rd.problems && mcf_report_judge(&f, e) != MCF_OK)
-        goto fail;
+    if (!f.oom && !f.rd.oom && !f.rd.problems && mcf_report_judge(&f, e) != MCF_OK) goto fail;
     if (f.oom || f.rd.oom || f.causes.oom)
         MCF_FAIL(e, MCF_ERUNTIME, "report: out of memory reading '%s'", path);
     conclude(&f, &w);
@@ -504,8 +519,7 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
         MCF_FAIL(e, MCF_EINPUT, "report: '%s' is malformed: %s%s", path, f.rd.first,
                  f.rd.problems > 1 ? " (and more: see the report)" : "");
 fail:
-    if (e->rc != MCF_OK)
-        code = mcf_exit_code(e->rc);
+    if (e->rc != MCF_OK) code = mcf_exit_code(e->rc);
     if (!printed && opts->format == MCF_FORMAT_JSON)
         mcf_report_print_json_error(path, code, e->msg, out);
     mcf_names_free(&tests);
@@ -522,7 +536,6 @@ int mcf_report_file(const char *path, FILE *out, struct mcf_err *e)
 {
     struct mcf_err mine = { 0 };
     int code = mcf_report(path, NULL, out, &mine);
-    if (mine.rc != MCF_OK && e->rc == MCF_OK)
-        *e = mine;
+    if (mine.rc != MCF_OK && e->rc == MCF_OK) *e = mine;
     return code;
 }

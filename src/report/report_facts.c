@@ -29,8 +29,7 @@ struct test_facts *mcf_facts_add(struct fleet *f, const char *test)
 const struct test_facts *mcf_facts_of(const struct fleet *f, const char *test)
 {
     for (size_t i = 0; i < f->nfacts; i++)
-        if (!strcmp(f->facts[i].test, test))
-            return &f->facts[i];
+        if (!strcmp(f->facts[i].test, test)) return &f->facts[i];
     return NULL;
 }
 

@@ -23,7 +23,7 @@ static int run(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     int code = mcf_report(path, opts, out, &e);
     fflush(out);
     if (e.rc != MCF_OK) {
-        mcf_text_clean(e.msg, "");   /* the file's name and its text shown on one line */
+        mcf_text_clean(e.msg, ""); /* the file's name and its text shown on one line */
         fprintf(err, "mcfleet: %s\n", e.msg);
     }
     fflush(err);
@@ -36,26 +36,29 @@ int mcf_report_guarded(const char *path, const struct mcf_report_opts *opts, FIL
     fflush(out);
     fflush(err);
     pid_t pid = fork();
-    if (pid < 0)
-        return run(path, opts, out, err);   /* no process to spare: read it here */
+    if (pid < 0) return run(path, opts, out, err); /* no process to spare: read it here */
     if (pid == 0) {
         /* a reader that goes away (| head -1) only stops the text: the
          * verdict is still judged and is the exit code */
         signal(SIGPIPE, SIG_IGN);
-        exit(run(path, opts, out, err));    /* exit, not _exit: the sanitizers' leak check runs at exit */
+        exit(run(path, opts, out,
+                 err)); /* exit, not _exit: the sanitizers' leak check runs at exit */
     }
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) {
-            fprintf(err, "mcfleet: report: waiting for the reader of '%s': %s\n", path, strerror(errno));
+            fprintf(err, "mcfleet: report: waiting for the reader of '%s': %s\n", path,
+                    strerror(errno));
             return MCF_EXIT_RUNTIME;
         }
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    if (sig == SIGPIPE)   /* (not expected: ignored in the child) the reader went away; not the file's fault */
+    if (sig == SIGPIPE) /* (not expected: ignored in the child) the reader went away; not the file's
+                           fault */
         return MCF_EXIT_RUNTIME;
-    fprintf(err, "mcfleet: report: reading '%s' crashed (signal %d, %s): the file is corrupt in a way "
-                 "the HDF5 library does not survive (or this is a bug: please report it with the file)\n",
-            path, sig, sig ? strsignal(sig) : "?");
+    fprintf(
+        err,
+        "mcfleet: report: reading '%s' crashed (signal %d, %s): the file is corrupt in a way "
+        "the HDF5 library does not survive (or this is a bug: please report it with the file)\n",
+        path, sig, sig ? strsignal(sig) : "?");
     return MCF_EXIT_USAGE;
 }

@@ -13,19 +13,20 @@
 #include "report_schema.h"
 #include "verdict.h"
 
-struct lines {                   /* text collected, printed later */
+struct lines { /* text collected, printed later */
     char *buf;
     size_t len;
 };
-void mcf_lines_add(struct lines *l, int *oom, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void mcf_lines_add(struct lines *l, int *oom, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 #define append(f, l, ...) mcf_lines_add((l), &(f)->oom, __VA_ARGS__)
 
 /* Ranks launched that did not answer (the watchdog): /meta world_size and
  * hung_ranks, /ranks/world_rank and /hung. Older files have none of these. */
 struct world {
-    long long size;              /* ranks launched (nranks when not recorded) */
+    long long size; /* ranks launched (nranks when not recorded) */
     size_t nhung;
-    long long *rank;             /* /hung/world_rank */
+    long long *rank; /* /hung/world_rank */
     struct mcf_strs host, uuid, pci, device, test;
 };
 
@@ -33,9 +34,9 @@ struct world {
  * direction, the rank's median over its repetitions. */
 struct fig {
     char test[128], metric[64], unit[32];
-    int better;                  /* the dataset's attribute better (mcf_legacy_better in older files) */
-    double *med;                 /* [nranks], NaN where the rank has no figure */
-    double rep_rel;              /* the quietest rank's repetition spread: 1.4826 MAD / |median| (NaN: none) */
+    int better; /* the dataset's attribute better (mcf_legacy_better in older files) */
+    double *med; /* [nranks], NaN where the rank has no figure */
+    double rep_rel; /* the quietest rank's repetition spread: 1.4826 MAD / |median| (NaN: none) */
 };
 
 /* Per test, what a technician reads beside a flag (NULL where not in the file). */
@@ -43,20 +44,25 @@ enum { EV_SM_MHZ, EV_TEMP, EV_THROTTLE, EV_POWER, EV_CLOCK_RATIO, EV_PROCS, EV_P
 extern const char *const mcf_ev_names[NEV];
 struct evidence {
     char test[128];
-    double *col[NEV];            /* [nranks] */
-    struct mcf_strs ratio_src;   /* the source of EV_POWER_RATIO per rank (test_power_ratio_source) */
+    double *col[NEV]; /* [nranks] */
+    struct mcf_strs ratio_src; /* the source of EV_POWER_RATIO per rank (test_power_ratio_source) */
 };
 
 /* What the verdict needs to know of a test beyond its figures. */
 #define MCF_FACT_METRICS 64
 struct test_facts {
     char test[128];
-    struct mcf_test_identity id; /* its kernel, keys and measured text (report_schema.h); "" unknown */
+    struct mcf_test_identity
+        id; /* its kernel, keys and measured text (report_schema.h); "" unknown */
     /* the direction of each metric the report read, as the file says it (or
      * report_legacy.c for files older than the attribute better) */
-    struct { char name[64]; int better; } metric[MCF_FACT_METRICS];
+    struct {
+        char name[64];
+        int better;
+    } metric[MCF_FACT_METRICS];
     int nmetrics;
-    double power_readings;       /* the fewest new power readings a rank's test had in all (NaN: unknown) */
+    double
+        power_readings; /* the fewest new power readings a rank's test had in all (NaN: unknown) */
 };
 
 #define MCF_NHEALTH 24
@@ -67,15 +73,17 @@ struct fleet {
     int complete;
     /* /ranks: identity */
     struct mcf_strs host, device, arch, uuid, pci, serial, slurm_name;
-    struct mcf_strs primary_source;   /* /power/primary_source: the per-test figures' source per rank */
-    long long *node, *local_rank, *device_index, *world_rank, *local;   /* local: cores_local_to_gpu */
+    struct mcf_strs
+        primary_source; /* /power/primary_source: the per-test figures' source per rank */
+    long long *node, *local_rank, *device_index, *world_rank,
+        *local; /* local: cores_local_to_gpu */
     long long *compute_units;
     long long nnodes, oversubscribed_nodes, crowded_nodes, acceptance;
-    long long quick;             /* /meta quick: 1 for a --quick run (small sizes: no profile floors) */
+    long long quick; /* /meta quick: 1 for a --quick run (small sizes: no profile floors) */
     char *version, *backend, *start, *deck, *deck_arch, *injected, *injected_slow;
-    char *cut_test, *stop_reason, *rebuilt_from;   /* how a stopped run ended (newer files) */
+    char *cut_test, *stop_reason, *rebuilt_from; /* how a stopped run ended (newer files) */
     int tests, verified_all, unsupported, wrong, errors, not_run, hung, cut;
-    size_t listed_not_run;       /* /meta tests_not_run entries */
+    size_t listed_not_run; /* /meta tests_not_run entries */
     int oom;
     struct lines table, problems, notes;
     struct fig *figs;
@@ -84,19 +92,20 @@ struct fleet {
     size_t nev, capev;
     struct test_facts *facts;
     size_t nfacts, capfacts;
-    struct mcf_schema *schema;   /* the file's families (report_schema.h) */
+    struct mcf_schema *schema; /* the file's families (report_schema.h) */
     /* /health: [nranks, 2] before/after, and the busy link readings; NULL where absent */
     long long *health[MCF_NHEALTH];
     long long *gen_busy, *width_busy;
     struct mcf_strs health_source;
     struct mcf_causes causes;
     struct mcf_rollup roll;
-    struct lines reasons;        /* why the fleet verdict is what it is, one line each */
-    struct lines profiles;       /* which profile each SKU got, or why none */
-    struct lines profile_table;  /* per SKU with a profile: its figures beside the measured medians */
-    int exit_code;               /* enum mcf_exit */
-    const char *verdict;         /* PASS, WARN, FAIL, INCOMPLETE, MALFORMED */
-    struct mcf_links *links;     /* the transfer tests' links (report_links.h); NULL: none */
+    struct lines reasons; /* why the fleet verdict is what it is, one line each */
+    struct lines profiles; /* which profile each SKU got, or why none */
+    struct lines
+        profile_table; /* per SKU with a profile: its figures beside the measured medians */
+    int exit_code; /* enum mcf_exit */
+    const char *verdict; /* PASS, WARN, FAIL, INCOMPLETE, MALFORMED */
+    struct mcf_links *links; /* the transfer tests' links (report_links.h); NULL: none */
 };
 
 /* report_measured.c: a test's facts, made while reading (NULL: out of
@@ -112,7 +121,6 @@ struct test_facts *mcf_facts_last(struct fleet *f, const char *test);
 /* A test's evidence columns and a test's figure by name (NULL: not in the file). */
 const struct evidence *mcf_evidence_of(const struct fleet *f, const char *test);
 const struct fig *mcf_fig_of(const struct fleet *f, const char *test, const char *metric);
-
 
 /* 1 where row r is a host-backend rank (a CPU): /meta/backend, or its arch
  * where the backend is not recorded. */
@@ -151,13 +159,14 @@ const struct mcf_cause **mcf_row_causes(const struct fleet *f, size_t r, size_t 
  * file cannot rule out about the worst figure (no process records: another
  * job on the GPU), else NULL. The text, the JSON and the page say these. */
 #define MCF_NEXT_STEPS 3
-size_t mcf_row_next_steps(const struct fleet *f, size_t r, const char *next[MCF_NEXT_STEPS], const char **caveat);
+size_t mcf_row_next_steps(const struct fleet *f, size_t r, const char *next[MCF_NEXT_STEPS],
+                          const char **caveat);
 const char *mcf_cause_tag(const struct mcf_cause *c);
 /* A sustained test's figure at the limit, and its fleet median, 5 and 95 %
  * points and relative spread. */
 int mcf_is_sustained(const struct fig *g);
-void mcf_sustained_spread(const struct fleet *f, const struct fig *g, double *med, double *lo, double *hi,
-                          double *spread);
+void mcf_sustained_spread(const struct fleet *f, const struct fig *g, double *med, double *lo,
+                          double *hi, double *spread);
 
 /* report_json.c: a JSON string or number (null where not finite), a CSV text cell */
 void mcf_json_str(FILE *out, const char *s);
@@ -166,8 +175,9 @@ void mcf_csv_str(FILE *out, const char *s);
 
 /* report_judge.c: a cause of row into f->causes (its deviation from value
  * and reference), its text from fmt. */
-void mcf_cause_add(struct fleet *f, size_t row, int rule, int level, const char *test, const char *metric, double value,
-                   double reference, double severity, const char *fmt, ...) __attribute__((format(printf, 10, 11)));
+void mcf_cause_add(struct fleet *f, size_t row, int rule, int level, const char *test,
+                   const char *metric, double value, double reference, double severity,
+                   const char *fmt, ...) __attribute__((format(printf, 10, 11)));
 /* report_peers.c: the peer rules on one figure over the rows of one SKU
  * (-1 out of memory); 1 where a per-joule figure's test had too few power
  * readings to be judged. */

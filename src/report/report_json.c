@@ -33,12 +33,19 @@ static void json_num(FILE *out, double v)
         fputs("null", out);
 }
 
-void mcf_json_str(FILE *out, const char *s) { json_str(out, s); }
-void mcf_json_num(FILE *out, double v) { json_num(out, v); }
+void mcf_json_str(FILE *out, const char *s)
+{
+    json_str(out, s);
+}
+void mcf_json_num(FILE *out, double v)
+{
+    json_num(out, v);
+}
 
 static void json_cause(FILE *out, const struct mcf_cause *c)
 {
-    fprintf(out, "{\"rule\": \"%s\", \"level\": \"%s\", \"test\": ", mcf_rule_names[c->rule], mcf_vlevel_names[c->level]);
+    fprintf(out, "{\"rule\": \"%s\", \"level\": \"%s\", \"test\": ", mcf_rule_names[c->rule],
+            mcf_vlevel_names[c->level]);
     json_str(out, c->test);
     fprintf(out, ", \"metric\": ");
     json_str(out, c->metric);
@@ -61,7 +68,8 @@ static void json_lines(FILE *out, const struct lines *l)
     if (l->buf) {
         char *copy = strdup(l->buf);
         int n = 0;
-        for (char *save = NULL, *t = copy ? strtok_r(copy, "\n", &save) : NULL; t; t = strtok_r(NULL, "\n", &save)) {
+        for (char *save = NULL, *t = copy ? strtok_r(copy, "\n", &save) : NULL; t;
+             t = strtok_r(NULL, "\n", &save)) {
             fputs(n++ ? ", " : "", out);
             json_str(out, t);
         }
@@ -79,12 +87,13 @@ static void json_environment(FILE *out, const struct fleet *f, size_t r)
     fprintf(out, ", \"environment\": [");
     for (size_t i = 0, n = 0; i < f->nfacts; i++) {
         double procs = mcf_foreign_procs(f, r, f->facts[i].test);
-        if (!(procs > 0))
-            continue;
+        if (!(procs > 0)) continue;
         fprintf(out, "%s{\"test\": ", n++ ? ", " : "");
         json_str(out, f->facts[i].test);
-        fprintf(out, ", \"processes\": %g, \"why\": \"another job on the GPU: %g compute process%s not "
-                     "mcfleet's during the test\", \"next\": ", procs, procs, procs == 1 ? "" : "es");
+        fprintf(out,
+                ", \"processes\": %g, \"why\": \"another job on the GPU: %g compute process%s not "
+                "mcfleet's during the test\", \"next\": ",
+                procs, procs, procs == 1 ? "" : "es");
         json_str(out, mcf_cause_next(&env));
         fputc('}', out);
     }
@@ -154,27 +163,32 @@ static void json_head(const struct fleet *f, const struct world *w, const char *
     json_str(out, f->backend ? f->backend : "");
     fprintf(out, ", \"deck\": ");
     json_str(out, f->deck ? f->deck : "");
-    fprintf(out, ", \"acceptance\": %s, \"quick\": %s, \"deck_arch\": ", f->acceptance == 1 ? "true" : "false",
-            f->quick == 1 ? "true" : "false");
+    fprintf(out, ", \"acceptance\": %s, \"quick\": %s, \"deck_arch\": ",
+            f->acceptance == 1 ? "true" : "false", f->quick == 1 ? "true" : "false");
     json_str(out, f->deck_arch ? f->deck_arch : "");
     fprintf(out, ", \"injected\": ");
     json_str(out, f->injected ? f->injected : "");
     fprintf(out, ", \"injected_slow\": ");
     json_str(out, f->injected_slow ? f->injected_slow : "");
-    fprintf(out, ",\n \"verdict\": \"%s\", \"exit_code\": %d, \"complete\": %s, \"reasons\": ", f->verdict,
-            f->exit_code, f->complete == 1 ? "true" : "false");
+    fprintf(out, ",\n \"verdict\": \"%s\", \"exit_code\": %d, \"complete\": %s, \"reasons\": ",
+            f->verdict, f->exit_code, f->complete == 1 ? "true" : "false");
     json_lines(out, &f->reasons);
     fprintf(out, ", \"profiles\": ");
     json_lines(out, &f->profiles);
     const struct mcf_vrules *ru = &f->opts->rules;
-    fprintf(out, ",\n \"rules\": {\"warn_rel\": %g, \"fail_rel\": %g, \"alpha\": %g, \"k_min\": %g, \"small_n\": %g, "
-                 "\"z\": %.4g, \"prior_n\": %zu, \"prior_rel\": %g},\n", ru->warn_rel, ru->fail_rel, ru->alpha,
-            ru->k_min, ru->small_n, mcf_peer_z(ru, f->nranks), ru->prior_n,
+    fprintf(out,
+            ",\n \"rules\": {\"warn_rel\": %g, \"fail_rel\": %g, \"alpha\": %g, \"k_min\": %g, "
+            "\"small_n\": %g, "
+            "\"z\": %.4g, \"prior_n\": %zu, \"prior_rel\": %g},\n",
+            ru->warn_rel, ru->fail_rel, ru->alpha, ru->k_min, ru->small_n,
+            mcf_peer_z(ru, f->nranks), ru->prior_n,
             f->nranks && mcf_host_row(f, 0) ? ru->host_prior_rel : ru->prior_rel);
-    fprintf(out, " \"counts\": {\"gpus\": %zu, \"pass\": %zu, \"warn\": %zu, \"fail\": %zu, \"nodes\": %zu, "
-                 "\"nodes_pass\": %zu, \"nodes_warn\": %zu, \"nodes_fail\": %zu, \"hung\": %zu},\n",
-            f->nranks, ro->count[0], ro->count[1], ro->count[2], ro->nnodes, ro->node_count[0], ro->node_count[1],
-            ro->node_count[2], w->nhung);
+    fprintf(
+        out,
+        " \"counts\": {\"gpus\": %zu, \"pass\": %zu, \"warn\": %zu, \"fail\": %zu, \"nodes\": %zu, "
+        "\"nodes_pass\": %zu, \"nodes_warn\": %zu, \"nodes_fail\": %zu, \"hung\": %zu},\n",
+        f->nranks, ro->count[0], ro->count[1], ro->count[2], ro->nnodes, ro->node_count[0],
+        ro->node_count[1], ro->node_count[2], w->nhung);
 }
 
 /* Each node's verdict and its node-wide causes. */
@@ -183,10 +197,9 @@ static void json_nodes(const struct fleet *f, FILE *out)
     const struct mcf_rollup *ro = &f->roll;
     fprintf(out, " \"nodes\": [");
     for (size_t k = 0; ro->node && k < ro->nnodes; k++) {
-        size_t first = f->nranks;   /* the node's first row names its host */
+        size_t first = f->nranks; /* the node's first row names its host */
         for (size_t r = 0; r < f->nranks && first == f->nranks; r++)
-            if ((f->node ? (size_t)f->node[r] : r) == k)
-                first = r;
+            if ((f->node ? (size_t)f->node[r] : r) == k) first = r;
         fprintf(out, "%s\n  {\"node\": %zu, \"host\": ", k ? "," : "", k);
         json_str(out, first < f->nranks ? mcf_str_at(&f->host, first) : "");
         fprintf(out, ", \"verdict\": \"%s\", \"node_wide\": [", mcf_vlevel_names[ro->node[k]]);
@@ -213,8 +226,9 @@ static void json_gpus(struct fleet *f, FILE *out)
         json_str(out, mcf_str_at(&f->host, r));
         fprintf(out, ", \"slurm_nodename\": ");
         json_str(out, mcf_str_at(&f->slurm_name, r));
-        fprintf(out, ", \"node\": %lld, \"local_rank\": %lld, \"device\": %lld, \"uuid\": ", mcf_int_at(f->node, r),
-                mcf_int_at(f->local_rank, r), mcf_int_at(f->device_index, r));
+        fprintf(out, ", \"node\": %lld, \"local_rank\": %lld, \"device\": %lld, \"uuid\": ",
+                mcf_int_at(f->node, r), mcf_int_at(f->local_rank, r),
+                mcf_int_at(f->device_index, r));
         json_str(out, mcf_str_at(&f->uuid, r));
         fprintf(out, ", \"serial\": ");
         json_str(out, mcf_str_at(&f->serial, r));
@@ -226,12 +240,14 @@ static void json_gpus(struct fleet *f, FILE *out)
         json_str(out, mcf_str_at(&f->arch, r));
         fprintf(out, ", \"power_source\": ");
         json_str(out, mcf_str_at(&f->primary_source, r));
-        fprintf(out, ", \"cores_local_to_gpu\": %lld,\n   \"verdict\": \"%s\", \"attribution\": \"%s\", \"severity\": ",
+        fprintf(out,
+                ", \"cores_local_to_gpu\": %lld,\n   \"verdict\": \"%s\", \"attribution\": \"%s\", "
+                "\"severity\": ",
                 mcf_int_at(f->local, r), mcf_vlevel_names[ro->gpu[r]], mcf_attr_names[ro->attr[r]]);
         json_num(out, ro->severity[r]);
         fprintf(out, ", \"causes\": [");
         size_t nc;
-        const struct mcf_cause **v = mcf_row_causes(f, r, &nc);   /* worst first, as in the text */
+        const struct mcf_cause **v = mcf_row_causes(f, r, &nc); /* worst first, as in the text */
         for (size_t c = 0; c < nc; c++) {
             fputs(c ? ", " : "", out);
             json_cause(out, v[c]);
@@ -272,8 +288,7 @@ static void json_sustained(struct fleet *f, FILE *out)
     for (size_t k = 0, n = 0; k < f->nfigs; k++) {
         const struct fig *g = &f->figs[k];
         double med, lo, hi, spread;
-        if (!mcf_is_sustained(g))
-            continue;
+        if (!mcf_is_sustained(g)) continue;
         mcf_sustained_spread(f, g, &med, &lo, &hi, &spread);
         fprintf(out, "%s{\"test\": ", n++ ? ", " : "");
         json_str(out, g->test);
@@ -297,7 +312,8 @@ static void json_hung(const struct fleet *f, const struct world *w, FILE *out)
 {
     fprintf(out, ",\n \"hung\": [");
     for (size_t i = 0; i < w->nhung; i++) {
-        fprintf(out, "%s{\"world_rank\": %lld, \"verdict\": \"FAIL\", \"host\": ", i ? ", " : "", w->rank[i]);
+        fprintf(out, "%s{\"world_rank\": %lld, \"verdict\": \"FAIL\", \"host\": ", i ? ", " : "",
+                w->rank[i]);
         json_str(out, mcf_strs_at(&w->host, i));
         fprintf(out, ", \"uuid\": ");
         json_str(out, mcf_strs_at(&w->uuid, i));
@@ -353,23 +369,26 @@ static void csv_str(FILE *out, const char *s)
         return;
     }
     fputc('"', out);
-    if (formula)
-        fputc('\'', out);
+    if (formula) fputc('\'', out);
     for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
+        if (*s == '"') fputc('"', out);
         fputc(*s, out);
     }
     fputc('"', out);
 }
 
-void mcf_csv_str(FILE *out, const char *s) { csv_str(out, s); }
+void mcf_csv_str(FILE *out, const char *s)
+{
+    csv_str(out, s);
+}
 
 static void print_csv(struct fleet *f, const struct world *w, FILE *out)
 {
     const struct mcf_rollup *ro = &f->roll;
-    fputs("rank,world_rank,host,slurm_nodename,node,local_rank,device,uuid,serial,pci_bus_id,device_name,device_arch,"
-          "verdict,attribution,severity,causes", out);
+    fputs("rank,world_rank,host,slurm_nodename,node,local_rank,device,uuid,serial,pci_bus_id,"
+          "device_name,device_arch,"
+          "verdict,attribution,severity,causes",
+          out);
     for (size_t k = 0; k < f->nfigs; k++) {
         char name[200];
         snprintf(name, sizeof name, "%s %s", f->figs[k].test, f->figs[k].metric);
@@ -382,31 +401,32 @@ static void print_csv(struct fleet *f, const struct world *w, FILE *out)
         csv_str(out, mcf_str_at(&f->host, r));
         fputc(',', out);
         csv_str(out, mcf_str_at(&f->slurm_name, r));
-        fprintf(out, ",%lld,%lld,%lld,", mcf_int_at(f->node, r), mcf_int_at(f->local_rank, r), mcf_int_at(f->device_index, r));
-        const char *ids[] = { mcf_str_at(&f->uuid, r), mcf_str_at(&f->serial, r), mcf_str_at(&f->pci, r), mcf_str_at(&f->device, r),
+        fprintf(out, ",%lld,%lld,%lld,", mcf_int_at(f->node, r), mcf_int_at(f->local_rank, r),
+                mcf_int_at(f->device_index, r));
+        const char *ids[] = { mcf_str_at(&f->uuid, r), mcf_str_at(&f->serial, r),
+                              mcf_str_at(&f->pci, r), mcf_str_at(&f->device, r),
                               mcf_str_at(&f->arch, r) };
         for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
             csv_str(out, ids[i]);
             fputc(',', out);
         }
-        fprintf(out, "%s,%s,%.6g,", mcf_vlevel_names[ro->gpu[r]], mcf_attr_names[ro->attr[r]], ro->severity[r]);
+        fprintf(out, "%s,%s,%.6g,", mcf_vlevel_names[ro->gpu[r]], mcf_attr_names[ro->attr[r]],
+                ro->severity[r]);
         /* the causes, "LEVEL rule: text" joined by "; " */
         size_t len = 0;
         char *all = NULL;
         size_t nc;
-        const struct mcf_cause **v = mcf_row_causes(f, r, &nc);   /* worst first, as in the text */
+        const struct mcf_cause **v = mcf_row_causes(f, r, &nc); /* worst first, as in the text */
         for (size_t c = 0; c < nc; c++) {
             const struct mcf_cause *x = v[c];
             char one[400];
-            int n = snprintf(one, sizeof one, "%s%s %s: %s%s", len ? "; " : "", mcf_vlevel_names[x->level],
-                             mcf_rule_names[x->rule], x->text, mcf_cause_tag(x));
-            if (n < 0)
-                continue;
-            if ((size_t)n >= sizeof one)
-                n = sizeof one - 1;
+            int n = snprintf(one, sizeof one, "%s%s %s: %s%s", len ? "; " : "",
+                             mcf_vlevel_names[x->level], mcf_rule_names[x->rule], x->text,
+                             mcf_cause_tag(x));
+            if (n < 0) continue;
+            if ((size_t)n >= sizeof one) n = sizeof one - 1;
             char *g = realloc(all, len + (size_t)n + 1);
-            if (!g)
-                break;
+            if (!g) break;
             all = g;
             memcpy(all + len, one, (size_t)n + 1);
             len += (size_t)n;
@@ -435,10 +455,10 @@ static void print_csv(struct fleet *f, const struct world *w, FILE *out)
         csv_str(out, mcf_strs_at(&w->device, i));
         fputs(",,FAIL,gpu,,", out);
         char why[400];
-        snprintf(why, sizeof why, "FAIL status: HUNG (watchdog): missed the end of %.300s", mcf_strs_at(&w->test, i));
+        snprintf(why, sizeof why, "FAIL status: HUNG (watchdog): missed the end of %.300s",
+                 mcf_strs_at(&w->test, i));
         csv_str(out, why);
-        for (size_t k = 0; k < f->nfigs; k++)
-            fputc(',', out);
+        for (size_t k = 0; k < f->nfigs; k++) fputc(',', out);
         fputc('\n', out);
     }
 }

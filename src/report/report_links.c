@@ -11,15 +11,16 @@
 #include "report_int.h"
 #include "stats.h"
 
-#define BLOCK_VALUES (1 << 20)   /* values read at a time from a dataset */
+#define BLOCK_VALUES (1 << 20) /* values read at a time from a dataset */
 
 struct ltest {
     char test[128];
-    int link;            /* enum mcf_cause_link */
-    int latency, job;    /* mode=latency; a collective of scope=job */
-    int slots;           /* peer: MCF_MAX_PEERS columns; network: its rounds; 0 for the others */
-    double *v;           /* [nranks * slots]: each rank's median of peer<j> or round<r> (NaN: none) */
-    double *partner;     /* network: [nranks * slots], the partner's world rank that round (NaN: sat out) */
+    int link; /* enum mcf_cause_link */
+    int latency, job; /* mode=latency; a collective of scope=job */
+    int slots; /* peer: MCF_MAX_PEERS columns; network: its rounds; 0 for the others */
+    double *v; /* [nranks * slots]: each rank's median of peer<j> or round<r> (NaN: none) */
+    double *
+        partner; /* network: [nranks * slots], the partner's world rank that round (NaN: sat out) */
 };
 
 struct mcf_links {
@@ -27,8 +28,8 @@ struct mcf_links {
     size_t n, cap;
     /* built once for the printers: rows by node then local rank */
     int indexed;
-    size_t *order, *start, nnodes;   /* node k's rows: order[start[k] .. start[k+1]) */
-    size_t *by_world, nworld;        /* world rank -> row (SIZE_MAX: none) */
+    size_t *order, *start, nnodes; /* node k's rows: order[start[k] .. start[k+1]) */
+    size_t *by_world, nworld; /* world rank -> row (SIZE_MAX: none) */
 };
 
 /* ---- reading */
@@ -36,31 +37,27 @@ struct mcf_links {
 /* Each rank's median of the optional [nranks, reps] dataset NAME into
  * out[r * stride] (NaN where absent or not a positive figure). PARTNER: the
  * values are ranks (whole, >= 0), not figures. */
-static void row_medians(struct fleet *f, hid_t g, const char *gname, const char *name, double *out, size_t stride,
-                        int partner)
+static void row_medians(struct fleet *f, hid_t g, const char *gname, const char *name, double *out,
+                        size_t stride, int partner)
 {
     char obj[512];
     struct mcf_rows m;
     double *buf = NULL;
-    for (size_t r = 0; r < f->nranks; r++)
-        out[r * stride] = NAN;
+    for (size_t r = 0; r < f->nranks; r++) out[r * stride] = NAN;
     mcf_rd_name(obj, sizeof obj, gname, name);
-    if (mcf_rd_rows_open(&f->rd, g, gname, name, f->nranks, 1, 1, &m) <= 0)
-        return;
+    if (mcf_rd_rows_open(&f->rd, g, gname, name, f->nranks, 1, 1, &m) <= 0) return;
     size_t block = BLOCK_VALUES / m.cols ? BLOCK_VALUES / m.cols : 1;
-    if (block > f->nranks)
-        block = f->nranks;
+    if (block > f->nranks) block = f->nranks;
     if (!(buf = malloc(sizeof *buf * block * m.cols))) {
         f->oom = 1;
         goto done;
     }
     for (size_t r0 = 0; r0 < f->nranks; r0 += block) {
         size_t count = f->nranks - r0 < block ? f->nranks - r0 : block;
-        if (mcf_rd_rows_read(&f->rd, &m, obj, r0, count, buf) < 0)
-            goto done;
+        if (mcf_rd_rows_read(&f->rd, &m, obj, r0, count, buf) < 0) goto done;
         for (size_t i = 0; i < count; i++) {
             double *row = buf + i * m.cols;
-            for (size_t k = 0; k < m.cols; k++)   /* only what can be a figure (a rank) counts */
+            for (size_t k = 0; k < m.cols; k++) /* only what can be a figure (a rank) counts */
                 if (!(partner ? row[k] >= 0 && row[k] < MCF_RD_MAX_RANKS && row[k] == floor(row[k])
                               : isfinite(row[k]) && row[k] > 0))
                     row[k] = NAN;
@@ -83,13 +80,10 @@ void mcf_links_read(struct fleet *f, hid_t g, const char *gname, const char *tes
                     const struct mcf_test_identity *id)
 {
     const char *link = mcf_test_key(id, "link");
-    if (strcmp(id->kernel, "transfer") || !link)
-        return;
-    int l = 0;   /* the family's link names (kernel.h), in enum mcf_link's order */
-    while (l < MCF_LINK_COUNT && strcmp(mcf_link_names[l], link))
-        l++;
-    if (l == MCF_LINK_COUNT)
-        return;
+    if (strcmp(id->kernel, "transfer") || !link) return;
+    int l = 0; /* the family's link names (kernel.h), in enum mcf_link's order */
+    while (l < MCF_LINK_COUNT && strcmp(mcf_link_names[l], link)) l++;
+    if (l == MCF_LINK_COUNT) return;
     int kind = MCF_CLINK_OF(l);
     if (!f->links && !(f->links = calloc(1, sizeof *f->links))) {
         f->oom = 1;
@@ -129,7 +123,8 @@ void mcf_links_read(struct fleet *f, hid_t g, const char *gname, const char *tes
         const char *unit = t->latency ? "ns" : "gbs";
         for (int j = 0; j < t->slots; j++) {
             char name[48];
-            snprintf(name, sizeof name, "%s%d_%s", kind == MCF_CLINK_PEER ? "peer" : "round", j, unit);
+            snprintf(name, sizeof name, "%s%d_%s", kind == MCF_CLINK_PEER ? "peer" : "round", j,
+                     unit);
             row_medians(f, g, gname, name, t->v + j, (size_t)t->slots, 0);
             if (t->partner) {
                 snprintf(name, sizeof name, "round%d_partner", j);
@@ -143,8 +138,7 @@ void mcf_links_read(struct fleet *f, hid_t g, const char *gname, const char *tes
 void mcf_links_free(struct fleet *f)
 {
     struct mcf_links *L = f->links;
-    if (!L)
-        return;
+    if (!L) return;
     for (size_t i = 0; i < L->n; i++) {
         free(L->t[i].v);
         free(L->t[i].partner);
@@ -165,10 +159,8 @@ static int by_node(const void *a, const void *b)
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     long long nx = sort_fleet->node[x], ny = sort_fleet->node[y];
     long long lx = sort_fleet->local_rank[x], ly = sort_fleet->local_rank[y];
-    if (nx != ny)
-        return nx < ny ? -1 : 1;
-    if (lx != ly)
-        return lx < ly ? -1 : 1;
+    if (nx != ny) return nx < ny ? -1 : 1;
+    if (lx != ly) return lx < ly ? -1 : 1;
     return (x > y) - (x < y);
 }
 
@@ -177,16 +169,14 @@ static int by_node(const void *a, const void *b)
 static int index_rows(struct fleet *f)
 {
     struct mcf_links *L = f->links;
-    if (!L || !f->node || !f->local_rank)
-        return -1;
-    if (L->indexed)
-        return L->order ? 0 : -1;
+    if (!L || !f->node || !f->local_rank) return -1;
+    if (L->indexed) return L->order ? 0 : -1;
     L->indexed = 1;
     long long maxnode = -1, maxworld = -1;
     for (size_t r = 0; r < f->nranks; r++) {
         maxnode = f->node[r] > maxnode ? f->node[r] : maxnode;
         long long w = f->world_rank ? f->world_rank[r] : (long long)r;
-        if (w < MCF_RD_MAX_RANKS)   /* a malformed file's (recorded by report.c) is left out */
+        if (w < MCF_RD_MAX_RANKS) /* a malformed file's (recorded by report.c) is left out */
             maxworld = w > maxworld ? w : maxworld;
     }
     L->nnodes = (size_t)maxnode + 1;
@@ -200,17 +190,14 @@ static int index_rows(struct fleet *f)
         f->oom = 1;
         return -1;
     }
-    for (size_t w = 0; w < L->nworld; w++)
-        L->by_world[w] = SIZE_MAX;
+    for (size_t w = 0; w < L->nworld; w++) L->by_world[w] = SIZE_MAX;
     for (size_t r = 0; r < f->nranks; r++) {
         L->order[r] = r;
         L->start[f->node[r] + 1]++;
         long long w = f->world_rank ? f->world_rank[r] : (long long)r;
-        if (w >= 0 && w < (long long)L->nworld)
-            L->by_world[w] = r;
+        if (w >= 0 && w < (long long)L->nworld) L->by_world[w] = r;
     }
-    for (size_t k = 0; k < L->nnodes; k++)
-        L->start[k + 1] += L->start[k];
+    for (size_t k = 0; k < L->nnodes; k++) L->start[k + 1] += L->start[k];
     sort_fleet = f;
     qsort(L->order, f->nranks, sizeof *L->order, by_node);
     return 0;
@@ -222,8 +209,7 @@ static size_t local_row(const struct fleet *f, size_t r, long long j)
     const struct mcf_links *L = f->links;
     size_t k = (size_t)f->node[r];
     for (size_t i = L->start[k]; i < L->start[k + 1]; i++)
-        if (f->local_rank[L->order[i]] == j)
-            return L->order[i];
+        if (f->local_rank[L->order[i]] == j) return L->order[i];
     return SIZE_MAX;
 }
 
@@ -233,7 +219,7 @@ static size_t world_row(const struct fleet *f, double w)
     return isfinite(w) && w >= 0 && w < (double)L->nworld ? L->by_world[(size_t)w] : SIZE_MAX;
 }
 
-static int worse(const struct ltest *t, double a, double b)   /* a worse than b (b NaN: any a) */
+static int worse(const struct ltest *t, double a, double b) /* a worse than b (b NaN: any a) */
 {
     return isfinite(a) && (!isfinite(b) || (t->latency ? a > b : a < b));
 }
@@ -244,8 +230,7 @@ static size_t node_size(const struct fleet *f, size_t k)
     const struct mcf_links *L = f->links;
     long long n = 0;
     for (size_t i = L->start[k]; i < L->start[k + 1]; i++)
-        if (f->local_rank[L->order[i]] + 1 > n)
-            n = f->local_rank[L->order[i]] + 1;
+        if (f->local_rank[L->order[i]] + 1 > n) n = f->local_rank[L->order[i]] + 1;
     return n > MCF_MAX_PEERS ? MCF_MAX_PEERS : (size_t)n;
 }
 
@@ -254,13 +239,13 @@ static int worst_slot(const struct fleet *f, const struct ltest *t, size_t r)
 {
     int best = -1, n = t->link == MCF_CLINK_PEER ? (int)node_size(f, (size_t)f->node[r]) : t->slots;
     for (int j = 0; j < n && j < t->slots; j++)
-        if (worse(t, t->v[r * t->slots + j], best < 0 ? NAN : t->v[r * t->slots + best]))
-            best = j;
+        if (worse(t, t->v[r * t->slots + j], best < 0 ? NAN : t->v[r * t->slots + best])) best = j;
     return best;
 }
 
 /* A node's worst cell: its row, slot and value (*row SIZE_MAX: none). */
-static double node_worst(const struct fleet *f, const struct ltest *t, size_t k, size_t *row, int *slot)
+static double node_worst(const struct fleet *f, const struct ltest *t, size_t k, size_t *row,
+                         int *slot)
 {
     const struct mcf_links *L = f->links;
     double v = NAN;
@@ -278,24 +263,24 @@ static double node_worst(const struct fleet *f, const struct ltest *t, size_t k,
     return v;
 }
 
-static const char *unit_of(const struct ltest *t) { return t->latency ? "ns" : "GB/s"; }
+static const char *unit_of(const struct ltest *t)
+{
+    return t->latency ? "ns" : "GB/s";
+}
 
 /* ---- attribution */
 
 void mcf_links_attribute(struct fleet *f)
 {
-    if (!f->links || index_rows(f) < 0)
-        return;
+    if (!f->links || index_rows(f) < 0) return;
     for (size_t k = 0; k < f->causes.n; k++) {
         struct mcf_cause *c = &f->causes.v[k];
         if (c->rule != MCF_RULE_FLEET && c->rule != MCF_RULE_NODE && c->rule != MCF_RULE_PROFILE)
             continue;
         const struct ltest *t = NULL;
         for (size_t i = 0; i < f->links->n && !t; i++)
-            if (!strcmp(f->links->t[i].test, c->test))
-                t = &f->links->t[i];
-        if (!t)
-            continue;
+            if (!strcmp(f->links->t[i].test, c->test)) t = &f->links->t[i];
+        if (!t) continue;
         size_t r = c->rank;
         char what[200];
         int j = t->slots ? worst_slot(f, t, r) : -1;
@@ -310,14 +295,15 @@ void mcf_links_attribute(struct fleet *f)
                 snprintf(to, sizeof to, "%.40s", mcf_str_at(&f->pci, q));
             else
                 snprintf(to, sizeof to, "local rank %d", j);
-            snprintf(what, sizeof what, "NVLink/peer link %.40s \xe2\x86\x92 %s (local rank %lld \xe2\x86\x92 %d)",
+            snprintf(what, sizeof what,
+                     "NVLink/peer link %.40s \xe2\x86\x92 %s (local rank %lld \xe2\x86\x92 %d)",
                      mcf_str_at(&f->pci, r), j >= 0 ? to : "?", f->local_rank[r], j);
             break;
         }
         case MCF_CLINK_NETWORK: {
             size_t q = j >= 0 ? world_row(f, t->partner[r * t->slots + j]) : SIZE_MAX;
-            snprintf(what, sizeof what, "network: node %.60s (worst with %.60s)", mcf_str_at(&f->host, r),
-                     q != SIZE_MAX ? mcf_str_at(&f->host, q) : "?");
+            snprintf(what, sizeof what, "network: node %.60s (worst with %.60s)",
+                     mcf_str_at(&f->host, r), q != SIZE_MAX ? mcf_str_at(&f->host, q) : "?");
             break;
         }
         default:
@@ -329,8 +315,7 @@ void mcf_links_attribute(struct fleet *f)
         char tail[220];
         int n = snprintf(tail, sizeof tail, "; the link: %s", what);
         size_t keep = sizeof c->text - 1 - (size_t)n;
-        if (strlen(c->text) > keep)
-            c->text[keep] = '\0';
+        if (strlen(c->text) > keep) c->text[keep] = '\0';
         strncat(c->text, tail, sizeof c->text - strlen(c->text) - 1);
     }
 }
@@ -344,10 +329,8 @@ static int by_worst(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     double vx = sort_worst[x], vy = sort_worst[y];
-    if (worse(sort_test, vx, vy))
-        return -1;
-    if (worse(sort_test, vy, vx))
-        return 1;
+    if (worse(sort_test, vx, vy)) return -1;
+    if (worse(sort_test, vy, vx)) return 1;
     return (x > y) - (x < y);
 }
 
@@ -390,10 +373,10 @@ static void text_matrix(struct fleet *f, const struct ltest *t, size_t k, FILE *
         fprintf(out, "no figures\n");
         return;
     }
-    fprintf(out, "worst %.4g %s, local rank %lld \xe2\x86\x92 %d\n", wv, unit_of(t), f->local_rank[wr], ws);
+    fprintf(out, "worst %.4g %s, local rank %lld \xe2\x86\x92 %d\n", wv, unit_of(t),
+            f->local_rank[wr], ws);
     fprintf(out, "    %-16s", "GPU \\ peer");
-    for (size_t j = 0; j < n; j++)
-        fprintf(out, " %9zu", j);
+    for (size_t j = 0; j < n; j++) fprintf(out, " %9zu", j);
     fputc('\n', out);
     for (size_t i = 0; i < n; i++) {
         size_t r = local_row(f, wr, (long long)i);
@@ -421,38 +404,47 @@ static void text_network(struct fleet *f, const struct ltest *t, size_t k, FILE 
     }
     double p = t->partner[wr * t->slots + ws];
     size_t q = world_row(f, p);
-    fprintf(out, "worst %.4g %s, rank %zu (local rank %lld) with world rank %.0f on %.60s, round %d\n", wv,
-            unit_of(t), wr, f->local_rank[wr], p, q != SIZE_MAX ? mcf_str_at(&f->host, q) : "?", ws);
+    fprintf(out,
+            "worst %.4g %s, rank %zu (local rank %lld) with world rank %.0f on %.60s, round %d\n",
+            wv, unit_of(t), wr, f->local_rank[wr], p, q != SIZE_MAX ? mcf_str_at(&f->host, q) : "?",
+            ws);
 }
 
 void mcf_links_print_text(struct fleet *f, FILE *out)
 {
-    if (!f->links || index_rows(f) < 0)
-        return;
+    if (!f->links || index_rows(f) < 0) return;
     static const int kinds[] = { MCF_CLINK_PEER, MCF_CLINK_NETWORK };
     for (size_t kk = 0; kk < 2; kk++) {
         int kind = kinds[kk];
         int said = 0;
         for (size_t i = 0; i < f->links->n; i++) {
             const struct ltest *t = &f->links->t[i];
-            if (t->link != kind)
-                continue;
+            if (t->link != kind) continue;
             if (!said++)
-                fprintf(out, kind == MCF_CLINK_PEER
-                        ? "\nLinks between the GPUs of a node (peer tests; each GPU's median over its repetitions; "
-                          "row: the GPU by local rank and PCI bus, column: its peer's local rank; * the node's "
-                          "worst), worst node first:\n"
-                        : "\nNetwork, each node's worst pair (the lowest figure, or highest latency, of its ranks "
-                          "over their rounds; a rank's judged figure is its median partner), worst node first:\n");
+                fprintf(out,
+                        kind == MCF_CLINK_PEER ? "\nLinks between the GPUs of a node (peer tests; "
+                                                 "each GPU's median over its repetitions; "
+                                                 "row: the GPU by local rank and PCI bus, column: "
+                                                 "its peer's local rank; * the node's "
+                                                 "worst), worst node first:\n"
+                                               : "\nNetwork, each node's worst pair (the lowest "
+                                                 "figure, or highest latency, of its ranks "
+                                                 "over their rounds; a rank's judged figure is its "
+                                                 "median partner), worst node first:\n");
             size_t *v = nodes_worst_first(f, t);
-            size_t nn = f->links->nnodes, shown = f->opts->max_rows > 0 && (size_t)f->opts->max_rows < nn
-                                                      ? (size_t)f->opts->max_rows : nn;
+            size_t nn = f->links->nnodes,
+                   shown = f->opts->max_rows > 0 && (size_t)f->opts->max_rows < nn
+                ? (size_t)f->opts->max_rows
+                : nn;
             for (size_t s = 0; v && s < shown; s++)
                 if (f->links->start[v[s]] < f->links->start[v[s] + 1])
                     (kind == MCF_CLINK_PEER ? text_matrix : text_network)(f, t, v[s], out);
             if (v && shown < nn)
-                fprintf(out, "  ... %zu more nodes (--rows 0 shows them all; --format json or links-csv has "
-                        "them)\n", nn - shown);
+                fprintf(
+                    out,
+                    "  ... %zu more nodes (--rows 0 shows them all; --format json or links-csv has "
+                    "them)\n",
+                    nn - shown);
             free(v);
         }
     }
@@ -468,15 +460,15 @@ void mcf_links_print_json(struct fleet *f, FILE *out)
     int nt = 0;
     for (size_t i = 0; i < f->links->n; i++) {
         const struct ltest *t = &f->links->t[i];
-        if (t->link != MCF_CLINK_PEER && t->link != MCF_CLINK_NETWORK)
-            continue;
+        if (t->link != MCF_CLINK_PEER && t->link != MCF_CLINK_NETWORK) continue;
         fprintf(out, "%s\n  {\"test\": ", nt++ ? "," : "");
         mcf_json_str(out, t->test);
         fprintf(out, ", \"link\": \"%s\", \"mode\": \"%s\", \"unit\": \"%s\", \"nodes\": [",
-                t->link == MCF_CLINK_PEER ? "peer" : "network", t->latency ? "latency" : "throughput", unit_of(t));
+                t->link == MCF_CLINK_PEER ? "peer" : "network",
+                t->latency ? "latency" : "throughput", unit_of(t));
         for (size_t k = 0, nk = 0; k < f->links->nnodes; k++) {
             if (f->links->start[k] == f->links->start[k + 1])
-                continue;   /* no rows: a node index the file skips */
+                continue; /* no rows: a node index the file skips */
             size_t wr, n = node_size(f, k), first = f->links->order[f->links->start[k]];
             int ws;
             double wv = node_worst(f, t, k, &wr, &ws);
@@ -486,14 +478,17 @@ void mcf_links_print_json(struct fleet *f, FILE *out)
             if (wr == SIZE_MAX)
                 fputs("null", out);
             else if (t->link == MCF_CLINK_PEER) {
-                fprintf(out, "{\"from_local_rank\": %lld, \"to_local_rank\": %d, \"value\": ", f->local_rank[wr], ws);
+                fprintf(out, "{\"from_local_rank\": %lld, \"to_local_rank\": %d, \"value\": ",
+                        f->local_rank[wr], ws);
                 mcf_json_num(out, wv);
                 fputc('}', out);
             } else {
                 double p = t->partner[wr * t->slots + ws];
                 size_t q = world_row(f, p);
-                fprintf(out, "{\"rank\": %zu, \"local_rank\": %lld, \"round\": %d, \"partner_world_rank\": ", wr,
-                        f->local_rank[wr], ws);
+                fprintf(
+                    out,
+                    "{\"rank\": %zu, \"local_rank\": %lld, \"round\": %d, \"partner_world_rank\": ",
+                    wr, f->local_rank[wr], ws);
                 mcf_json_num(out, p);
                 fprintf(out, ", \"partner_host\": ");
                 mcf_json_str(out, q != SIZE_MAX ? mcf_str_at(&f->host, q) : "");
@@ -535,14 +530,14 @@ void mcf_links_print_json(struct fleet *f, FILE *out)
 
 void mcf_links_print_csv(struct fleet *f, FILE *out)
 {
-    fputs("test,link,unit,node,host,from_rank,from_local_rank,from_pci,to_rank,to_local_rank,to_pci,to_host,round,"
-          "value,node_worst\n", out);
-    if (!f->links || index_rows(f) < 0)
-        return;
+    fputs("test,link,unit,node,host,from_rank,from_local_rank,from_pci,to_rank,to_local_rank,to_"
+          "pci,to_host,round,"
+          "value,node_worst\n",
+          out);
+    if (!f->links || index_rows(f) < 0) return;
     for (size_t i = 0; i < f->links->n; i++) {
         const struct ltest *t = &f->links->t[i];
-        if (t->link != MCF_CLINK_PEER && t->link != MCF_CLINK_NETWORK)
-            continue;
+        if (t->link != MCF_CLINK_PEER && t->link != MCF_CLINK_NETWORK) continue;
         for (size_t k = 0; k < f->links->nnodes; k++) {
             size_t wr;
             int ws;
@@ -551,18 +546,19 @@ void mcf_links_print_csv(struct fleet *f, FILE *out)
                 size_t r = f->links->order[s];
                 for (int j = 0; j < t->slots; j++) {
                     double v = t->v[r * t->slots + j];
-                    if (!isfinite(v))
-                        continue;
-                    size_t q = t->link == MCF_CLINK_PEER ? local_row(f, r, j)
-                                                         : world_row(f, t->partner[r * t->slots + j]);
+                    if (!isfinite(v)) continue;
+                    size_t q = t->link == MCF_CLINK_PEER
+                        ? local_row(f, r, j)
+                        : world_row(f, t->partner[r * t->slots + j]);
                     mcf_csv_str(out, t->test);
-                    fprintf(out, ",%s,%s,%zu,", t->link == MCF_CLINK_PEER ? "peer" : "network", unit_of(t), k);
+                    fprintf(out, ",%s,%s,%zu,", t->link == MCF_CLINK_PEER ? "peer" : "network",
+                            unit_of(t), k);
                     mcf_csv_str(out, mcf_str_at(&f->host, r));
                     fprintf(out, ",%zu,%lld,", r, f->local_rank[r]);
                     mcf_csv_str(out, mcf_str_at(&f->pci, r));
                     if (q != SIZE_MAX)
                         fprintf(out, ",%zu,%lld,", q, f->local_rank[q]);
-                    else if (t->link == MCF_CLINK_PEER)   /* no row for that local rank: its number */
+                    else if (t->link == MCF_CLINK_PEER) /* no row for that local rank: its number */
                         fprintf(out, ",,%d,", j);
                     else
                         fputs(",,,", out);

@@ -73,34 +73,38 @@ static void nvlink_down(struct fleet *f, size_t r)
     long long up = lower(f, MCF_HC_NVLINK_ACTIVE, r), links = higher(f, MCF_HC_NVLINK_LINKS, r);
     long long ref = up > 0 && links > up ? links : -1, peers;
     char why[160];
-    if (up < 0)
-        return;
+    if (up < 0) return;
     peers = model_most(f, r, up);
-    if (peers > up && peers > ref)
-        ref = peers;
-    if (ref <= up)
-        return;
+    if (peers > up && peers > ref) ref = peers;
+    if (ref <= up) return;
     if (ref == links)
         snprintf(why, sizeof why, "the GPU has %lld", links);
     else
-        snprintf(why, sizeof why, "another %.60s in this file has %lld up; this one has %lld", mcf_strs_at(&f->device, r),
-                 peers, links);
-    mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "nvlink_active", (double)up, (double)ref, 5e4,
-                  "NVLink down: %lld of %lld links active (%lld up before the run, %lld after; %s)", up, ref,
-                  at(f, MCF_HC_NVLINK_ACTIVE, r, 0), at(f, MCF_HC_NVLINK_ACTIVE, r, 1), why);
+        snprintf(why, sizeof why, "another %.60s in this file has %lld up; this one has %lld",
+                 mcf_strs_at(&f->device, r), peers, links);
+    mcf_cause_add(
+        f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "nvlink_active", (double)up, (double)ref, 5e4,
+        "NVLink down: %lld of %lld links active (%lld up before the run, %lld after; %s)", up, ref,
+        at(f, MCF_HC_NVLINK_ACTIVE, r, 0), at(f, MCF_HC_NVLINK_ACTIVE, r, 1), why);
 }
 
 static void nvlink_errors(struct fleet *f, size_t r)
 {
-    long long replay = grew(f, MCF_HC_NVLINK_REPLAY, r), recovery = grew(f, MCF_HC_NVLINK_RECOVERY, r),
+    long long replay = grew(f, MCF_HC_NVLINK_REPLAY, r),
+              recovery = grew(f, MCF_HC_NVLINK_RECOVERY, r),
               flit = grew(f, MCF_HC_NVLINK_CRC_FLIT, r), data = grew(f, MCF_HC_NVLINK_CRC_DATA, r);
     char counts[200];
-    snprintf(counts, sizeof counts, "replay %+lld, recovery %+lld, CRC flit %+lld, CRC data %+lld; after the run "
-             "%lld, %lld, %lld, %lld", replay, recovery, flit, data, at(f, MCF_HC_NVLINK_REPLAY, r, 1),
-             at(f, MCF_HC_NVLINK_RECOVERY, r, 1), at(f, MCF_HC_NVLINK_CRC_FLIT, r, 1), at(f, MCF_HC_NVLINK_CRC_DATA, r, 1));
+    snprintf(counts, sizeof counts,
+             "replay %+lld, recovery %+lld, CRC flit %+lld, CRC data %+lld; after the run "
+             "%lld, %lld, %lld, %lld",
+             replay, recovery, flit, data, at(f, MCF_HC_NVLINK_REPLAY, r, 1),
+             at(f, MCF_HC_NVLINK_RECOVERY, r, 1), at(f, MCF_HC_NVLINK_CRC_FLIT, r, 1),
+             at(f, MCF_HC_NVLINK_CRC_DATA, r, 1));
     if (recovery > 0) {
-        mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "nvlink_recovery_errors", (double)recovery, 0, 5e4,
-                      "NVLink recovery errors during the run: a link dropped out and retrained (%s)", counts);
+        mcf_cause_add(
+            f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "nvlink_recovery_errors", (double)recovery, 0,
+            5e4, "NVLink recovery errors during the run: a link dropped out and retrained (%s)",
+            counts);
         return;
     }
     if (replay <= 0) {
@@ -108,22 +112,24 @@ static void nvlink_errors(struct fleet *f, size_t r)
          * healthy H200 pair counted 7 to 731 in a run of the link tests
          * (docs/performance.md, issue 29): a note with the counts, no cause */
         if (flit > 0 || data > 0)
-            append(f, &f->notes, "  rank %zu: NVLink CRC errors during the run, corrected without a replay (%s); "
-                   "NVIDIA counts them a fault only at high rates\n", r, counts);
+            append(f, &f->notes,
+                   "  rank %zu: NVLink CRC errors during the run, corrected without a replay (%s); "
+                   "NVIDIA counts them a fault only at high rates\n",
+                   r, counts);
         return;
     }
-    mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_WARN, "", "nvlink_replay_errors", (double)replay, 0, 2,
-                  "NVLink errors during the run, corrected by replay (%s)", counts);
+    mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_WARN, "", "nvlink_replay_errors", (double)replay, 0,
+                  2, "NVLink errors during the run, corrected by replay (%s)", counts);
 }
 
 static void xgmi(struct fleet *f, size_t r)
 {
     long long before = at(f, MCF_HC_XGMI_ERROR, r, 0), after = at(f, MCF_HC_XGMI_ERROR, r, 1);
     long long st = before > after ? before : after;
-    if (st <= 0)
-        return;
+    if (st <= 0) return;
     mcf_cause_add(f, r, MCF_RULE_HEALTH, MCF_V_FAIL, "", "xgmi_error_status", (double)st, 0, 5e4,
-                  "xGMI link error%s: status %lld before the run, %lld after (rocm-smi/amd-smi xGMI error status: "
+                  "xGMI link error%s: status %lld before the run, %lld after (rocm-smi/amd-smi "
+                  "xGMI error status: "
                   "1 an error, 2 several, since the driver loaded or the status was reset)",
                   st > 1 ? "s" : "", before, after);
 }

@@ -12,19 +12,19 @@
 enum mcf_report_format { MCF_FORMAT_TEXT, MCF_FORMAT_JSON, MCF_FORMAT_CSV, MCF_FORMAT_LINKS_CSV };
 
 struct mcf_report_opts {
-    int format;                /* enum mcf_report_format */
-    const char *profiles;      /* --profiles DIR; NULL: $MCFLEET_PROFILES, then the installed profiles */
-    int no_profiles;           /* --no-profiles: the peer verdict alone */
-    struct mcf_vrules rules;   /* --warn, --fail */
-    long max_rows;             /* --rows N: flagged GPUs printed in text (0: all) */
+    int format; /* enum mcf_report_format */
+    const char *profiles; /* --profiles DIR; NULL: $MCFLEET_PROFILES, then the installed profiles */
+    int no_profiles; /* --no-profiles: the peer verdict alone */
+    struct mcf_vrules rules; /* --warn, --fail */
+    long max_rows; /* --rows N: flagged GPUs printed in text (0: all) */
 };
 
 void mcf_report_opts_default(struct mcf_report_opts *o);
 
 /* ARGV[0] is "report"; FILE is the one operand. MCF_EINPUT naming the option
  * on a bad one; *help set for --help (the usage is printed by the caller). */
-int mcf_report_opts_parse(int argc, char **argv, struct mcf_report_opts *o, const char **file, int *help,
-                          struct mcf_err *e);
+int mcf_report_opts_parse(int argc, char **argv, struct mcf_report_opts *o, const char **file,
+                          int *help, struct mcf_err *e);
 void mcf_report_usage(FILE *out);
 
 #endif

@@ -16,10 +16,8 @@
 
 int mcf_host_row(const struct fleet *f, size_t r)
 {
-    if (f->backend && !strcmp(f->backend, "host"))
-        return 1;
-    if (f->backend && (!strcmp(f->backend, "cuda") || !strcmp(f->backend, "hip")))
-        return 0;
+    if (f->backend && !strcmp(f->backend, "host")) return 1;
+    if (f->backend && (!strcmp(f->backend, "cuda") || !strcmp(f->backend, "hip"))) return 0;
     /* the backend not recorded or not one (a damaged file): a GPU's arch is
      * sm_* or gfx*, a CPU's x86_64, aarch64 ... */
     const char *arch = f->arch.buf ? mcf_strs_at(&f->arch, r) : "";
@@ -29,8 +27,7 @@ int mcf_host_row(const struct fleet *f, size_t r)
 size_t mcf_ranks_on_gpu(const struct fleet *f, size_t r)
 {
     size_t k = 0;
-    if (!f->node || !f->device_index || f->device_index[r] < 0)
-        return 1;
+    if (!f->node || !f->device_index || f->device_index[r] < 0) return 1;
     for (size_t q = 0; q < f->nranks; q++)
         k += f->node[q] == f->node[r] && f->device_index[q] == f->device_index[r];
     return k ? k : 1;
@@ -39,25 +36,28 @@ size_t mcf_ranks_on_gpu(const struct fleet *f, size_t r)
 double mcf_foreign_procs(const struct fleet *f, size_t r, const char *test)
 {
     const struct evidence *ev = test && test[0] ? mcf_evidence_of(f, test) : NULL;
-    if (!ev || !ev->col[EV_PROCS] || !isfinite(ev->col[EV_PROCS][r]))
-        return NAN;
+    if (!ev || !ev->col[EV_PROCS] || !isfinite(ev->col[EV_PROCS][r])) return NAN;
     return ev->col[EV_PROCS][r] - (double)mcf_ranks_on_gpu(f, r);
 }
 
 /* "9.8% below the fleet median 1.01e+06 GFLOP/s" */
-static void peer_cause(struct fleet *f, const struct fig *g, size_t row, int rule, const struct mcf_peer *p,
-                       size_t peers)
+static void peer_cause(struct fleet *f, const struct fig *g, size_t row, int rule,
+                       const struct mcf_peer *p, size_t peers)
 {
     double bad = -g->better * p->deviation;
     char prior[96] = "";
     if (p->prior)
-        snprintf(prior, sizeof prior, "; too few GPUs to measure their spread, taken as %.1f%%", 100 * p->spread);
-    mcf_cause_add(f, row, rule, p->level, g->test, g->metric, g->med[row], p->reference, bad / p->threshold,
-        "%s %s %.5g %s: %.1f%% %s the %s %.5g (warn beyond %.1f%%, fail beyond %.1f%%%s)", g->test, g->metric,
-        g->med[row], g->unit, 100 * fabs(p->deviation), p->deviation < 0 ? "below" : "above",
-        rule == MCF_RULE_NODE ? "best GPU of its node" : peers == 2 ? "mean of the 2 GPUs" : "fleet median",
-        p->reference, 100 * p->threshold,
-        100 * p->fail_threshold, prior);
+        snprintf(prior, sizeof prior, "; too few GPUs to measure their spread, taken as %.1f%%",
+                 100 * p->spread);
+    mcf_cause_add(f, row, rule, p->level, g->test, g->metric, g->med[row], p->reference,
+                  bad / p->threshold,
+                  "%s %s %.5g %s: %.1f%% %s the %s %.5g (warn beyond %.1f%%, fail beyond %.1f%%%s)",
+                  g->test, g->metric, g->med[row], g->unit, 100 * fabs(p->deviation),
+                  p->deviation < 0 ? "below" : "above",
+                  rule == MCF_RULE_NODE ? "best GPU of its node"
+                      : peers == 2      ? "mean of the 2 GPUs"
+                                        : "fleet median",
+                  p->reference, 100 * p->threshold, 100 * p->fail_threshold, prior);
 }
 
 /* A GPU another job shared during the test is judged, but is no reference:
@@ -65,23 +65,26 @@ static void peer_cause(struct fleet *f, const struct fig *g, size_t row, int rul
  * was flagged against a disturbed GPU's clock). Against the reference of the
  * undisturbed GPUs: the fleet rule's median and thresholds, the node rule's
  * best of its node. */
-static void against_clean(const double *x, const long long *node, const int *shared, size_t n, int better,
-                          const struct mcf_vrules *rules, struct mcf_peer *p, int node_rule)
+static void against_clean(const double *x, const long long *node, const int *shared, size_t n,
+                          int better, const struct mcf_vrules *rules, struct mcf_peer *p,
+                          int node_rule)
 {
     for (size_t i = 0; i < n; i++) {
-        if (!shared[i])
-            continue;
+        if (!shared[i]) continue;
         const struct mcf_peer *ref = NULL;
         for (size_t j = 0; j < n && !ref; j++)
             if (!shared[j] && isfinite(p[j].reference) && (!node_rule || node[j] == node[i]))
                 ref = &p[j];
-        p[i] = (struct mcf_peer){ .reference = NAN, .deviation = NAN, .threshold = NAN, .level = MCF_V_PASS };
-        if (!ref || !isfinite(x[i]) || ref->reference == 0.0)
-            continue;
+        p[i] = (struct mcf_peer){
+            .reference = NAN, .deviation = NAN, .threshold = NAN, .level = MCF_V_PASS
+        };
+        if (!ref || !isfinite(x[i]) || ref->reference == 0.0) continue;
         p[i] = *ref;
         p[i].deviation = (x[i] - ref->reference) / fabs(ref->reference);
         double bad = -better * p[i].deviation;
-        p[i].level = bad > ref->fail_threshold ? MCF_V_FAIL : bad > ref->threshold ? MCF_V_WARN : MCF_V_PASS;
+        p[i].level = bad > ref->fail_threshold ? MCF_V_FAIL
+            : bad > ref->threshold             ? MCF_V_WARN
+                                               : MCF_V_PASS;
     }
     (void)rules;
 }
@@ -111,8 +114,7 @@ int mcf_judge_peers(struct fleet *f, const struct fig *g, const size_t *rows, si
     struct mcf_peer *pf = malloc(sizeof *pf * n), *pn = malloc(sizeof *pn * n);
     size_t nshared = 0;
     int rc = -1;
-    if (!x || !clean || !node || !shared || !pf || !pn)
-        goto done;
+    if (!x || !clean || !node || !shared || !pf || !pn) goto done;
     for (size_t i = 0; i < n; i++) {
         x[i] = g->med[rows[i]];
         node[i] = f->node ? f->node[rows[i]] : (long long)rows[i];
@@ -120,7 +122,8 @@ int mcf_judge_peers(struct fleet *f, const struct fig *g, const size_t *rows, si
         nshared += shared[i];
         clean[i] = shared[i] ? NAN : x[i];
     }
-    if (nshared == n) {   /* none undisturbed: judged among themselves (each cause the environment's) */
+    if (nshared ==
+        n) { /* none undisturbed: judged among themselves (each cause the environment's) */
         nshared = 0;
         memset(shared, 0, sizeof *shared * n);
         memcpy(clean, x, sizeof *x * n);
@@ -130,12 +133,10 @@ int mcf_judge_peers(struct fleet *f, const struct fig *g, const size_t *rows, si
      * repetition spread where that is larger: GPUs whose repetitions scatter
      * by 30 % cannot be told apart by less */
     struct mcf_vrules rules = f->opts->rules;
-    if (n && mcf_host_row(f, rows[0]))
-        rules.prior_rel = rules.host_prior_rel;
+    if (n && mcf_host_row(f, rows[0])) rules.prior_rel = rules.host_prior_rel;
     if (is_per_watt(g) && rules.power_prior_rel > rules.prior_rel)
         rules.prior_rel = rules.power_prior_rel;
-    if (isfinite(g->rep_rel) && g->rep_rel > rules.prior_rel)
-        rules.prior_rel = g->rep_rel;
+    if (isfinite(g->rep_rel) && g->rep_rel > rules.prior_rel) rules.prior_rel = g->rep_rel;
     mcf_peer_fleet(clean, n, g->better, &rules, pf);
     mcf_peer_node(clean, node, n, g->better, &rules, pn);
     if (nshared) {
@@ -143,11 +144,9 @@ int mcf_judge_peers(struct fleet *f, const struct fig *g, const size_t *rows, si
         against_clean(x, node, shared, n, g->better, &rules, pn, 1);
     }
     for (size_t i = 0; i < n; i++) {
-        if (pf[i].level != MCF_V_PASS)
-            peer_cause(f, g, rows[i], MCF_RULE_FLEET, &pf[i], n);
+        if (pf[i].level != MCF_V_PASS) peer_cause(f, g, rows[i], MCF_RULE_FLEET, &pf[i], n);
         /* the node rule adds what the fleet rule did not see */
-        if (pn[i].level > pf[i].level)
-            peer_cause(f, g, rows[i], MCF_RULE_NODE, &pn[i], n);
+        if (pn[i].level > pf[i].level) peer_cause(f, g, rows[i], MCF_RULE_NODE, &pn[i], n);
     }
     rc = 0;
 done:

@@ -12,7 +12,8 @@ static int each_name(struct mcf_rd *rd, hid_t g, const char *gname, const char *
     char *list = NULL, obj[256];
     int rc = mcf_rd_attr_text(rd, g, gname, attr, &list);
     snprintf(obj, sizeof obj, "%s attribute %s", gname, attr);
-    for (char *save = NULL, *t = rc > 0 ? strtok_r(list, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save))
+    for (char *save = NULL, *t = rc > 0 ? strtok_r(list, ",", &save) : NULL; t;
+         t = strtok_r(NULL, ",", &save))
         if (fn(sf, t, ctx) < 0) {
             mcf_rd_bad(rd, obj, "'%.40s': %s", t, (const char *)ctx);
             rc = -1;
@@ -25,15 +26,15 @@ static int each_name(struct mcf_rd *rd, hid_t g, const char *gname, const char *
 static struct mcf_schema_key *key_of(struct mcf_schema_family *sf, const char *name)
 {
     for (int i = 0; i < sf->nkeys; i++)
-        if (!strcmp(sf->key[i].name, name))
-            return &sf->key[i];
+        if (!strcmp(sf->key[i].name, name)) return &sf->key[i];
     return NULL;
 }
 
 static int add_key(struct mcf_schema_family *sf, const char *name, void *why)
 {
     if (strlen(name) >= MCF_SCHEMA_NAME || sf->nkeys == MCF_SCHEMA_MAX_KEYS || key_of(sf, name)) {
-        snprintf(why, 64, "a key name too long, repeated, or more than %d keys", MCF_SCHEMA_MAX_KEYS);
+        snprintf(why, 64, "a key name too long, repeated, or more than %d keys",
+                 MCF_SCHEMA_MAX_KEYS);
         return -1;
     }
     snprintf(sf->key[sf->nkeys++].name, MCF_SCHEMA_NAME, "%s", name);
@@ -43,8 +44,7 @@ static int add_key(struct mcf_schema_family *sf, const char *name, void *why)
 static int mark_amount(struct mcf_schema_family *sf, const char *name, void *why)
 {
     struct mcf_schema_key *k = key_of(sf, name);
-    if (!k)
-        return snprintf(why, 64, "not one of the family's keys"), -1;
+    if (!k) return snprintf(why, 64, "not one of the family's keys"), -1;
     k->amount = 1;
     return 0;
 }
@@ -58,13 +58,13 @@ static int mark_quiet(struct mcf_schema_family *sf, const char *name, void *why)
     return 0;
 }
 
-static void read_family(struct mcf_rd *rd, hid_t fams, const char *name, struct mcf_schema_family *sf)
+static void read_family(struct mcf_rd *rd, hid_t fams, const char *name,
+                        struct mcf_schema_family *sf)
 {
     char gname[128], why[64] = "";
     hid_t g;
     snprintf(gname, sizeof gname, "/meta/families/%s", name);
-    if (mcf_rd_open(rd, fams, "/meta/families", name, H5I_GROUP, &g) <= 0)
-        return;
+    if (mcf_rd_open(rd, fams, "/meta/families", name, H5I_GROUP, &g) <= 0) return;
     snprintf(sf->name, sizeof sf->name, "%s", name);
     if (each_name(rd, g, gname, "keys", add_key, sf, why) == 0)
         mcf_rd_bad(rd, gname, "attribute keys: missing");
@@ -79,8 +79,7 @@ static void read_family(struct mcf_rd *rd, hid_t fams, const char *name, struct 
         free(v);
     }
     each_name(rd, g, gname, "amounts", mark_amount, sf, why);
-    if (H5Aexists(g, "quiet") > 0)
-        each_name(rd, g, gname, "quiet", mark_quiet, sf, why);
+    if (H5Aexists(g, "quiet") > 0) each_name(rd, g, gname, "quiet", mark_quiet, sf, why);
     H5Gclose(g);
 }
 
@@ -106,11 +105,11 @@ void mcf_schema_read(struct mcf_rd *rd, hid_t file, struct mcf_schema *s)
 {
     hid_t meta = H5I_INVALID_HID, fams = H5I_INVALID_HID;
     int rc = 0;
-    if (mcf_rd_open(rd, file, "", "meta", H5I_GROUP, &meta) > 0 && H5Lexists(meta, "families", H5P_DEFAULT) > 0)
+    if (mcf_rd_open(rd, file, "", "meta", H5I_GROUP, &meta) > 0 &&
+        H5Lexists(meta, "families", H5P_DEFAULT) > 0)
         rc = mcf_rd_open(rd, meta, "/meta", "families", H5I_GROUP, &fams);
-    if (meta >= 0)
-        H5Gclose(meta);
-    if (rc <= 0) {   /* a file older than the schema (or a bad one: reported) */
+    if (meta >= 0) H5Gclose(meta);
+    if (rc <= 0) { /* a file older than the schema (or a bad one: reported) */
         mcf_schema_legacy(s);
         return;
     }
@@ -124,20 +123,20 @@ void mcf_schema_read(struct mcf_rd *rd, hid_t file, struct mcf_schema *s)
     if (H5Literate(fams, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, collect, l) < 0 && !l->over)
         H5Literate(fams, H5_INDEX_NAME, H5_ITER_INC, NULL, collect, l);
     if (l->over)
-        mcf_rd_bad(rd, "/meta/families", "holds more than %d families, or a name of %d bytes or more",
+        mcf_rd_bad(rd, "/meta/families",
+                   "holds more than %d families, or a name of %d bytes or more",
                    MCF_SCHEMA_MAX_FAMILIES, MCF_SCHEMA_NAME);
-    for (int i = 0; i < l->n; i++)
-        read_family(rd, fams, l->name[i], &s->fam[s->nfam++]);
+    for (int i = 0; i < l->n; i++) read_family(rd, fams, l->name[i], &s->fam[s->nfam++]);
     free(l);
     H5Gclose(fams);
 }
 
 /* An attribute's value as text: a string as it is, an integer in decimal.
  * 1 read, 0 absent, -1 bad (reported). */
-static int attr_value(struct mcf_rd *rd, hid_t g, const char *gname, const char *name, char *buf, size_t len)
+static int attr_value(struct mcf_rd *rd, hid_t g, const char *gname, const char *name, char *buf,
+                      size_t len)
 {
-    if (H5Aexists(g, name) <= 0)
-        return 0;
+    if (H5Aexists(g, name) <= 0) return 0;
     hid_t a = H5Aopen(g, name, H5P_DEFAULT), t = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
     H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
     if (t >= 0) H5Tclose(t);
@@ -145,8 +144,7 @@ static int attr_value(struct mcf_rd *rd, hid_t g, const char *gname, const char 
     int rc;
     if (c == H5T_INTEGER) {
         long long v;
-        if ((rc = mcf_rd_attr_int(rd, g, gname, name, &v)) > 0)
-            snprintf(buf, len, "%lld", v);
+        if ((rc = mcf_rd_attr_int(rd, g, gname, name, &v)) > 0) snprintf(buf, len, "%lld", v);
         return rc;
     }
     char *text = NULL;
@@ -161,8 +159,7 @@ static int attr_value(struct mcf_rd *rd, hid_t g, const char *gname, const char 
 const char *mcf_test_key(const struct mcf_test_identity *id, const char *name)
 {
     for (int i = 0; i < id->nkeys; i++)
-        if (!strcmp(id->key[i].name, name))
-            return id->key[i].value;
+        if (!strcmp(id->key[i].name, name)) return id->key[i].value;
     return NULL;
 }
 
@@ -175,7 +172,8 @@ static void rebuild_measured(struct mcf_test_identity *id, const struct mcf_sche
     for (int i = 0; i < id->nkeys && at < sizeof id->measured; i++) {
         const struct mcf_test_key *k = &id->key[i];
         const struct mcf_schema_key *sk = &sf->key[i];
-        if (k->amount || (k->implied && !sk->has_implied) || (sk->quiet && !strcmp(k->value, sk->implied)))
+        if (k->amount || (k->implied && !sk->has_implied) ||
+            (sk->quiet && !strcmp(k->value, sk->implied)))
             continue;
         int n = snprintf(id->measured + at, sizeof id->measured - at, " %s=%s", k->name, k->value);
         at += n < 0 ? 0 : (size_t)n;
@@ -183,17 +181,15 @@ static void rebuild_measured(struct mcf_test_identity *id, const struct mcf_sche
     id->rebuilt = 1;
 }
 
-int mcf_test_identity_read(struct mcf_rd *rd, const struct mcf_schema *s, hid_t g, const char *gname,
-                           struct mcf_test_identity *id)
+int mcf_test_identity_read(struct mcf_rd *rd, const struct mcf_schema *s, hid_t g,
+                           const char *gname, struct mcf_test_identity *id)
 {
     memset(id, 0, sizeof *id);
     int rc = attr_value(rd, g, gname, "kernel", id->kernel, sizeof id->kernel);
-    if (rc <= 0)
-        return rc;
+    if (rc <= 0) return rc;
     const struct mcf_schema_family *sf = NULL;
     for (int f = 0; f < s->nfam && !sf; f++)
-        if (!strcmp(s->fam[f].name, id->kernel))
-            sf = &s->fam[f];
+        if (!strcmp(s->fam[f].name, id->kernel)) sf = &s->fam[f];
     if (!sf) {
         char obj[300];
         snprintf(obj, sizeof obj, "%s attribute kernel", gname);
@@ -207,15 +203,13 @@ int mcf_test_identity_read(struct mcf_rd *rd, const struct mcf_schema *s, hid_t 
         struct mcf_test_key *k = &id->key[id->nkeys++];
         snprintf(k->name, sizeof k->name, "%s", sf->key[i].name);
         k->amount = sf->key[i].amount;
-        if ((rc = attr_value(rd, g, gname, k->name, k->value, sizeof k->value)) < 0)
-            return -1;
+        if ((rc = attr_value(rd, g, gname, k->name, k->value, sizeof k->value)) < 0) return -1;
         k->implied = rc == 0;
     }
-    for (int i = 0; i < id->nkeys; i++) {   /* "=K" after every recorded key is read */
+    for (int i = 0; i < id->nkeys; i++) { /* "=K" after every recorded key is read */
         const struct mcf_schema_key *sk = &sf->key[i];
         struct mcf_test_key *k = &id->key[i];
-        if (!k->implied || !sk->has_implied)
-            continue;
+        if (!k->implied || !sk->has_implied) continue;
         const char *v = sk->implied[0] == '=' ? mcf_test_key(id, sk->implied + 1) : sk->implied;
         snprintf(k->value, sizeof k->value, "%s", v ? v : "");
     }

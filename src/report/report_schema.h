@@ -19,10 +19,10 @@
 
 struct mcf_schema_key {
     char name[MCF_SCHEMA_NAME];
-    int amount;                  /* how much or how long: not in "measured" */
-    int quiet;                   /* left out of "measured" at its implied value */
+    int amount; /* how much or how long: not in "measured" */
+    int quiet; /* left out of "measured" at its implied value */
     int has_implied;
-    char implied[MCF_SCHEMA_VALUE];   /* what a file without the key implies; "=K": key K's value */
+    char implied[MCF_SCHEMA_VALUE]; /* what a file without the key implies; "=K": key K's value */
 };
 
 struct mcf_schema_family {
@@ -34,7 +34,7 @@ struct mcf_schema_family {
 struct mcf_schema {
     struct mcf_schema_family fam[MCF_SCHEMA_MAX_FAMILIES];
     int nfam;
-    int legacy;                  /* 1: the file has none; the frozen table's */
+    int legacy; /* 1: the file has none; the frozen table's */
 };
 
 /* A test's key as its file records it, or as the schema implies it. */
@@ -42,15 +42,15 @@ struct mcf_test_key {
     char name[MCF_SCHEMA_NAME];
     char value[MCF_SCHEMA_VALUE];
     int amount;
-    int implied;                 /* 1: the file lacks it; the value is the one implied */
+    int implied; /* 1: the file lacks it; the value is the one implied */
 };
 
 struct mcf_test_identity {
     char kernel[MCF_SCHEMA_NAME];
     struct mcf_test_key key[MCF_SCHEMA_MAX_KEYS];
     int nkeys;
-    char measured[512];          /* the attribute measured, else rebuilt from the keys */
-    int rebuilt;                 /* 1: rebuilt (files before measured) */
+    char measured[512]; /* the attribute measured, else rebuilt from the keys */
+    int rebuilt; /* 1: rebuilt (files before measured) */
 };
 
 /* The file's schema (/meta/families), else the frozen table's; problems
@@ -63,8 +63,8 @@ int mcf_legacy_better(const char *metric);
 
 /* Test group g's kernel, keys and measured text: 1 read, 0 no kernel
  * attribute, -1 a problem reported through rd. */
-int mcf_test_identity_read(struct mcf_rd *rd, const struct mcf_schema *s, hid_t g, const char *gname,
-                           struct mcf_test_identity *id);
+int mcf_test_identity_read(struct mcf_rd *rd, const struct mcf_schema *s, hid_t g,
+                           const char *gname, struct mcf_test_identity *id);
 /* The value of key NAME of the test (NULL: it has none). */
 const char *mcf_test_key(const struct mcf_test_identity *id, const char *name);
 

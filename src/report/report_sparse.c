@@ -3,9 +3,9 @@
  * comparison): the dense test of the same keys but the sparsity, and the
  * shape's k halved (mma.sp m16n8k32 beside mma m16n8k16, sparse wgmma
  * m64nNk32 beside m64nNk16); each 2:4 gemm test with the dense gemm of the
- * same type and size (the MI300A paper's library comparison). Both rates are dense-equivalent GFLOP/s, so the
- * ratio is the speedup a user of the sparse form gets; 2 is the vendors'
- * claim. Fleet medians of the per-rank medians. */
+ * same type and size (the MI300A paper's library comparison). Both rates are dense-equivalent
+ * GFLOP/s, so the ratio is the speedup a user of the sparse form gets; 2 is the vendors' claim.
+ * Fleet medians of the per-rank medians. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,12 +28,12 @@ static int dense_twin(const struct mcf_test_identity *s, const struct mcf_test_i
         return 0;
     for (int i = 0; i < s->nkeys; i++) {
         const struct mcf_test_key *a = &s->key[i], *b = &d->key[i];
-        if (a->amount || !strcmp(a->name, "sparsity"))
-            continue;
+        if (a->amount || !strcmp(a->name, "sparsity")) continue;
         if (matrix && !strcmp(a->name, "shape")) {
             int m, n, k, m2, n2, k2;
-            if (sscanf(a->value, "%dx%dx%d", &m, &n, &k) != 3 || sscanf(b->value, "%dx%dx%d", &m2, &n2, &k2) != 3 ||
-                k % 2 || m != m2 || n != n2 || k / 2 != k2)
+            if (sscanf(a->value, "%dx%dx%d", &m, &n, &k) != 3 ||
+                sscanf(b->value, "%dx%dx%d", &m2, &n2, &k2) != 3 || k % 2 || m != m2 || n != n2 ||
+                k / 2 != k2)
                 return 0;
         } else if (strcmp(a->value, b->value)) {
             return 0;
@@ -47,7 +47,8 @@ static int dense_twin(const struct mcf_test_identity *s, const struct mcf_test_i
 static const struct fig *pair_figure(const struct fleet *f, const char *test, int latency)
 {
     for (size_t i = 0; i < f->nfigs; i++)
-        if (!strcmp(f->figs[i].test, test) && (latency ? !strcmp(f->figs[i].unit, "cycles") : f->figs[i].better > 0))
+        if (!strcmp(f->figs[i].test, test) &&
+            (latency ? !strcmp(f->figs[i].unit, "cycles") : f->figs[i].better > 0))
             return &f->figs[i];
     return NULL;
 }
@@ -59,12 +60,10 @@ static double fleet_median(const struct fleet *f, const char *test, const char *
     for (size_t i = 0; v && i < f->nfigs; i++)
         if (!strcmp(f->figs[i].test, test) && !strcmp(f->figs[i].metric, metric)) {
             for (size_t r = 0; r < f->nranks; r++)
-                if (isfinite(f->figs[i].med[r]))
-                    v[n++] = f->figs[i].med[r];
+                if (isfinite(f->figs[i].med[r])) v[n++] = f->figs[i].med[r];
             break;
         }
-    if (n)
-        med = mcf_median(v, n);
+    if (n) med = mcf_median(v, n);
     free(v);
     return med;
 }
@@ -73,19 +72,19 @@ void mcf_report_sparse(struct fleet *f, struct lines *out)
 {
     for (size_t i = 0; i < f->nfacts; i++) {
         for (size_t j = 0; j < f->nfacts; j++) {
-            if (!dense_twin(&f->facts[i].id, &f->facts[j].id))
-                continue;
+            if (!dense_twin(&f->facts[i].id, &f->facts[j].id)) continue;
             const char *mode = mcf_test_key(&f->facts[j].id, "mode");
             int lat = mode && !strcmp(mode, "latency");
-            const struct fig *fs = pair_figure(f, f->facts[i].test, lat), *fd = pair_figure(f, f->facts[j].test, lat);
+            const struct fig *fs = pair_figure(f, f->facts[i].test, lat),
+                             *fd = pair_figure(f, f->facts[j].test, lat);
             double s = fs ? fleet_median(f, fs->test, fs->metric) : NAN;
             double d = fd ? fleet_median(f, fd->test, fd->metric) : NAN;
             char sv[16] = "-", dv[16] = "-", ratio[16] = "-";
             if (isfinite(s)) snprintf(sv, sizeof sv, "%.5g", s);
             if (isfinite(d)) snprintf(dv, sizeof dv, "%.5g", d);
             if (isfinite(s) && isfinite(d) && d > 0) snprintf(ratio, sizeof ratio, "%.2fx", s / d);
-            append(f, out, "  %-36.36s %11s  %-36.36s %11s  %6s%s\n", f->facts[i].test, sv, f->facts[j].test, dv, ratio,
-                   lat ? "  (latency, cycles)" : "");
+            append(f, out, "  %-36.36s %11s  %-36.36s %11s  %6s%s\n", f->facts[i].test, sv,
+                   f->facts[j].test, dv, ratio, lat ? "  (latency, cycles)" : "");
             break;
         }
     }

@@ -17,15 +17,19 @@
 #include "results.h"
 #include "stats.h"
 
-#define MAX_METRICS 1024         /* metrics one test may list */
+#define MAX_METRICS 1024 /* metrics one test may list */
 #define MAX_METRIC_NAME 255
 #define MAX_TESTS (1 << 20)
-#define BLOCK_VALUES (1 << 20)   /* values read at a time from a metric dataset */
+#define BLOCK_VALUES (1 << 20) /* values read at a time from a metric dataset */
 
 enum { C_WRONG, C_UNSUPPORTED, C_ERROR, C_NOT_RUN, C_HUNG, C_CUT, C_VERIFIED, NCAT };
 static const char *const cat_what[C_VERIFIED] = {
-    "FAILED VERIFICATION", "unsupported", "ERROR", "NOT RUN",
-    "HUNG (missed the test's end: watchdog)", "cut short (a stop or the test's time limit; no figure)"
+    "FAILED VERIFICATION",
+    "unsupported",
+    "ERROR",
+    "NOT RUN",
+    "HUNG (missed the test's end: watchdog)",
+    "cut short (a stop or the test's time limit; no figure)"
 };
 
 static int category(long long s)
@@ -43,8 +47,12 @@ static int category(long long s)
 }
 
 const char *const mcf_ev_names[NEV] = {
-    [EV_SM_MHZ] = "test_sm_mhz", [EV_TEMP] = "test_temp_c_max", [EV_THROTTLE] = "test_throttle_reasons",
-    [EV_POWER] = "test_avg_power_w", [EV_CLOCK_RATIO] = "test_clock_ratio", [EV_PROCS] = "test_gpu_procs_max",
+    [EV_SM_MHZ] = "test_sm_mhz",
+    [EV_TEMP] = "test_temp_c_max",
+    [EV_THROTTLE] = "test_throttle_reasons",
+    [EV_POWER] = "test_avg_power_w",
+    [EV_CLOCK_RATIO] = "test_clock_ratio",
+    [EV_PROCS] = "test_gpu_procs_max",
     [EV_POWER_RATIO] = "test_power_ratio",
 };
 
@@ -53,19 +61,17 @@ const char *const mcf_ev_names[NEV] = {
  * for a summary metric (STRICT: never optional), never an infinity, and where
  * the rank verified, at least one figure and none after a repetition without
  * one (a time limit or a stop ends the repetitions early, never in between). */
-static const char *row_problem(const double *row, size_t cols, long long status, int strict, size_t *at)
+static const char *row_problem(const double *row, size_t cols, long long status, int strict,
+                               size_t *at)
 {
     size_t first_nan = cols;
     for (size_t k = 0; k < cols; k++) {
         *at = k;
         if (status != MCF_STATUS_VERIFIED && isfinite(row[k]))
             return "a figure, but the rank did not verify";
-        if (!strict)
-            continue;
-        if (isinf(row[k]))
-            return "an infinite figure";
-        if (isnan(row[k]) && first_nan == cols)
-            first_nan = k;
+        if (!strict) continue;
+        if (isinf(row[k])) return "an infinite figure";
+        if (isnan(row[k]) && first_nan == cols) first_nan = k;
         if (status == MCF_STATUS_VERIFIED && isfinite(row[k]) && first_nan < k)
             return "a figure after a repetition without one";
     }
@@ -77,8 +83,8 @@ static const char *row_problem(const double *row, size_t cols, long long status,
 
 /* Keeps MED (nranks medians) as a figure the verdict judges; 1 kept (the
  * fleet owns it now), 0 not (out of memory). */
-static int keep_fig(struct fleet *f, const char *test, const char *metric, const char *unit, int better, double *med,
-                    double rep_rel)
+static int keep_fig(struct fleet *f, const char *test, const char *metric, const char *unit,
+                    int better, double *med, double rep_rel)
 {
     if (f->nfigs == f->capfigs) {
         size_t cap = f->capfigs ? 2 * f->capfigs : 32;
@@ -107,8 +113,7 @@ typedef void row_fn(const double *row, size_t rank, size_t cols, void *ctx);
 static int read_rows(struct fleet *f, struct mcf_rows *m, const char *obj, row_fn *fn, void *ctx)
 {
     size_t block = BLOCK_VALUES / m->cols ? BLOCK_VALUES / m->cols : 1;
-    if (block > f->nranks)
-        block = f->nranks;
+    if (block > f->nranks) block = f->nranks;
     double *buf = malloc(sizeof *buf * block * m->cols);
     int rc = -1;
     if (!buf) {
@@ -117,10 +122,8 @@ static int read_rows(struct fleet *f, struct mcf_rows *m, const char *obj, row_f
     }
     for (size_t r0 = 0; r0 < f->nranks; r0 += block) {
         size_t count = f->nranks - r0 < block ? f->nranks - r0 : block;
-        if (mcf_rd_rows_read(&f->rd, m, obj, r0, count, buf) < 0)
-            goto done;
-        for (size_t r = 0; r < count; r++)
-            fn(buf + r * m->cols, r0 + r, m->cols, ctx);
+        if (mcf_rd_rows_read(&f->rd, m, obj, r0, count, buf) < 0) goto done;
+        for (size_t r = 0; r < count; r++) fn(buf + r * m->cols, r0 + r, m->cols, ctx);
     }
     rc = 0;
 done:
@@ -130,14 +133,14 @@ done:
 
 /* The same over the optional [nranks, cols] dataset NAME of test group g:
  * cols, 0 where it is absent, -1 where it could not be read. */
-static long each_row(struct fleet *f, hid_t g, const char *gname, const char *name, row_fn *fn, void *ctx)
+static long each_row(struct fleet *f, hid_t g, const char *gname, const char *name, row_fn *fn,
+                     void *ctx)
 {
     char obj[512];
     struct mcf_rows m;
     mcf_rd_name(obj, sizeof obj, gname, name);
     int open = mcf_rd_rows_open(&f->rd, g, gname, name, f->nranks, 1, 1, &m);
-    if (open <= 0)
-        return open;
+    if (open <= 0) return open;
     long rc = read_rows(f, &m, obj, fn, ctx) == 0 ? (long)m.cols : -1;
     mcf_rd_rows_close(&m);
     return rc;
@@ -157,22 +160,26 @@ static void metric_row(const double *row, size_t r, size_t cols, void *ctx)
 {
     struct metric_rows *x = ctx;
     size_t k;
-    const char *why = x->check && x->status && !x->flagged ? row_problem(row, cols, x->status[r], x->strict, &k) : NULL;
+    const char *why = x->check && x->status && !x->flagged
+        ? row_problem(row, cols, x->status[r], x->strict, &k)
+        : NULL;
     if (why) {
-        mcf_rd_bad(&x->f->rd, x->obj, "rank %zu, repetition %zu: %s (status %lld)", r, k, why, x->status[r]);
+        mcf_rd_bad(&x->f->rd, x->obj, "rank %zu, repetition %zu: %s (status %lld)", r, k, why,
+                   x->status[r]);
         x->flagged = 1;
     }
     x->med[r] = mcf_median(row, cols);
     double rel = MCF_MAD_SCALE * mcf_mad(row, cols) / fabs(x->med[r]);
     if (isfinite(rel) && !(rel >= x->rep_rel))
-        x->rep_rel = rel;   /* the quietest rank: a noisy bad GPU does not widen it */
+        x->rep_rel = rel; /* the quietest rank: a noisy bad GPU does not widen it */
 }
 
 /* One metric of a test: per-rank medians, the fleet line, the outliers. With
  * CHECK (the test's own metrics), each row must agree with the rank's status
  * (row_problem; STRICT for the summary metrics). */
-static void report_metric(struct fleet *f, hid_t g, const char *gname, const char *test, const char *metric,
-                          const long long *status, int nverified, int check, int strict)
+static void report_metric(struct fleet *f, hid_t g, const char *gname, const char *test,
+                          const char *metric, const long long *status, int nverified, int check,
+                          int strict)
 {
     char obj[512];
     struct mcf_rows m;
@@ -181,44 +188,49 @@ static void report_metric(struct fleet *f, hid_t g, const char *gname, const cha
     mcf_rd_name(obj, sizeof obj, gname, metric);
     int rc = mcf_rd_rows_open(&f->rd, g, gname, metric, f->nranks, !check, !check, &m);
     if (rc == 0 && (nverified > 0 || !check))
-        mcf_rd_bad(&f->rd, obj, "missing (listed in %s)", check ? "summary_metrics" : "power_summary");
+        mcf_rd_bad(&f->rd, obj, "missing (listed in %s)",
+                   check ? "summary_metrics" : "power_summary");
     if (rc <= 0) {
         if (rc < 0 || nverified > 0 || !check)
-            append(f, &f->table, "  %s %s: not read (see the file's problems below)\n", test, metric);
+            append(f, &f->table, "  %s %s: not read (see the file's problems below)\n", test,
+                   metric);
         return;
     }
-    if (mcf_rd_attr_text(&f->rd, m.d, obj, "unit", &unit) > 0)
-        mcf_rd_clean(unit);
+    if (mcf_rd_attr_text(&f->rd, m.d, obj, "unit", &unit) > 0) mcf_rd_clean(unit);
     med = malloc(sizeof *med * f->nranks);
     if (!med) {
         f->oom = 1;
         goto done;
     }
-    struct metric_rows x = { .f = f, .obj = obj, .status = status, .check = check, .strict = strict, .med = med,
+    struct metric_rows x = { .f = f,
+                             .obj = obj,
+                             .status = status,
+                             .check = check,
+                             .strict = strict,
+                             .med = med,
                              .rep_rel = NAN };
-    if (read_rows(f, &m, obj, metric_row, &x) < 0)
-        goto done;
+    if (read_rows(f, &m, obj, metric_row, &x) < 0) goto done;
     double rep_rel = x.rep_rel;
     double fm = mcf_median(med, f->nranks), cv = mcf_cv(med, f->nranks);
     char name[160];
     snprintf(name, sizeof name, "%s %s", test, metric);
-    append(f, &f->table, "%-52s %-9.24s %4zu/%-4zu %11.5g %11.5g %11.5g %7.2f\n", name, unit ? unit : "",
-           mcf_count_finite(med, f->nranks), f->nranks, fm, mcf_min(med, f->nranks), mcf_max(med, f->nranks),
-           isfinite(cv) ? 100.0 * cv : 0.0);
+    append(f, &f->table, "%-52s %-9.24s %4zu/%-4zu %11.5g %11.5g %11.5g %7.2f\n", name,
+           unit ? unit : "", mcf_count_finite(med, f->nranks), f->nranks, fm,
+           mcf_min(med, f->nranks), mcf_max(med, f->nranks), isfinite(cv) ? 100.0 * cv : 0.0);
     /* the figures the verdict judges: those with a direction (newer files
      * say it in the attribute "better"; older ones by the metric's name) */
     char *better = NULL;
     int dir = mcf_legacy_better(metric);
-    if (mcf_rd_attr_text(&f->rd, m.d, obj, "better", &better) > 0)
-        dir = mcf_better_parse(better);
+    if (mcf_rd_attr_text(&f->rd, m.d, obj, "better", &better) > 0) dir = mcf_better_parse(better);
     free(better);
     struct test_facts *facts = mcf_facts_last(f, test);
     if (facts && facts->nmetrics < MCF_FACT_METRICS) {
         snprintf(facts->metric[facts->nmetrics].name, sizeof facts->metric[0].name, "%s", metric);
         facts->metric[facts->nmetrics++].better = dir;
     }
-    if (dir != 0 && mcf_count_finite(med, f->nranks) > 0 && keep_fig(f, test, metric, unit, dir, med, rep_rel))
-        med = NULL;   /* kept */
+    if (dir != 0 && mcf_count_finite(med, f->nranks) > 0 &&
+        keep_fig(f, test, metric, unit, dir, med, rep_rel))
+        med = NULL; /* kept */
 done:
     free(unit);
     free(med);
@@ -226,8 +238,9 @@ done:
 }
 
 /* Each name of a comma-separated list of metrics, checked as a name. */
-static void report_metrics(struct fleet *f, hid_t g, const char *gname, const char *test, char *list,
-                           const char *attr, const long long *status, int nverified, int check)
+static void report_metrics(struct fleet *f, hid_t g, const char *gname, const char *test,
+                           char *list, const char *attr, const long long *status, int nverified,
+                           int check)
 {
     char obj[512];
     int n = 0;
@@ -238,18 +251,19 @@ static void report_metrics(struct fleet *f, hid_t g, const char *gname, const ch
             return;
         }
         if (strlen(m) > MAX_METRIC_NAME) {
-            mcf_rd_bad(&f->rd, obj, "names a metric of %zu bytes (at most %d)", strlen(m), MAX_METRIC_NAME);
+            mcf_rd_bad(&f->rd, obj, "names a metric of %zu bytes (at most %d)", strlen(m),
+                       MAX_METRIC_NAME);
             continue;
         }
-        report_metric(f, g, gname, test, m, status, nverified, check, check && !strcmp(attr, "summary_metrics"));
+        report_metric(f, g, gname, test, m, status, nverified, check,
+                      check && !strcmp(attr, "summary_metrics"));
     }
 }
 
 static void count_ones(const double *row, size_t rank, size_t cols, void *ctx)
 {
     (void)rank;
-    for (size_t i = 0; i < cols; i++)
-        *(size_t *)ctx += row[i] == 1.0;
+    for (size_t i = 0; i < cols; i++) *(size_t *)ctx += row[i] == 1.0;
 }
 
 /* power_under_sampled: repetitions whose power window was too short. */
@@ -258,7 +272,9 @@ static void report_under_sampled(struct fleet *f, hid_t g, const char *gname, co
     size_t n = 0;
     long cols = each_row(f, g, gname, "power_under_sampled", count_ones, &n);
     if (cols > 0 && n)
-        append(f, &f->notes, "  %s: %zu of %zu repetition windows shorter than 3 power updates (whole-test power shown)\n",
+        append(f, &f->notes,
+               "  %s: %zu of %zu repetition windows shorter than 3 power updates (whole-test power "
+               "shown)\n",
                test, n, f->nranks * (size_t)cols);
 }
 
@@ -269,53 +285,52 @@ static void report_under_sampled(struct fleet *f, hid_t g, const char *gname, co
 static const char *absent_link(const struct fleet *f, const char *test, size_t r)
 {
     const struct test_facts *t = mcf_facts_of(f, test);
-    if (!t || strcmp(t->id.kernel, "transfer") || !f->node)
-        return NULL;
+    if (!t || strcmp(t->id.kernel, "transfer") || !f->node) return NULL;
     size_t on_node = 0;
-    for (size_t i = 0; i < f->nranks; i++)
-        on_node += f->node[i] == f->node[r];
+    for (size_t i = 0; i < f->nranks; i++) on_node += f->node[i] == f->node[r];
     const char *link = mcf_test_key(&t->id, "link"), *scope = mcf_test_key(&t->id, "scope");
     int node_scope = !scope || strcmp(scope, "job");
     int peer = link && !strcmp(link, "peer"), coll = link && !strcmp(link, "collective");
-    if (link && !strcmp(link, "network") && f->nnodes < 2)
-        return "the job has one node";
-    if ((peer || (coll && node_scope)) && on_node < 2)
-        return "the rank is alone on its node";
-    if (coll && !node_scope && f->nranks < 2)
-        return "the job has one rank";
+    if (link && !strcmp(link, "network") && f->nnodes < 2) return "the job has one node";
+    if ((peer || (coll && node_scope)) && on_node < 2) return "the rank is alone on its node";
+    if (coll && !node_scope && f->nranks < 2) return "the job has one rank";
     return NULL;
 }
 
 /* A GPU's cause from a test's status: a wrong result, a runtime error, a
  * hang, or (in an acceptance deck) a test the device cannot run. A stop's
  * statuses (not run, cut) make the run incomplete, not the GPU bad. */
-static void status_cause(struct fleet *f, const char *test, size_t r, long long status, const char *why)
+static void status_cause(struct fleet *f, const char *test, size_t r, long long status,
+                         const char *why)
 {
-    struct mcf_cause c = { .rank = r, .level = MCF_V_FAIL, .value = NAN, .reference = NAN, .deviation = NAN };
+    struct mcf_cause c = {
+        .rank = r, .level = MCF_V_FAIL, .value = NAN, .reference = NAN, .deviation = NAN
+    };
     snprintf(c.test, sizeof c.test, "%s", test);
     switch (status) {
     case MCF_STATUS_WRONG:
         c.rule = MCF_RULE_VERIFY;
         c.severity = 1e6;
-        snprintf(c.text, sizeof c.text, "%s: FAILED VERIFICATION%s%.240s", test, why[0] ? ": " : "", why);
+        snprintf(c.text, sizeof c.text, "%s: FAILED VERIFICATION%s%.240s", test, why[0] ? ": " : "",
+                 why);
         break;
     case MCF_STATUS_ERROR:
     case MCF_STATUS_HUNG:
         c.rule = MCF_RULE_STATUS;
         c.severity = 1e5;
-        snprintf(c.text, sizeof c.text, "%s: %s%s%.240s", test, status == MCF_STATUS_HUNG ? "HUNG" : "runtime error",
-                 why[0] ? ": " : "", why);
+        snprintf(c.text, sizeof c.text, "%s: %s%s%.240s", test,
+                 status == MCF_STATUS_HUNG ? "HUNG" : "runtime error", why[0] ? ": " : "", why);
         break;
     case MCF_STATUS_UNSUPPORTED:
-        if (f->acceptance != 1 || absent_link(f, test, r))
-            return;
+        if (f->acceptance != 1 || absent_link(f, test, r)) return;
         c.rule = MCF_RULE_UNSUPPORTED;
         c.severity = 1e4;
-        snprintf(c.text, sizeof c.text, "%s: unsupported on %.40s in an acceptance deck: the deck is wrong for this "
-                 "device (%.160s)", test, mcf_strs_at(&f->arch, r), why[0] ? why : "no reason recorded");
+        snprintf(c.text, sizeof c.text,
+                 "%s: unsupported on %.40s in an acceptance deck: the deck is wrong for this "
+                 "device (%.160s)",
+                 test, mcf_strs_at(&f->arch, r), why[0] ? why : "no reason recorded");
         break;
-    default:
-        return;
+    default: return;
     }
     mcf_causes_add(&f->causes, &c);
 }
@@ -327,15 +342,14 @@ static void report_status(struct fleet *f, const char *test, const long long *st
     size_t count[NCAT] = { 0 }, first[NCAT] = { 0 };
     for (size_t r = 0; r < f->nranks; r++) {
         int c = category(status[r]);
-        if (!count[c]++)
-            first[c] = r;
+        if (!count[c]++) first[c] = r;
         status_cause(f, test, r, status[r], mcf_strs_at(message, r));
     }
     for (int c = 0; c < C_VERIFIED; c++) {
         const char *why = count[c] ? mcf_strs_at(message, first[c]) : "";
         if (count[c])
-            append(f, &f->problems, "  %s: %s on %zu of %zu ranks (rank %zu%s%.400s%s)\n", test, cat_what[c],
-                   count[c], f->nranks, first[c], why[0] ? ": " : "", why,
+            append(f, &f->problems, "  %s: %s on %zu of %zu ranks (rank %zu%s%.400s%s)\n", test,
+                   cat_what[c], count[c], f->nranks, first[c], why[0] ? ": " : "", why,
                    count[c] > 1 ? "; every rank is in the verdict's table" : "");
     }
     f->verified_all += count[C_VERIFIED] == f->nranks;
@@ -355,8 +369,7 @@ static double *read_column(struct fleet *f, hid_t g, const char *gname, const ch
     struct mcf_rows m;
     double *v = NULL;
     mcf_rd_name(obj, sizeof obj, gname, name);
-    if (mcf_rd_rows_open(&f->rd, g, gname, name, f->nranks, 1, 1, &m) <= 0)
-        return NULL;
+    if (mcf_rd_rows_open(&f->rd, g, gname, name, f->nranks, 1, 1, &m) <= 0) return NULL;
     if (m.cols != 1)
         mcf_rd_bad(&f->rd, obj, "%zu columns, expected one value per rank", m.cols);
     else if (!(v = malloc(sizeof *v * f->nranks)))
@@ -377,10 +390,10 @@ static void check_power_ratio(struct fleet *f, hid_t g, const char *gname, struc
 {
     const double *q = ev->col[EV_POWER_RATIO];
     char obj[512];
-    int named = mcf_rd_strings(&f->rd, g, gname, "test_power_ratio_source", f->nranks, &ev->ratio_src) > 0;
+    int named =
+        mcf_rd_strings(&f->rd, g, gname, "test_power_ratio_source", f->nranks, &ev->ratio_src) > 0;
     for (size_t r = 0; r < f->nranks; r++) {
-        if (isnan(q[r]))
-            continue;
+        if (isnan(q[r])) continue;
         if (!(q[r] > 0 && q[r] <= 1e6)) {
             mcf_rd_name(obj, sizeof obj, gname, "test_power_ratio");
             mcf_rd_bad(&f->rd, obj, "rank %zu: %g is not a ratio of two powers", r, q[r]);
@@ -388,7 +401,8 @@ static void check_power_ratio(struct fleet *f, hid_t g, const char *gname, struc
         }
         if (!named || !mcf_strs_at(&ev->ratio_src, r)[0]) {
             mcf_rd_name(obj, sizeof obj, gname, "test_power_ratio_source");
-            mcf_rd_bad(&f->rd, obj, "%s where rank %zu has a ratio", named ? "empty" : "missing", r);
+            mcf_rd_bad(&f->rd, obj, "%s where rank %zu has a ratio", named ? "empty" : "missing",
+                       r);
             return;
         }
     }
@@ -400,17 +414,14 @@ static void read_evidence(struct fleet *f, hid_t g, const char *gname, const cha
     int any = 0;
     for (int k = 0; k < NEV; k++)
         any |= (ev.col[k] = read_column(f, g, gname, mcf_ev_names[k])) != NULL;
-    if (!any)
-        return;
-    if (ev.col[EV_POWER_RATIO])
-        check_power_ratio(f, g, gname, &ev);
+    if (!any) return;
+    if (ev.col[EV_POWER_RATIO]) check_power_ratio(f, g, gname, &ev);
     if (f->nev == f->capev) {
         size_t cap = f->capev ? 2 * f->capev : 32;
         struct evidence *v = realloc(f->ev, cap * sizeof *v);
         if (!v) {
             f->oom = 1;
-            for (int k = 0; k < NEV; k++)
-                free(ev.col[k]);
+            for (int k = 0; k < NEV; k++) free(ev.col[k]);
             mcf_strs_free(&ev.ratio_src);
             return;
         }
@@ -425,10 +436,8 @@ static void least_sum(const double *row, size_t rank, size_t cols, void *ctx)
 {
     (void)rank;
     double sum = 0, *least = ctx;
-    for (size_t k = 0; k < cols; k++)
-        sum += isfinite(row[k]) ? row[k] : 0;
-    if (!(sum >= *least))
-        *least = sum;
+    for (size_t k = 0; k < cols; k++) sum += isfinite(row[k]) ? row[k] : 0;
+    if (!(sum >= *least)) *least = sum;
 }
 
 /* The fewest new power readings any rank's test had, over all its
@@ -438,7 +447,8 @@ static void least_sum(const double *row, size_t rank, size_t cols, void *ctx)
 static double power_readings(struct fleet *f, hid_t g, const char *gname)
 {
     double least = NAN;
-    if (H5Lexists(g, "power_samples", H5P_DEFAULT) <= 0 || each_row(f, g, gname, "power_samples", least_sum, &least) <= 0)
+    if (H5Lexists(g, "power_samples", H5P_DEFAULT) <= 0 ||
+        each_row(f, g, gname, "power_samples", least_sum, &least) <= 0)
         return NAN;
     return least;
 }
@@ -470,22 +480,18 @@ void mcf_report_test(struct fleet *f, hid_t results, const char *name)
             status = NULL;
         }
     mcf_missing(f, mcf_rd_strings(&f->rd, g, gname, "message", f->nranks, &message),
-            mcf_rd_name(obj, sizeof obj, gname, "message"));
+                mcf_rd_name(obj, sizeof obj, gname, "message"));
     int nverified = 0;
-    for (size_t r = 0; status && r < f->nranks; r++)
-        nverified += status[r] == MCF_STATUS_VERIFIED;
+    for (size_t r = 0; status && r < f->nranks; r++) nverified += status[r] == MCF_STATUS_VERIFIED;
 
     struct test_facts *facts = mcf_facts_add(f, test);
-    if (facts && f->schema)
-        mcf_test_identity_read(&f->rd, f->schema, g, gname, &facts->id);
+    if (facts && f->schema) mcf_test_identity_read(&f->rd, f->schema, g, gname, &facts->id);
     const char *attr = "summary_metrics";
     int rc = mcf_rd_attr_text(&f->rd, g, gname, attr, &metrics);
-    if (rc == 0)
-        rc = mcf_rd_attr_text(&f->rd, g, gname, attr = "metrics", &metrics);
+    if (rc == 0) rc = mcf_rd_attr_text(&f->rd, g, gname, attr = "metrics", &metrics);
     if (rc == 0 && nverified)
         mcf_rd_bad(&f->rd, gname, "attributes summary_metrics and metrics: missing");
-    if (rc > 0)
-        report_metrics(f, g, gname, test, metrics, attr, status, nverified, 1);
+    if (rc > 0) report_metrics(f, g, gname, test, metrics, attr, status, nverified, 1);
     free(metrics);
     metrics = NULL;
     if (mcf_rd_attr_text(&f->rd, g, gname, "power_summary", &metrics) > 0)
@@ -505,14 +511,14 @@ void mcf_report_test(struct fleet *f, hid_t results, const char *name)
     if (status)
         report_status(f, test, status, &message);
     else
-        append(f, &f->problems, "  %s: status %s (the file is malformed)\n", test, src == 0 ? "missing" : "invalid");
+        append(f, &f->problems, "  %s: status %s (the file is malformed)\n", test,
+               src == 0 ? "missing" : "invalid");
 done:
     free(metrics);
     free(status);
     mcf_strs_free(&message);
     free(test);
-    if (g >= 0)
-        H5Gclose(g);
+    if (g >= 0) H5Gclose(g);
 }
 
 static herr_t collect(hid_t group, const char *name, const H5L_info_t *info, void *data)
@@ -544,8 +550,7 @@ static herr_t collect(hid_t group, const char *name, const H5L_info_t *info, voi
 
 void mcf_names_free(struct names *l)
 {
-    for (size_t i = 0; i < l->n; i++)
-        free(l->v[i]);
+    for (size_t i = 0; i < l->n; i++) free(l->v[i]);
     free(l->v);
     memset(l, 0, sizeof *l);
 }
@@ -555,13 +560,11 @@ void mcf_names_free(struct names *l)
 void mcf_list_tests(struct fleet *f, hid_t results, struct names *l)
 {
     char why[200];
-    if (H5Literate(results, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, collect, l) >= 0)
-        goto check;
+    if (H5Literate(results, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, collect, l) >= 0) goto check;
     H5Eclear2(H5E_DEFAULT);
     if (!l->oom) {
         mcf_names_free(l);
-        if (H5Literate(results, H5_INDEX_NAME, H5_ITER_INC, NULL, collect, l) >= 0)
-            goto check;
+        if (H5Literate(results, H5_INDEX_NAME, H5_ITER_INC, NULL, collect, l) >= 0) goto check;
     }
     mcf_rd_h5why(why, sizeof why);
     if (l->oom)
@@ -574,10 +577,11 @@ check:
         mcf_rd_bad(&f->rd, "/results", "holds more than %d tests", MAX_TESTS);
     else if (l->n == 0)
         mcf_rd_bad(&f->rd, "/results", "holds no tests");
-    long long ntests;   /* newer files say how many there are */
+    long long ntests; /* newer files say how many there are */
     if (!l->overflow && mcf_rd_attr_int(&f->rd, results, "/results", "ntests", &ntests) > 0 &&
         ntests != (long long)l->n)
-        mcf_rd_bad(&f->rd, "/results attribute ntests", "%lld, but /results holds %zu tests", ntests, l->n);
+        mcf_rd_bad(&f->rd, "/results attribute ntests", "%lld, but /results holds %zu tests",
+                   ntests, l->n);
 }
 
 /* Sets bit i of a bitmap; returns whether it was set before. */

@@ -31,7 +31,8 @@ const char *mcf_h5_mode_name(enum mcf_h5_mode m)
 
 enum mcf_h5_mode mcf_h5_auto_mode(double bytes)
 {
-    return mcf_h5_parallel_available() && bytes > MCF_H5_GATHER_MAX ? MCF_H5_COLLECTIVE : MCF_H5_GATHER;
+    return mcf_h5_parallel_available() && bytes > MCF_H5_GATHER_MAX ? MCF_H5_COLLECTIVE
+                                                                    : MCF_H5_GATHER;
 }
 
 /* Does this rank touch the file? */
@@ -43,7 +44,7 @@ static int writer(const struct mcf_h5 *h)
 /* After a step only rank 0 may have done (gather mode), every rank learns its outcome. */
 int mcf_h5_agree(struct mcf_h5 *h, struct mcf_err *e)
 {
-    if (h->comm == MPI_COMM_NULL)   /* a journal's rebuild: no MPI, one writer */
+    if (h->comm == MPI_COMM_NULL) /* a journal's rebuild: no MPI, one writer */
         return e->rc;
     return mcf_agree(h->comm, e);
 }
@@ -61,29 +62,38 @@ static int claim(struct mcf_h5 *h, struct mcf_err *e)
     if (h->fd < 0 && errno == EEXIST) {
         int other = open(h->partial, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         int live = other >= 0 && flock(other, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-        if (other >= 0)
-            close(other);
+        if (other >= 0) close(other);
         if (live)
-            MCF_FAIL(e, MCF_EINPUT, "'%s' is being written by another mcfleet run right now: choose another -o",
+            MCF_FAIL(e, MCF_EINPUT,
+                     "'%s' is being written by another mcfleet run right now: choose another -o",
                      h->partial);
         char journal[1100];
         snprintf(journal, sizeof journal, "%s.journal", h->path);
         if (!h->force && access(journal, F_OK) == 0)
-            MCF_FAIL(e, MCF_EINPUT, "'%s' and '%s' exist, left by a run that was killed: 'mcfleet report %s' "
-                     "rebuilds its results from the journal (or pass --force to replace both)", h->partial, journal,
-                     h->path);
+            MCF_FAIL(e, MCF_EINPUT,
+                     "'%s' and '%s' exist, left by a run that was killed: 'mcfleet report %s' "
+                     "rebuilds its results from the journal (or pass --force to replace both)",
+                     h->partial, journal, h->path);
         if (!h->force)
-            MCF_FAIL(e, MCF_EINPUT, "'%s' exists, left by a run that was killed before it could write: look at it, "
-                     "remove it, or pass --force to replace it", h->partial);
-        if (lstat(h->partial, &st) == 0 && mcf_output_kind(st.st_mode))   /* only a killed run's file goes */
-            MCF_FAIL(e, MCF_EINPUT, "-o '%s': '%s' is %s, not a killed run's results: not removed, not even "
-                     "with --force", h->path, h->partial, mcf_output_kind(st.st_mode));
+            MCF_FAIL(
+                e, MCF_EINPUT,
+                "'%s' exists, left by a run that was killed before it could write: look at it, "
+                "remove it, or pass --force to replace it",
+                h->partial);
+        if (lstat(h->partial, &st) == 0 &&
+            mcf_output_kind(st.st_mode)) /* only a killed run's file goes */
+            MCF_FAIL(e, MCF_EINPUT,
+                     "-o '%s': '%s' is %s, not a killed run's results: not removed, not even "
+                     "with --force",
+                     h->path, h->partial, mcf_output_kind(st.st_mode));
         if (unlink(h->partial) != 0)
-            MCF_FAIL(e, MCF_ERUNTIME, "--force: cannot remove '%s': %s", h->partial, strerror(errno));
+            MCF_FAIL(e, MCF_ERUNTIME, "--force: cannot remove '%s': %s", h->partial,
+                     strerror(errno));
         h->fd = open(h->partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     }
     if (h->fd < 0)
-        MCF_FAIL(e, MCF_ERUNTIME, "cannot create results file '%s': %s", h->partial, strerror(errno));
+        MCF_FAIL(e, MCF_ERUNTIME, "cannot create results file '%s': %s", h->partial,
+                 strerror(errno));
     if (flock(h->fd, LOCK_EX | LOCK_NB) != 0)
         MCF_FAIL(e, MCF_ERUNTIME, "cannot lock '%s': %s", h->partial, strerror(errno));
     return MCF_OK;
@@ -108,13 +118,12 @@ static int open_file(struct mcf_h5 *h, struct mcf_err *e)
     /* truncates the file rank 0 created: its own */
     MCF_H5ID(e, h->file, H5Fcreate(h->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
 fail:
-    if (fapl >= 0)
-        H5Pclose(fapl);
+    if (fapl >= 0) H5Pclose(fapl);
     return e->rc;
 }
 
-int mcf_h5_create(struct mcf_h5 *h, const char *path, MPI_Comm comm, enum mcf_h5_mode mode, int force,
-                  struct mcf_err *e)
+int mcf_h5_create(struct mcf_h5 *h, const char *path, MPI_Comm comm, enum mcf_h5_mode mode,
+                  int force, struct mcf_err *e)
 {
     memset(h, 0, sizeof *h);
     h->file = H5I_INVALID_HID;
@@ -129,16 +138,14 @@ int mcf_h5_create(struct mcf_h5 *h, const char *path, MPI_Comm comm, enum mcf_h5
     snprintf(h->partial, sizeof h->partial, "%s.partial", path);
     if (mode == MCF_H5_COLLECTIVE && !mcf_h5_parallel_available())
         MCF_FAIL(e, MCF_ERUNTIME, "this HDF5 has no MPI-IO: use the gather mode");
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);   /* errors are reported through mcf_err */
-    if (h->rank == 0)
-        claim(h, e);
-    if (mcf_h5_agree(h, e) == MCF_OK)   /* the .partial exists before any rank opens it */
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported through mcf_err */
+    if (h->rank == 0) claim(h, e);
+    if (mcf_h5_agree(h, e) == MCF_OK) /* the .partial exists before any rank opens it */
         open_file(h, e);
 fail:
     mcf_h5_agree(h, e);
-    if (e->rc != MCF_OK && h->rank == 0 && h->fd >= 0) {   /* ours, and empty: not left behind */
-        if (h->file >= 0)
-            H5Fclose(h->file);
+    if (e->rc != MCF_OK && h->rank == 0 && h->fd >= 0) { /* ours, and empty: not left behind */
+        if (h->file >= 0) H5Fclose(h->file);
         h->file = H5I_INVALID_HID;
         unlink(h->partial);
         close(h->fd);
@@ -166,8 +173,7 @@ fail:
 long long mcf_h5_free_bytes(const struct mcf_h5 *h)
 {
     struct statvfs vfs;
-    if (h->fd < 0 || fstatvfs(h->fd, &vfs) != 0)
-        return -1;
+    if (h->fd < 0 || fstatvfs(h->fd, &vfs) != 0) return -1;
     return (long long)vfs.f_bavail * (long long)vfs.f_frsize;
 }
 
@@ -180,17 +186,15 @@ static int deferred(const struct mcf_h5 *h)
 static char *dup_or_fail(const char *s, struct mcf_err *e)
 {
     char *d = strdup(s ? s : "");
-    if (!d)
-        mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory queuing the results");
+    if (!d) mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory queuing the results");
     return d;
 }
 
 /* Rank 0 notes a call; every other rank returns NULL, as does a failure (e set). */
-static struct mcf_h5_op *note(struct mcf_h5 *h, enum mcf_h5_op_kind kind, const char *path, const char *name,
-                              struct mcf_err *e)
+static struct mcf_h5_op *note(struct mcf_h5 *h, enum mcf_h5_op_kind kind, const char *path,
+                              const char *name, struct mcf_err *e)
 {
-    if (h->rank != 0 || e->rc != MCF_OK)
-        return NULL;
+    if (h->rank != 0 || e->rc != MCF_OK) return NULL;
     if (h->nops == h->opcap) {
         size_t cap = h->opcap ? 2 * h->opcap : 256;
         struct mcf_h5_op *ops = realloc(h->ops, cap * sizeof *ops);
@@ -256,7 +260,7 @@ fail:
     if (attr >= 0) H5Aclose(attr);
     if (space >= 0) H5Sclose(space);
     if (o >= 0) H5Oclose(o);
-    return e->rc;   /* collective mode (gather mode queues attributes): every rank did the same */
+    return e->rc; /* collective mode (gather mode queues attributes): every rank did the same */
 }
 
 int mcf_h5_attr_str(struct mcf_h5 *h, const char *obj, const char *name, const char *value,
@@ -264,8 +268,7 @@ int mcf_h5_attr_str(struct mcf_h5 *h, const char *obj, const char *name, const c
 {
     if (deferred(h)) {
         struct mcf_h5_op *op = note(h, MCF_OP_ATTR_STR, obj, name, e);
-        if (op)
-            op->text = dup_or_fail(value, e);
+        if (op) op->text = dup_or_fail(value, e);
         return e->rc;
     }
     hid_t type = H5Tcopy(H5T_C_S1);
@@ -281,8 +284,7 @@ int mcf_h5_attr_long(struct mcf_h5 *h, const char *obj, const char *name, long l
 {
     if (deferred(h)) {
         struct mcf_h5_op *op = note(h, MCF_OP_ATTR_LONG, obj, name, e);
-        if (op)
-            op->l = value;
+        if (op) op->l = value;
         return e->rc;
     }
     return write_attr(h, obj, name, H5T_NATIVE_LLONG, &value, e);
@@ -293,8 +295,7 @@ int mcf_h5_attr_double(struct mcf_h5 *h, const char *obj, const char *name, doub
 {
     if (deferred(h)) {
         struct mcf_h5_op *op = note(h, MCF_OP_ATTR_DOUBLE, obj, name, e);
-        if (op)
-            op->d = value;
+        if (op) op->d = value;
         return e->rc;
     }
     return write_attr(h, obj, name, H5T_NATIVE_DOUBLE, &value, e);
@@ -320,7 +321,7 @@ fail:
     if (g >= 0) H5Gclose(g);
     if (gcpl >= 0) H5Pclose(gcpl);
     if (lcpl >= 0) H5Pclose(lcpl);
-    return e->rc;   /* collective mode, as above */
+    return e->rc; /* collective mode, as above */
 }
 
 /* Collective mode: this rank writes buf, described by mem, into the part of
@@ -340,8 +341,8 @@ fail:
 }
 
 /* Writes a [nranks, ncols] dataset of `type` from each rank's row of `esize` bytes. */
-static int write_rows(struct mcf_h5 *h, const char *path, hid_t type, size_t esize,
-                      const void *row, int ncols, struct mcf_err *e)
+static int write_rows(struct mcf_h5 *h, const char *path, hid_t type, size_t esize, const void *row,
+                      int ncols, struct mcf_err *e)
 {
     hid_t space = H5I_INVALID_HID, mem = H5I_INVALID_HID, dset = H5I_INVALID_HID;
     hid_t lcpl = H5I_INVALID_HID;
@@ -353,14 +354,15 @@ static int write_rows(struct mcf_h5 *h, const char *path, hid_t type, size_t esi
      * gathered and written by rank 0 even in collective mode: one MPI_Gather
      * costs far less than MPI-IO's two-phase collective write of a few bytes
      * per rank. Large ones are written collectively, each rank its own row. */
-    int gathered = rowbytes * (size_t)h->size <= MCF_H5_GATHER_BYTES;   /* (gather mode queues rows) */
+    int gathered =
+        rowbytes * (size_t)h->size <= MCF_H5_GATHER_BYTES; /* (gather mode queues rows) */
 
     if (gathered) {
         if (h->rank == 0 && !(all = malloc(rowbytes * (size_t)h->size)))
             mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory gathering '%s'", path);
-        MCF_MPI(e, MPI_Gather(row, (int)rowbytes, MPI_BYTE, all, (int)rowbytes, MPI_BYTE, 0, h->comm));
-        if (e->rc != MCF_OK)
-            goto fail;
+        MCF_MPI(e,
+                MPI_Gather(row, (int)rowbytes, MPI_BYTE, all, (int)rowbytes, MPI_BYTE, 0, h->comm));
+        if (e->rc != MCF_OK) goto fail;
     }
     if (writer(h)) {
         MCF_H5ID(e, space, H5Screate_simple(rank2 ? 2 : 1, dims, NULL));
@@ -368,7 +370,7 @@ static int write_rows(struct mcf_h5 *h, const char *path, hid_t type, size_t esi
         MCF_H5(e, H5Pset_create_intermediate_group(lcpl, 1));
         MCF_H5ID(e, dset, H5Dcreate2(h->file, path, type, space, lcpl, H5P_DEFAULT, H5P_DEFAULT));
         if (gathered) {
-            if (h->rank == 0)   /* an independent write: the other ranks take no part */
+            if (h->rank == 0) /* an independent write: the other ranks take no part */
                 MCF_H5(e, H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, all));
         } else {
             hsize_t start[2] = { (hsize_t)h->rank, 0 }, count[2] = { 1, dims[1] };
@@ -384,7 +386,7 @@ fail:
     if (dset >= 0) H5Dclose(dset);
     if (mem >= 0) H5Sclose(mem);
     if (space >= 0) H5Sclose(space);
-    return gathered ? mcf_h5_agree(h, e) : (int)e->rc;   /* rank 0 alone may have failed */
+    return gathered ? mcf_h5_agree(h, e) : (int)e->rc; /* rank 0 alone may have failed */
 }
 
 int mcf_h5_rows_double(struct mcf_h5 *h, const char *path, const double *row, int ncols,
@@ -392,8 +394,7 @@ int mcf_h5_rows_double(struct mcf_h5 *h, const char *path, const double *row, in
 {
     if (deferred(h)) {
         struct mcf_h5_op *op = note(h, MCF_OP_ROWS_DOUBLE, path, unit, e);
-        if (op)
-            op->ncols = ncols;
+        if (op) op->ncols = ncols;
         return queue_row(h, row, sizeof *row * (size_t)(ncols > 0 ? ncols : 1), e);
     }
     MCF_TRY(write_rows(h, path, H5T_NATIVE_DOUBLE, sizeof(double), row, ncols, e));
@@ -408,12 +409,12 @@ int mcf_h5_rows_long(struct mcf_h5 *h, const char *path, long long value, struct
     return mcf_h5_rows_longs(h, path, &value, 0, e);
 }
 
-int mcf_h5_rows_longs(struct mcf_h5 *h, const char *path, const long long *row, int ncols, struct mcf_err *e)
+int mcf_h5_rows_longs(struct mcf_h5 *h, const char *path, const long long *row, int ncols,
+                      struct mcf_err *e)
 {
     if (deferred(h)) {
         struct mcf_h5_op *op = note(h, MCF_OP_ROWS_LONG, path, "", e);
-        if (op)
-            op->ncols = ncols;
+        if (op) op->ncols = ncols;
         return queue_row(h, row, sizeof *row * (size_t)(ncols > 0 ? ncols : 1), e);
     }
     return write_rows(h, path, H5T_NATIVE_LLONG, sizeof *row, row, ncols, e);
@@ -443,7 +444,8 @@ fail:
 }
 
 /* A 1-D dataset of n elements of type that rank 0 holds in buf (writers create it). */
-static int write_list(struct mcf_h5 *h, const char *path, hid_t type, const void *buf, size_t n, struct mcf_err *e)
+static int write_list(struct mcf_h5 *h, const char *path, hid_t type, const void *buf, size_t n,
+                      struct mcf_err *e)
 {
     hid_t space = H5I_INVALID_HID, dset = H5I_INVALID_HID, lcpl = H5I_INVALID_HID;
     hsize_t dims = n;
@@ -452,7 +454,7 @@ static int write_list(struct mcf_h5 *h, const char *path, hid_t type, const void
         MCF_H5ID(e, lcpl, H5Pcreate(H5P_LINK_CREATE));
         MCF_H5(e, H5Pset_create_intermediate_group(lcpl, 1));
         MCF_H5ID(e, dset, H5Dcreate2(h->file, path, type, space, lcpl, H5P_DEFAULT, H5P_DEFAULT));
-        if (h->rank == 0 && n)   /* independent: the other writers of collective mode take no part */
+        if (h->rank == 0 && n) /* independent: the other writers of collective mode take no part */
             MCF_H5(e, H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
     }
 fail:
@@ -469,29 +471,26 @@ static char *pack_strings(const char *const *v, size_t n, size_t *width, struct 
     char *buf;
     *width = 1;
     for (size_t i = 0; i < n; i++)
-        if (strlen(v[i]) + 1 > *width)
-            *width = strlen(v[i]) + 1;
+        if (strlen(v[i]) + 1 > *width) *width = strlen(v[i]) + 1;
     if (!(buf = calloc(n ? n : 1, *width)))
         mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory for %zu strings", n);
-    for (size_t i = 0; buf && i < n; i++)
-        memcpy(buf + i * *width, v[i], strlen(v[i]));
+    for (size_t i = 0; buf && i < n; i++) memcpy(buf + i * *width, v[i], strlen(v[i]));
     return buf;
 }
 
-int mcf_h5_strings(struct mcf_h5 *h, const char *path, const char *const *v, size_t n, struct mcf_err *e)
+int mcf_h5_strings(struct mcf_h5 *h, const char *path, const char *const *v, size_t n,
+                   struct mcf_err *e)
 {
     hid_t type = H5I_INVALID_HID;
     size_t width = 1;
     char *buf = NULL;
     if (deferred(h)) {
         struct mcf_h5_op *op = note(h, MCF_OP_LIST_STR, path, "", e);
-        if (op && (op->data = pack_strings(v, n, &op->width, e)))
-            op->n = n;
+        if (op && (op->data = pack_strings(v, n, &op->width, e))) op->n = n;
         return e->rc;
     }
     if (writer(h)) {
-        if (!(buf = pack_strings(v, n, &width, e)))
-            goto fail;
+        if (!(buf = pack_strings(v, n, &width, e))) goto fail;
         MCF_H5ID(e, type, H5Tcopy(H5T_C_S1));
         MCF_H5(e, H5Tset_size(type, width));
         MCF_H5(e, H5Tset_strpad(type, H5T_STR_NULLTERM));
@@ -506,12 +505,14 @@ fail:
     return e->rc;
 }
 
-int mcf_h5_longs(struct mcf_h5 *h, const char *path, const long long *v, size_t n, struct mcf_err *e)
+int mcf_h5_longs(struct mcf_h5 *h, const char *path, const long long *v, size_t n,
+                 struct mcf_err *e)
 {
     if (deferred(h)) {
         struct mcf_h5_op *op = note(h, MCF_OP_LIST_LONG, path, "", e);
         if (op && !(op->data = malloc(sizeof *v * (n ? n : 1))))
-            return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "out of memory queuing the results");
+            return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
+                               "out of memory queuing the results");
         if (op) {
             memcpy(op->data, v, sizeof *v * n);
             op->n = n;
@@ -521,8 +522,8 @@ int mcf_h5_longs(struct mcf_h5 *h, const char *path, const long long *v, size_t 
     return write_list(h, path, H5T_NATIVE_LLONG, v, n, e);
 }
 
-int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine, size_t n, const char *unit,
-                         struct mcf_err *e)
+int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine, size_t n,
+                         const char *unit, struct mcf_err *e)
 {
     unsigned long long mine_n = n, offset = 0, total = 0;
     hid_t space = H5I_INVALID_HID, mem = H5I_INVALID_HID, dset = H5I_INVALID_HID;
@@ -532,8 +533,7 @@ int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine,
         return queue_row(h, mine, n * sizeof *mine, e);
     }
     MCF_MPI(e, MPI_Exscan(&mine_n, &offset, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, h->comm));
-    if (h->rank == 0)
-        offset = 0;   /* MPI_Exscan leaves rank 0's result undefined */
+    if (h->rank == 0) offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
     MCF_MPI(e, MPI_Allreduce(&mine_n, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, h->comm));
     if (writer(h)) {
         hsize_t dims = total, chunk = total < 65536 ? (total ? total : 1) : 65536;
@@ -543,11 +543,16 @@ int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine,
         MCF_H5(e, H5Pset_deflate(dcpl, 4));
         MCF_H5ID(e, lcpl, H5Pcreate(H5P_LINK_CREATE));
         MCF_H5(e, H5Pset_create_intermediate_group(lcpl, 1));
-        MCF_H5ID(e, dset, H5Dcreate2(h->file, path, H5T_NATIVE_DOUBLE, space, lcpl, dcpl, H5P_DEFAULT));
+        MCF_H5ID(e, dset,
+                 H5Dcreate2(h->file, path, H5T_NATIVE_DOUBLE, space, lcpl, dcpl, H5P_DEFAULT));
         hsize_t start = offset, count = n;
         MCF_H5ID(e, mem, H5Screate_simple(1, &count, NULL));
-        if (n) MCF_H5(e, H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &count, NULL));
-        else { MCF_H5(e, H5Sselect_none(space)); MCF_H5(e, H5Sselect_none(mem)); }
+        if (n)
+            MCF_H5(e, H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &count, NULL));
+        else {
+            MCF_H5(e, H5Sselect_none(space));
+            MCF_H5(e, H5Sselect_none(mem));
+        }
         MCF_TRY(write_own_part(dset, H5T_NATIVE_DOUBLE, mem, space, mine, e));
     }
 fail:
@@ -557,30 +562,27 @@ fail:
     if (dset >= 0) H5Dclose(dset);
     if (mem >= 0) H5Sclose(mem);
     if (space >= 0) H5Sclose(space);
-    if (e->rc != MCF_OK)
-        return e->rc;
+    if (e->rc != MCF_OK) return e->rc;
     return mcf_h5_attr_str(h, path, "unit", unit, e);
 }
 
 int mcf_h5_close(struct mcf_h5 *h, int publish, struct mcf_err *e)
 {
-    if (h->mode == MCF_H5_GATHER)
-        return mcf_h5_close_gathered(h, publish, e);
+    if (h->mode == MCF_H5_GATHER) return mcf_h5_close_gathered(h, publish, e);
     if (h->file >= 0) {
-        if (H5Fclose(h->file) < 0 && e->rc == MCF_OK)
-            mcf_err_h5(e, "H5Fclose", __FILE__, __LINE__);
+        if (H5Fclose(h->file) < 0 && e->rc == MCF_OK) mcf_err_h5(e, "H5Fclose", __FILE__, __LINE__);
         h->file = H5I_INVALID_HID;
     }
-    if (mcf_h5_agree(h, e) != MCF_OK)
-        publish = 0;
+    if (mcf_h5_agree(h, e) != MCF_OK) publish = 0;
     if (h->rank == 0 && h->fd >= 0) {
         if (publish && h->mode == MCF_H5_COLLECTIVE && fsync(h->fd) != 0)
-            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "fsync('%s') failed: %s", h->partial, strerror(errno));
+            mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "fsync('%s') failed: %s", h->partial,
+                        strerror(errno));
         if (publish && e->rc == MCF_OK)
             mcf_h5_publish(h, e);
         else
-            unlink(h->partial);   /* ours, and not a whole file */
-        close(h->fd);            /* and the lock with it */
+            unlink(h->partial); /* ours, and not a whole file */
+        close(h->fd); /* and the lock with it */
         h->fd = -1;
     }
     return mcf_h5_agree(h, e);

@@ -38,14 +38,14 @@ struct mcf_h5 {
     MPI_Comm comm;
     int rank, size;
     enum mcf_h5_mode mode;
-    hid_t file;                 /* valid on rank 0 in gather mode, on all in collective mode */
-    int fd;                     /* rank 0: the .partial it created and locks; -1 elsewhere */
-    int force;                  /* replace an existing output or a killed run's .partial */
+    hid_t file; /* valid on rank 0 in gather mode, on all in collective mode */
+    int fd; /* rank 0: the .partial it created and locks; -1 elsewhere */
+    int force; /* replace an existing output or a killed run's .partial */
     char path[1024], partial[1040];
-    char rescued[1100];         /* rank 0: where the image went when the disk refused it ("" if not) */
+    char rescued[1100]; /* rank 0: where the image went when the disk refused it ("" if not) */
     /* gather mode: every call is deferred to the close (h5queue.h) */
-    struct mcf_h5_queue queue;  /* this rank's rows */
-    struct mcf_h5_op *ops;      /* rank 0: the calls */
+    struct mcf_h5_queue queue; /* this rank's rows */
+    struct mcf_h5_op *ops; /* rank 0: the calls */
     size_t nops, opcap;
 };
 
@@ -55,8 +55,8 @@ const char *mcf_h5_mode_name(enum mcf_h5_mode m);
 
 /* Refuses (MCF_EINPUT) an existing path, or a .partial of another run,
  * unless force (a .partial another live run holds is refused even then). */
-int mcf_h5_create(struct mcf_h5 *h, const char *path, MPI_Comm comm, enum mcf_h5_mode mode, int force,
-                  struct mcf_err *e);
+int mcf_h5_create(struct mcf_h5 *h, const char *path, MPI_Comm comm, enum mcf_h5_mode mode,
+                  int force, struct mcf_err *e);
 /* After ranks hung: carry on with comm, the ranks that answered (rank 0
  * among them). A collective-mode file belongs to the old communicator: it is
  * left behind and rank 0 writes the results alone, in gather mode. */
@@ -64,9 +64,11 @@ int mcf_h5_rebind(struct mcf_h5 *h, MPI_Comm comm, struct mcf_err *e);
 /* n strings of any length (the same on every rank), as a 1-D fixed-length
  * string dataset written by rank 0: text that an attribute (64 KiB at most)
  * cannot hold. */
-int mcf_h5_strings(struct mcf_h5 *h, const char *path, const char *const *v, size_t n, struct mcf_err *e);
+int mcf_h5_strings(struct mcf_h5 *h, const char *path, const char *const *v, size_t n,
+                   struct mcf_err *e);
 /* n int64 values rank 0 holds, as a 1-D dataset. */
-int mcf_h5_longs(struct mcf_h5 *h, const char *path, const long long *v, size_t n, struct mcf_err *e);
+int mcf_h5_longs(struct mcf_h5 *h, const char *path, const long long *v, size_t n,
+                 struct mcf_err *e);
 /* Bytes free where the file goes (rank 0's view), or -1 when unknown. */
 long long mcf_h5_free_bytes(const struct mcf_h5 *h);
 int mcf_h5_group(struct mcf_h5 *h, const char *path, struct mcf_err *e);
@@ -83,13 +85,14 @@ int mcf_h5_rows_double(struct mcf_h5 *h, const char *path, const double *row, in
 int mcf_h5_rows_long(struct mcf_h5 *h, const char *path, long long value, struct mcf_err *e);
 int mcf_h5_rows_str(struct mcf_h5 *h, const char *path, const char *value, struct mcf_err *e);
 /* [nranks, ncols] int64 (ncols 0: [nranks]); each rank gives its row. */
-int mcf_h5_rows_longs(struct mcf_h5 *h, const char *path, const long long *row, int ncols, struct mcf_err *e);
+int mcf_h5_rows_longs(struct mcf_h5 *h, const char *path, const long long *row, int ncols,
+                      struct mcf_err *e);
 
 /* A 1-D float64 dataset that concatenates every rank's n values in rank
  * order (a ragged array: the caller records the counts), chunked and
  * compressed. Each rank gives its own part; n may differ and be 0. */
-int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine, size_t n, const char *unit,
-                         struct mcf_err *e);
+int mcf_h5_ragged_double(struct mcf_h5 *h, const char *path, const double *mine, size_t n,
+                         const char *unit, struct mcf_err *e);
 
 /* Closes (collective). publish: write the file through and rename
  * <path>.partial to <path> (the run measured something: complete or not,

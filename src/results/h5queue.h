@@ -11,20 +11,27 @@
 #include <stdint.h>
 
 enum mcf_h5_op_kind {
-    MCF_OP_GROUP, MCF_OP_ATTR_STR, MCF_OP_ATTR_LONG, MCF_OP_ATTR_DOUBLE,
-    MCF_OP_ROWS_DOUBLE, MCF_OP_ROWS_LONG, MCF_OP_ROWS_STR, MCF_OP_RAGGED,
-    MCF_OP_LIST_STR, MCF_OP_LIST_LONG
+    MCF_OP_GROUP,
+    MCF_OP_ATTR_STR,
+    MCF_OP_ATTR_LONG,
+    MCF_OP_ATTR_DOUBLE,
+    MCF_OP_ROWS_DOUBLE,
+    MCF_OP_ROWS_LONG,
+    MCF_OP_ROWS_STR,
+    MCF_OP_RAGGED,
+    MCF_OP_LIST_STR,
+    MCF_OP_LIST_LONG
 };
 
 /* One call, as rank 0 saw it. Rows come from every rank's queue, in order. */
 struct mcf_h5_op {
     enum mcf_h5_op_kind kind;
-    char *path, *name;        /* name: the attribute, or a dataset's unit ("" none) */
-    char *text;               /* a string attribute's value */
+    char *path, *name; /* name: the attribute, or a dataset's unit ("" none) */
+    char *text; /* a string attribute's value */
     long long l;
     double d;
-    int ncols;                /* rows of doubles: columns (0: one value per rank) */
-    size_t n, width;          /* lists: rank 0's n values, strings of width bytes */
+    int ncols; /* rows of doubles: columns (0: one value per rank) */
+    size_t n, width; /* lists: rank 0's n values, strings of width bytes */
     void *data;
 };
 

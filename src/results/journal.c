@@ -30,12 +30,12 @@ struct buf {
 
 static void put(struct buf *b, const void *v, size_t n)
 {
-    if (b->oom || n == 0)   /* nothing: v may be NULL (a call without data), which memcpy must not get */
+    if (b->oom ||
+        n == 0) /* nothing: v may be NULL (a call without data), which memcpy must not get */
         return;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 65536;
-        while (cap < b->len + n)
-            cap *= 2;
+        while (cap < b->len + n) cap *= 2;
         char *p = realloc(b->p, cap);
         if (!p) {
             b->oom = 1;
@@ -48,16 +48,24 @@ static void put(struct buf *b, const void *v, size_t n)
     b->len += n;
 }
 
-static void put_u64(struct buf *b, uint64_t v) { put(b, &v, sizeof v); }
-static void put_blob(struct buf *b, const void *v, size_t n) { put_u64(b, n); put(b, v, n); }
-static void put_str(struct buf *b, const char *s) { put_blob(b, s ? s : "", s ? strlen(s) : 0); }
+static void put_u64(struct buf *b, uint64_t v)
+{
+    put(b, &v, sizeof v);
+}
+static void put_blob(struct buf *b, const void *v, size_t n)
+{
+    put_u64(b, n);
+    put(b, v, n);
+}
+static void put_str(struct buf *b, const char *s)
+{
+    put_blob(b, s ? s : "", s ? strlen(s) : 0);
+}
 
 static size_t op_data_bytes(const struct mcf_h5_op *op)
 {
-    if (op->kind == MCF_OP_LIST_LONG)
-        return op->n * sizeof(long long);
-    if (op->kind == MCF_OP_LIST_STR)
-        return op->n * op->width;
+    if (op->kind == MCF_OP_LIST_LONG) return op->n * sizeof(long long);
+    if (op->kind == MCF_OP_LIST_STR) return op->n * op->width;
     return 0;
 }
 
@@ -69,7 +77,7 @@ static void build(struct buf *b, const struct mcf_h5 *q, const char *label, cons
     clock_gettime(CLOCK_REALTIME, &now);
     double unix_s = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
     put(b, MCF_JOURNAL_SEG_MAGIC, 8);
-    put_u64(b, 0);   /* length and checksum, filled in below */
+    put_u64(b, 0); /* length and checksum, filled in below */
     put_u64(b, 0);
     put_str(b, label);
     put(b, &unix_s, sizeof unix_s);
@@ -90,8 +98,7 @@ static void build(struct buf *b, const struct mcf_h5 *q, const char *label, cons
         put_str(b, op->text);
         put_blob(b, op->data, op->data ? op_data_bytes(op) : 0);
     }
-    for (int r = 0; r < size; r++)
-        put_u64(b, (uint64_t)counts[r]);
+    for (int r = 0; r < size; r++) put_u64(b, (uint64_t)counts[r]);
     put(b, rows, nrows);
     if (!b->oom) {
         uint64_t len = b->len - SEG_HEAD;
@@ -106,32 +113,34 @@ static void build(struct buf *b, const struct mcf_h5 *q, const char *label, cons
 static void journal_failed(struct mcf_journal *j, const char *what, int err)
 {
     if (j->fd >= 0)
-        fprintf(stderr, "mcfleet: warning: the journal '%s' stops (%s%s%s): a run killed from now on keeps "
-                        "nothing; the results file is still written at the end\n",
+        fprintf(stderr,
+                "mcfleet: warning: the journal '%s' stops (%s%s%s): a run killed from now on keeps "
+                "nothing; the results file is still written at the end\n",
                 j->path, what, err ? ": " : "", err ? strerror(err) : "");
-    if (j->fd >= 0)
-        close(j->fd);
+    if (j->fd >= 0) close(j->fd);
     j->fd = -1;
 }
 
-int mcf_journal_open(struct mcf_journal *j, const char *output, MPI_Comm comm, int force, struct mcf_err *e)
+int mcf_journal_open(struct mcf_journal *j, const char *output, MPI_Comm comm, int force,
+                     struct mcf_err *e)
 {
     int refuse = 0;
     memset(j, 0, sizeof *j);
     j->fd = -1;
     j->q.comm = comm;
-    j->q.mode = MCF_H5_GATHER;   /* no file: every call is queued */
+    j->q.mode = MCF_H5_GATHER; /* no file: every call is queued */
     j->q.file = H5I_INVALID_HID;
     j->q.fd = -1;
     MPI_Comm_rank(comm, &j->q.rank);
     MPI_Comm_size(comm, &j->q.size);
     snprintf(j->path, sizeof j->path, "%s%s", output, MCF_JOURNAL_SUFFIX);
-    snprintf(j->q.partial, sizeof j->q.partial, "%.1000s", output);   /* messages name the output */
+    snprintf(j->q.partial, sizeof j->q.partial, "%.1000s", output); /* messages name the output */
     if (j->q.rank == 0) {
         struct stat st;
         const char *kind = NULL;
         j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0644);
-        if (j->fd < 0 && errno == EEXIST) {   /* only a killed run's journal, a regular file, is replaced */
+        if (j->fd < 0 &&
+            errno == EEXIST) { /* only a killed run's journal, a regular file, is replaced */
             kind = lstat(j->path, &st) == 0 ? mcf_output_kind(st.st_mode) : NULL;
             if (!kind && force && unlink(j->path) == 0)
                 j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0644);
@@ -140,30 +149,40 @@ int mcf_journal_open(struct mcf_journal *j, const char *output, MPI_Comm comm, i
         }
         if (kind) {
             refuse = 1;
-            mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "-o '%s': '%s' is %s, not a killed run's journal: not "
-                        "removed, not even with --force", output, j->path, kind);
+            mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                        "-o '%s': '%s' is %s, not a killed run's journal: not "
+                        "removed, not even with --force",
+                        output, j->path, kind);
         } else if (j->fd < 0 && errno == EEXIST) {
             refuse = 1;
-            mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__, "'%s' exists: a killed run's journal; 'mcfleet report "
-                        "%s' rebuilds its results (or pass --force to replace it)", j->path, output);
+            mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
+                        "'%s' exists: a killed run's journal; 'mcfleet report "
+                        "%s' rebuilds its results (or pass --force to replace it)",
+                        j->path, output);
         } else if (j->fd < 0) {
-            fprintf(stderr, "mcfleet: warning: no journal: cannot create '%s' (%s): a run killed before its end "
-                            "keeps nothing; the results file is written at the end as usual\n", j->path,
-                    strerror(errno));
-        } else if (flock(j->fd, LOCK_EX | LOCK_NB) != 0 || mcf_write_all(j->fd, MCF_JOURNAL_MAGIC, 8) != 0 ||
+            fprintf(stderr,
+                    "mcfleet: warning: no journal: cannot create '%s' (%s): a run killed before "
+                    "its end "
+                    "keeps nothing; the results file is written at the end as usual\n",
+                    j->path, strerror(errno));
+        } else if (flock(j->fd, LOCK_EX | LOCK_NB) != 0 ||
+                   mcf_write_all(j->fd, MCF_JOURNAL_MAGIC, 8) != 0 ||
                    !(j->got = calloc((size_t)j->q.size * 2, sizeof *j->got)) ||
                    !(j->counts = calloc((size_t)j->q.size, sizeof *j->counts)) ||
                    !(j->displs = calloc((size_t)j->q.size, sizeof *j->displs))) {
             /* held for the run: `mcfleet report` never rebuilds a live run's journal */
-            fprintf(stderr, "mcfleet: warning: no journal: '%s': %s: a run killed before its end keeps nothing; "
-                            "the results file is written at the end as usual\n", j->path,
-                    errno ? strerror(errno) : "out of memory");
+            fprintf(stderr,
+                    "mcfleet: warning: no journal: '%s': %s: a run killed before its end keeps "
+                    "nothing; "
+                    "the results file is written at the end as usual\n",
+                    j->path, errno ? strerror(errno) : "out of memory");
             close(j->fd);
             unlink(j->path);
             j->fd = -1;
         }
     }
-    /* a killed run's journal refuses the run (rank 0's message); any other failure only turns it off */
+    /* a killed run's journal refuses the run (rank 0's message); any other failure only turns it
+     * off */
     int state[2] = { refuse, j->fd >= 0 };
     MCF_MPI(e, MPI_Bcast(state, 2, MPI_INT, 0, comm));
     j->on = state[1];
@@ -182,10 +201,10 @@ void mcf_journal_commit(struct mcf_journal *j, const char *label, const char *pl
     int go = 0;
     char *rows = NULL;
     struct buf b = { 0 };
-    if (!j->on)
-        return;
+    if (!j->on) return;
     /* a rank whose queue failed (out of memory) says so: the segment is then not written */
-    if (MPI_Gather(mine, 2, MPI_UNSIGNED_LONG_LONG, j->got, 2, MPI_UNSIGNED_LONG_LONG, 0, j->q.comm) != MPI_SUCCESS)
+    if (MPI_Gather(mine, 2, MPI_UNSIGNED_LONG_LONG, j->got, 2, MPI_UNSIGNED_LONG_LONG, 0,
+                   j->q.comm) != MPI_SUCCESS)
         goto out;
     if (j->q.rank == 0) {
         unsigned long long total = 0;
@@ -201,10 +220,9 @@ void mcf_journal_commit(struct mcf_journal *j, const char *label, const char *pl
             journal_failed(j, total > INT_MAX ? "a segment over 2 GiB" : "out of memory", 0);
         }
     }
-    if (MPI_Bcast(&go, 1, MPI_INT, 0, j->q.comm) != MPI_SUCCESS || !go)
-        goto out;
-    if (MPI_Gatherv(j->q.queue.buf, (int)j->q.queue.len, MPI_BYTE, rows, j->counts, j->displs, MPI_BYTE, 0,
-                    j->q.comm) != MPI_SUCCESS)
+    if (MPI_Bcast(&go, 1, MPI_INT, 0, j->q.comm) != MPI_SUCCESS || !go) goto out;
+    if (MPI_Gatherv(j->q.queue.buf, (int)j->q.queue.len, MPI_BYTE, rows, j->counts, j->displs,
+                    MPI_BYTE, 0, j->q.comm) != MPI_SUCCESS)
         goto out;
     if (j->q.rank == 0) {
         size_t total = (size_t)j->displs[j->q.size - 1] + (size_t)j->counts[j->q.size - 1];
@@ -212,7 +230,8 @@ void mcf_journal_commit(struct mcf_journal *j, const char *label, const char *pl
         build(&b, &j->q, label, planned, j->counts, j->q.size, rows, total);
         if (b.oom) {
             journal_failed(j, "out of memory", 0);
-        } else if ((err = mcf_write_all(j->fd, b.p, b.len)) != 0 || (fdatasync(j->fd) != 0 && (err = errno))) {
+        } else if ((err = mcf_write_all(j->fd, b.p, b.len)) != 0 ||
+                   (fdatasync(j->fd) != 0 && (err = errno))) {
             journal_failed(j, "writing a segment", err);
         } else {
             j->bytes += (long long)b.len;
@@ -242,15 +261,14 @@ void mcf_journal_close(struct mcf_journal *j, int remove)
     j->got = NULL;
     j->counts = j->displs = NULL;
     if (j->q.rank == 0 && j->segments < 2)
-        remove = 1;   /* no test written: nothing to rebuild */
+        remove = 1; /* no test written: nothing to rebuild */
     else if (!remove && j->q.rank == 0)
-        fprintf(stderr, "mcfleet: the %d test%s finished before this are in '%s': 'mcfleet report %.1000s' "
-                        "rebuilds the results file from it\n", j->segments - 1, j->segments == 2 ? "" : "s",
-                j->path, j->q.partial);
-    if (j->q.rank == 0 && j->path[0] && remove)
-        unlink(j->path);
-    if (j->fd >= 0)
-        close(j->fd);
+        fprintf(stderr,
+                "mcfleet: the %d test%s finished before this are in '%s': 'mcfleet report %.1000s' "
+                "rebuilds the results file from it\n",
+                j->segments - 1, j->segments == 2 ? "" : "s", j->path, j->q.partial);
+    if (j->q.rank == 0 && j->path[0] && remove) unlink(j->path);
+    if (j->fd >= 0) close(j->fd);
     j->fd = -1;
     j->on = 0;
 }

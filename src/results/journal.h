@@ -25,15 +25,15 @@
 #define MCF_JOURNAL_SEG_HEAD 24
 
 struct mcf_journal {
-    struct mcf_h5 q;      /* a writer with no file: the calls are queued until the commit */
-    int fd;               /* rank 0: the journal; -1 elsewhere, or once it failed */
-    int on;               /* the same on every rank: commits gather */
-    int segments;         /* rank 0: segments written */
-    double cost_s;        /* this rank's time in commits, in all */
-    double last_s;        /* ... and in the last one (rank 0's delays the next start: runner.c) */
-    unsigned long long *got;   /* rank 0: each rank's queue length and failure */
-    int *counts, *displs;      /* rank 0: MPI_Gatherv's */
-    long long bytes;      /* rank 0: bytes written */
+    struct mcf_h5 q; /* a writer with no file: the calls are queued until the commit */
+    int fd; /* rank 0: the journal; -1 elsewhere, or once it failed */
+    int on; /* the same on every rank: commits gather */
+    int segments; /* rank 0: segments written */
+    double cost_s; /* this rank's time in commits, in all */
+    double last_s; /* ... and in the last one (rank 0's delays the next start: runner.c) */
+    unsigned long long *got; /* rank 0: each rank's queue length and failure */
+    int *counts, *displs; /* rank 0: MPI_Gatherv's */
+    long long bytes; /* rank 0: bytes written */
     char path[1100];
 };
 
@@ -41,7 +41,8 @@ struct mcf_journal {
  * force: that is a killed run's, and `mcfleet report OUTPUT` rebuilds it: an
  * input error) and holds it locked for the run, so that no rebuild takes a
  * live run's journal. Any other failure warns and leaves the journal off. */
-int mcf_journal_open(struct mcf_journal *j, const char *output, MPI_Comm comm, int force, struct mcf_err *e);
+int mcf_journal_open(struct mcf_journal *j, const char *output, MPI_Comm comm, int force,
+                     struct mcf_err *e);
 /* Collective: what the record layer queued on every rank since the last
  * commit becomes one segment named label (a test's name, or "start" with
  * planned: the tests in order, comma-separated). A failure to write is not

@@ -14,9 +14,9 @@
 #include "record_sustained.h"
 #include "verdict.h"
 
-const char *const mcf_test_bookkeeping[] = {
-    "verified", "status", "message", "start_skew_us", "warmup_runs", "rep_start_s", "rep_end_s", NULL
-};
+const char *const mcf_test_bookkeeping[] = { "verified",      "status",      "message",
+                                             "start_skew_us", "warmup_runs", "rep_start_s",
+                                             "rep_end_s",     NULL };
 
 /* Text attributes above this are left to their datasets (HDF5's attribute limit is 64 KiB). */
 #define MCF_ATTR_TEXT_MAX 60000
@@ -38,12 +38,14 @@ static int record_meta_start(struct mcf_h5 *h, const struct mcf_record_ctx *c, s
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING], hdf5[64];
     int len = 0;
     unsigned maj, min, rel;
-    const char *inject = getenv("MCFLEET_INJECT_FAULT"), *inject_clock = getenv("MCFLEET_INJECT_CLOCK_MHZ"),
+    const char *inject = getenv("MCFLEET_INJECT_FAULT"),
+               *inject_clock = getenv("MCFLEET_INJECT_CLOCK_MHZ"),
                *inject_slow = getenv("MCFLEET_INJECT_SLOW");
     MPI_Get_library_version(mpi, &len);
     mpi[strcspn(mpi, "\n")] = '\0';
     H5get_libversion(&maj, &min, &rel);
-    snprintf(hdf5, sizeof hdf5, "%u.%u.%u%s", maj, min, rel, mcf_h5_parallel_available() ? " (parallel)" : "");
+    snprintf(hdf5, sizeof hdf5, "%u.%u.%u%s", maj, min, rel,
+             mcf_h5_parallel_available() ? " (parallel)" : "");
 
     MCF_TRY(mcf_h5_group(h, "/meta", e));
     MCF_TRY(mcf_h5_strings(h, "/meta/deck_text", deck_text, 1, e));
@@ -62,9 +64,11 @@ static int record_meta_start(struct mcf_h5 *h, const struct mcf_record_ctx *c, s
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "quick", o->quick, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "mpi_library", mpi, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "hdf5_version", hdf5, e));
-    MCF_TRY(mcf_h5_attr_str(h, "/meta", "hdf5_write_mode", c->write_mode ? c->write_mode : mcf_h5_mode_name(h->mode), e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "hdf5_write_mode",
+                            c->write_mode ? c->write_mode : mcf_h5_mode_name(h->mode), e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "build", MCF_BUILD_INFO, e));
-    MCF_TRY(mcf_h5_attr_str(h, "/meta", "clock", "CLOCK_MONOTONIC, offsets to rank 0 by min-RTT ping-pong", e));
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "clock",
+                            "CLOCK_MONOTONIC, offsets to rank 0 by min-RTT ping-pong", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected", inject ? inject : "", e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected_clock_mhz", inject_clock ? inject_clock : "", e));
     {
@@ -75,12 +79,13 @@ static int record_meta_start(struct mcf_h5 *h, const struct mcf_record_ctx *c, s
                      factor && *factor ? factor : "2");
         MCF_TRY(mcf_h5_attr_str(h, "/meta", "injected_slow", slow, e));
     }
-    for (int l = 0; l < MCF_LEVEL_COUNT; l++) {   /* the roofline's ceilings: how each level is hit */
+    for (int l = 0; l < MCF_LEVEL_COUNT; l++) { /* the roofline's ceilings: how each level is hit */
         char name[48];
         snprintf(name, sizeof name, "level_method_%s", mcf_level_names[l]);
         MCF_TRY(mcf_h5_attr_str(h, "/meta", name, be->level_method((enum mcf_level)l), e));
     }
-    MCF_TRY(mcf_h5_attr_str(h, "/meta", "dev_root", env_or("MCFLEET_DEV_ROOT", ""), e));   /* testing hook */
+    MCF_TRY(mcf_h5_attr_str(h, "/meta", "dev_root", env_or("MCFLEET_DEV_ROOT", ""),
+                            e)); /* testing hook */
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "acceptance", deck->acceptance, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "deck_arch", deck->arch, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "slurm_job_id", env_or("SLURM_JOB_ID", ""), e));
@@ -113,8 +118,7 @@ int mcf_record_meta_end(struct mcf_h5 *h, const struct mcf_record_end *end, stru
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(end_time, sizeof end_time, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    for (size_t i = 0; i < end->nnot; i++)
-        len += strlen(end->not_run[i]) + 1;
+    for (size_t i = 0; i < end->nnot; i++) len += strlen(end->not_run[i]) + 1;
     MCF_ALLOC(e, joined, len);
     for (size_t i = 0; i < end->nnot; i++) {
         if (i) strcat(joined, ",");
@@ -128,8 +132,10 @@ int mcf_record_meta_end(struct mcf_h5 *h, const struct mcf_record_end *end, stru
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "nhung", end->nhung, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "hung_ranks", end->hung_ranks, e));
     MCF_TRY(mcf_h5_attr_str(h, "/meta", "cut_test", end->cut_test ? end->cut_test : "", e));
-    MCF_TRY(mcf_h5_attr_str(h, "/meta", "stop_reason", end->stop_reason ? end->stop_reason : "", e));
-    MCF_TRY(mcf_h5_attr_str(h, "/meta", "rebuilt_from", end->rebuilt_from ? end->rebuilt_from : "", e));
+    MCF_TRY(
+        mcf_h5_attr_str(h, "/meta", "stop_reason", end->stop_reason ? end->stop_reason : "", e));
+    MCF_TRY(
+        mcf_h5_attr_str(h, "/meta", "rebuilt_from", end->rebuilt_from ? end->rebuilt_from : "", e));
     /* last: `complete` says everything above is there */
     MCF_TRY(mcf_h5_attr_long(h, "/meta", "complete", end->complete, e));
 fail:
@@ -166,9 +172,12 @@ static int record_ranks(struct mcf_h5 *h, const struct mcf_topo *t, const struct
     MCF_TRY(mcf_h5_rows_long(h, "/ranks/slurm_nodeid", atoll(env_or("SLURM_NODEID", "-1")), e));
     MCF_TRY(mcf_h5_rows_long(h, "/ranks/slurm_procid", atoll(env_or("SLURM_PROCID", "-1")), e));
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/slurm_nodename", env_or("SLURMD_NODENAME", ""), e));
-    MCF_TRY(mcf_h5_rows_str(h, "/ranks/cuda_visible_devices", env_or("CUDA_VISIBLE_DEVICES", "(unset)"), e));
-    MCF_TRY(mcf_h5_rows_str(h, "/ranks/rocr_visible_devices", env_or("ROCR_VISIBLE_DEVICES", "(unset)"), e));
-    MCF_TRY(mcf_h5_rows_str(h, "/ranks/hip_visible_devices", env_or("HIP_VISIBLE_DEVICES", "(unset)"), e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/cuda_visible_devices",
+                            env_or("CUDA_VISIBLE_DEVICES", "(unset)"), e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/rocr_visible_devices",
+                            env_or("ROCR_VISIBLE_DEVICES", "(unset)"), e));
+    MCF_TRY(mcf_h5_rows_str(h, "/ranks/hip_visible_devices",
+                            env_or("HIP_VISIBLE_DEVICES", "(unset)"), e));
     /* the cores closest to the rank's GPU, and whether the rank runs on them */
     snprintf(cpus, sizeof cpus, "%s", loc->gpu_cpus[0] ? loc->gpu_cpus : "unknown");
     MCF_TRY(mcf_h5_rows_str(h, "/ranks/gpu_local_cpus", cpus, e));
@@ -208,7 +217,8 @@ static int record_params(struct mcf_h5 *h, const char *g, const struct mcf_insta
             MCF_TRY(mcf_h5_attr_long(h, g, kd->name, (long long)mcf_key_get(kd, k), e));
     }
     char measured[1024];
-    MCF_TRY(mcf_h5_attr_str(h, g, "measured", mcf_kernel_measured(k, measured, sizeof measured), e));
+    MCF_TRY(
+        mcf_h5_attr_str(h, g, "measured", mcf_kernel_measured(k, measured, sizeof measured), e));
     return MCF_OK;
 fail:
     return e->rc;
@@ -224,18 +234,23 @@ static int record_test(struct mcf_h5 *h, const struct mcf_result *r, int any_ran
     MCF_TRY(mcf_h5_group(h, g, e));
     MCF_TRY(record_params(h, g, in, e));
     if (r->shared_cores)
-        MCF_TRY(mcf_h5_attr_str(h, g, "not_judged", "the host's streams: this node's ranks ran more stream threads "
-                                "together than it has CPUs, so a rank's speedup is what its neighbours ran beside it", e));
+        MCF_TRY(mcf_h5_attr_str(
+            h, g, "not_judged",
+            "the host's streams: this node's ranks ran more stream threads "
+            "together than it has CPUs, so a rank's speedup is what its neighbours ran beside it",
+            e));
     /* Metrics exist only where some rank produced a verified figure; the
      * others' rows are NaN. Their set is the same on every rank. */
     if (any_ran) {
         for (int m = 0; m < r->nmetrics; m++) {
             snprintf(path, sizeof path, "%s/%s", g, r->metrics[m].name);
-            MCF_TRY(mcf_h5_rows_double(h, path, r->values + (size_t)m * reps, reps, r->metrics[m].unit, e));
+            MCF_TRY(mcf_h5_rows_double(h, path, r->values + (size_t)m * reps, reps,
+                                       r->metrics[m].unit, e));
             /* which way is good, for the verdict and for readers of the file */
-            MCF_TRY(mcf_h5_attr_str(h, path, "better",
-                                    mcf_better_name(r->shared_cores ? 0 : r->metrics[m].better), e));
-            if (r->metrics[m].optional)   /* NaN is a figure the rank could not have (a peer it lacks), no error */
+            MCF_TRY(mcf_h5_attr_str(
+                h, path, "better", mcf_better_name(r->shared_cores ? 0 : r->metrics[m].better), e));
+            if (r->metrics[m].optional) /* NaN is a figure the rank could not have (a peer it
+                                           lacks), no error */
                 MCF_TRY(mcf_h5_attr_long(h, path, "optional", 1, e));
             if (m) strncat(names, ",", sizeof names - strlen(names) - 1);
             strncat(names, r->metrics[m].name, sizeof names - strlen(names) - 1);
@@ -245,11 +260,13 @@ static int record_test(struct mcf_h5 *h, const struct mcf_result *r, int any_ran
             }
         }
         snprintf(path, sizeof path, "%s/rep_start_s", g);
-        MCF_TRY(mcf_h5_rows_double(h, path, r->rep_start, reps, "s since rank 0's clock origin", e));
+        MCF_TRY(
+            mcf_h5_rows_double(h, path, r->rep_start, reps, "s since rank 0's clock origin", e));
         snprintf(path, sizeof path, "%s/rep_end_s", g);
         MCF_TRY(mcf_h5_rows_double(h, path, r->rep_end, reps, "s since rank 0's clock origin", e));
     }
-    MCF_TRY(mcf_record_sustained(h, g, r, any_ran, e));   /* a test with a duration: its trace and figures */
+    MCF_TRY(mcf_record_sustained(h, g, r, any_ran,
+                                 e)); /* a test with a duration: its trace and figures */
     MCF_TRY(mcf_h5_attr_str(h, g, "metrics", names, e));
     MCF_TRY(mcf_h5_attr_str(h, g, "summary_metrics", summary, e));
     snprintf(path, sizeof path, "%s/verified", g);
@@ -285,15 +302,16 @@ static int record_health(struct mcf_h5 *h, const struct mcf_health *hl, struct m
     MCF_TRY(mcf_h5_rows_str(h, "/health/source", hl->source, e));
     MCF_TRY(mcf_h5_rows_str(h, "/health/notes", hl->notes, e));
     MCF_TRY(mcf_h5_attr_str(h, "/health", "counters", list, e));
-    MCF_TRY(mcf_h5_attr_str(h, "/health", "columns", "before the first test,after the last test", e));
+    MCF_TRY(
+        mcf_h5_attr_str(h, "/health", "columns", "before the first test,after the last test", e));
     return MCF_OK;
 fail:
     return e->rc;
 }
 
 /* The ranks the watchdog found hung: who they were and what they missed (rank 0 knows). */
-static int record_hung(struct mcf_h5 *h, const struct mcf_watchdog *wd, const struct mcf_result *res, int n,
-                       struct mcf_err *e)
+static int record_hung(struct mcf_h5 *h, const struct mcf_watchdog *wd,
+                       const struct mcf_result *res, int n, struct mcf_err *e)
 {
     int k = h->rank == 0 ? wd->nhung : 0;
     long long *rank = NULL;
@@ -306,7 +324,7 @@ static int record_hung(struct mcf_h5 *h, const struct mcf_watchdog *wd, const st
     MCF_ALLOC(e, test, k);
     for (int i = 0; i < k; i++) {
         const struct mcf_rank_ident *id = &wd->idents[wd->hung[i]];
-        int at = wd->hung_at[i];   /* the boundary before test `at`: the test before it never ended */
+        int at = wd->hung_at[i]; /* the boundary before test `at`: the test before it never ended */
         rank[i] = wd->hung[i];
         host[i] = id->hostname;
         uuid[i] = id->device_uuid;
@@ -324,7 +342,12 @@ fail:
         MCF_TRY(mcf_h5_strings(h, "/hung/device_name", name, (size_t)k, e));
         MCF_TRY(mcf_h5_strings(h, "/hung/test", test, (size_t)k, e));
     }
-    free(rank); free(host); free(uuid); free(bus); free(name); free(test);
+    free(rank);
+    free(host);
+    free(uuid);
+    free(bus);
+    free(name);
+    free(test);
     return e->rc;
 }
 
@@ -334,7 +357,8 @@ int mcf_record_clock_origin(struct mcf_record_ctx *c, struct mcf_err *e)
        Unix time, to line them up with an outside sampler (nvidia-smi, DCGM) */
     struct timespec rt, mt;
     c->clock_origin = 0.0;
-    if (c->topo->rank == 0 && clock_gettime(CLOCK_REALTIME, &rt) == 0 && clock_gettime(CLOCK_MONOTONIC, &mt) == 0)
+    if (c->topo->rank == 0 && clock_gettime(CLOCK_REALTIME, &rt) == 0 &&
+        clock_gettime(CLOCK_MONOTONIC, &mt) == 0)
         c->clock_origin = (double)(rt.tv_sec - mt.tv_sec) + (rt.tv_nsec - mt.tv_nsec) * 1e-9;
     MCF_MPI(e, MPI_Bcast(&c->clock_origin, 1, MPI_DOUBLE, 0, c->topo->world));
     return MCF_OK;
@@ -342,12 +366,13 @@ fail:
     return e->rc;
 }
 
-int mcf_record_start(struct mcf_h5 *h5, const struct mcf_record_ctx *c, int ntests, struct mcf_err *e)
+int mcf_record_start(struct mcf_h5 *h5, const struct mcf_record_ctx *c, int ntests,
+                     struct mcf_err *e)
 {
-    MCF_TRY(record_ranks(h5, c->topo, c->dev, c->device, c->cs, c->loc, c->world_rank, c->serial, e));
+    MCF_TRY(
+        record_ranks(h5, c->topo, c->dev, c->device, c->cs, c->loc, c->world_rank, c->serial, e));
     MCF_TRY(mcf_h5_group(h5, "/results", e));
-    if (ntests >= 0)
-        MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", ntests, e));
+    if (ntests >= 0) MCF_TRY(mcf_h5_attr_long(h5, "/results", "ntests", ntests, e));
     MCF_TRY(mcf_h5_attr_str(h5, "/results", "status_codes", mcf_status_codes, e));
     MCF_TRY(record_meta_start(h5, c, e));
     MCF_TRY(mcf_record_schema(h5, e));
@@ -363,33 +388,30 @@ int mcf_record_test(struct mcf_h5 *h5, const struct mcf_result *r, struct mcf_er
     return record_test(h5, r, r->any_verified, e);
 }
 
-int mcf_record_run(struct mcf_h5 *h5, const struct mcf_record_ctx *c, const struct mcf_result *res, int n,
-                   const struct mcf_power_run *power, const struct mcf_health *health, struct mcf_record_end *end,
-                   const struct mcf_watchdog *wd, struct mcf_err *e)
+int mcf_record_run(struct mcf_h5 *h5, const struct mcf_record_ctx *c, const struct mcf_result *res,
+                   int n, const struct mcf_power_run *power, const struct mcf_health *health,
+                   struct mcf_record_end *end, const struct mcf_watchdog *wd, struct mcf_err *e)
 {
     const char **not_run = NULL;
     char hung[64 * 16] = "";
     MCF_TRY(mcf_record_start(h5, c, n, e));
-    for (int i = 0; i < n; i++)
-        MCF_TRY(mcf_record_test(h5, &res[i], e));
-    if (power) {   /* the power layer computes its figures; this layer writes them */
+    for (int i = 0; i < n; i++) MCF_TRY(mcf_record_test(h5, &res[i], e));
+    if (power) { /* the power layer computes its figures; this layer writes them */
         struct mcf_power_figures pf;
         int rc = mcf_power_compute(power, res, n, &pf, e);
-        if (rc == MCF_OK)
-            rc = mcf_record_power(h5, &pf, res, n, e);
+        if (rc == MCF_OK) rc = mcf_record_power(h5, &pf, res, n, e);
         mcf_power_figures_free(&pf);
-        if (rc != MCF_OK)
-            goto fail;
+        if (rc != MCF_OK) goto fail;
     }
     MCF_TRY(record_health(h5, health, e));
-    if (wd->nhung)
-        MCF_TRY(record_hung(h5, wd, res, n, e));
+    if (wd->nhung) MCF_TRY(record_hung(h5, wd, res, n, e));
     MCF_ALLOC(e, not_run, n);
     end->nnot = 0;
     for (int i = 0; i < n; i++)
-        if (res[i].listed_not_run)   /* the fleet's decision, not this rank's row: the same on every rank */
+        if (res[i].listed_not_run) /* the fleet's decision, not this rank's row: the same on every
+                                      rank */
             not_run[end->nnot++] = res[i].inst->name;
-    for (int i = 0; i < wd->nhung; i++) {   /* all of them are in /hung; the first few here */
+    for (int i = 0; i < wd->nhung; i++) { /* all of them are in /hung; the first few here */
         size_t len = strlen(hung);
         if (len + 16 >= sizeof hung) {
             snprintf(hung + len, sizeof hung - len, ",...");
@@ -409,23 +431,26 @@ fail:
     return e->rc;
 }
 
-double mcf_record_bytes(const struct mcf_instance *inst, int n, unsigned backend_caps, int nranks, size_t deck_len)
+double mcf_record_bytes(const struct mcf_instance *inst, int n, unsigned backend_caps, int nranks,
+                        size_t deck_len)
 {
     /* HDF5's costs, rounded up from files this writer made: about 1 KiB per
      * dataset (object header, B-tree entry, the unit attribute), 2 KiB per
      * test group with its parameter attributes; 64 bytes per rank for a
      * string row; /ranks has 40 datasets; power adds a few per test. */
     const double per_dataset = 1024, per_group = 2048, per_string = 64;
-    double bytes = 256.0 * 1024 + 2.0 * (double)deck_len + 40 * (per_dataset + per_string * nranks)
-                 + 18 * (per_dataset + 16.0 * nranks) + 2 * per_string * 8 * nranks;   /* /health */
+    double bytes = 256.0 * 1024 + 2.0 * (double)deck_len +
+        40 * (per_dataset + per_string * nranks) + 18 * (per_dataset + 16.0 * nranks) +
+        2 * per_string * 8 * nranks; /* /health */
     for (int i = 0; i < n; i++) {
         struct mcf_metric m[MCF_MAX_METRICS];
         int nm = mcf_kernel_metrics(&inst[i].kernel, backend_caps, m, MCF_MAX_METRICS);
         double reps = inst[i].repetitions;
-        bytes += per_group + (nm + 2) * (per_dataset + 8.0 * nranks * reps)   /* metrics, rep start and end */
-               + 5 * (per_dataset + per_string * nranks)                      /* status, message, ... */
-               + 9 * (per_dataset + 8.0 * nranks * (reps + 1))                /* power and evidence per test */
-               + mcf_sustained_bytes(&inst[i], nranks);                        /* a sustained test's trace */
+        bytes += per_group +
+            (nm + 2) * (per_dataset + 8.0 * nranks * reps) /* metrics, rep start and end */
+            + 5 * (per_dataset + per_string * nranks) /* status, message, ... */
+            + 9 * (per_dataset + 8.0 * nranks * (reps + 1)) /* power and evidence per test */
+            + mcf_sustained_bytes(&inst[i], nranks); /* a sustained test's trace */
     }
     return bytes;
 }

@@ -7,7 +7,7 @@
 #include "h5out.h"
 #include "power_run.h"
 
-int mcf_record_power(struct mcf_h5 *h, const struct mcf_power_figures *f, const struct mcf_result *res, int n,
-                     struct mcf_err *e);
+int mcf_record_power(struct mcf_h5 *h, const struct mcf_power_figures *f,
+                     const struct mcf_result *res, int n, struct mcf_err *e);
 
 #endif

@@ -24,9 +24,8 @@ static int record_family(struct mcf_h5 *h, enum mcf_family f, struct mcf_err *e)
             char buf[64];
             const char *implied = mcf_key_implied(f, u, buf, sizeof buf);
             append(keys, sizeof keys, u->key);
-            if (mcf_kernel_key(u->key)->amount)
-                append(amounts, sizeof amounts, u->key);
-            if (implied && implied != u->implied)   /* the quiet rule's default */
+            if (mcf_kernel_key(u->key)->amount) append(amounts, sizeof amounts, u->key);
+            if (implied && implied != u->implied) /* the quiet rule's default */
                 append(quiet, sizeof quiet, u->key);
             if (implied) {
                 snprintf(attr, sizeof attr, "implied_%s", u->key);
@@ -45,8 +44,7 @@ int mcf_record_schema(struct mcf_h5 *h, struct mcf_err *e)
 {
     MCF_TRY(mcf_h5_group(h, "/meta/families", e));
     MCF_TRY(mcf_h5_attr_long(h, "/meta/families", "schema", MCF_SCHEMA_VERSION, e));
-    for (int f = 0; f < MCF_FAMILY_COUNT; f++)
-        MCF_TRY(record_family(h, (enum mcf_family)f, e));
+    for (int f = 0; f < MCF_FAMILY_COUNT; f++) MCF_TRY(record_family(h, (enum mcf_family)f, e));
     return MCF_OK;
 fail:
     return e->rc;

@@ -10,8 +10,7 @@ int mcf_agree(MPI_Comm comm, struct mcf_err *e)
     MPI_Comm_size(comm, &size);
     if (MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
         return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "MPI_Allreduce failed");
-    if (worst == MCF_OK)
-        return MCF_OK;
+    if (worst == MCF_OK) return MCF_OK;
     int who = mine == worst ? rank : size, first = size;
     MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, comm);
     char msg[MCF_ERRMSG_LEN];

@@ -21,32 +21,38 @@ const struct mcf_backend *const mcf_backends[] = {
 #ifdef MCF_HAVE_HIP
     &mcf_backend_hip,
 #endif
-    &mcf_backend_host,
-    NULL
+    &mcf_backend_host, NULL
 };
 
 const char *const mcf_backend_known[] = { "auto", "host", "cuda", "hip", NULL };
 
 /* ---- defaults for optional hooks ---- */
 
-static void default_finalize(void *state) { (void)state; }
+static void default_finalize(void *state)
+{
+    (void)state;
+}
 
 static int default_device_count(void *state, int *count, struct mcf_err *e)
 {
-    (void)state; (void)e;
+    (void)state;
+    (void)e;
     *count = 1;
     return MCF_OK;
 }
 
 static int default_open_device(void *state, int index, struct mcf_err *e)
 {
-    (void)state; (void)index; (void)e;
+    (void)state;
+    (void)index;
+    (void)e;
     return MCF_OK;
 }
 
 static int default_device_info(void *state, struct mcf_device_info *info, struct mcf_err *e)
 {
-    (void)state; (void)e;
+    (void)state;
+    (void)e;
     memset(info, 0, sizeof *info);
     strcpy(info->name, "unknown");
     strcpy(info->uuid, "unknown");
@@ -57,14 +63,16 @@ static int default_device_info(void *state, struct mcf_device_info *info, struct
 static int unsupported_setup(void *state, const struct mcf_kernel *k, void **kstate,
                              struct mcf_err *e)
 {
-    (void)state; (void)kstate;
-    return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
-                       "this backend has no %s kernels", mcf_family_names[k->family]);
+    (void)state;
+    (void)kstate;
+    return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "this backend has no %s kernels",
+                       mcf_family_names[k->family]);
 }
 
 static int unsupported_run(void *kstate, struct mcf_sample *s, struct mcf_err *e)
 {
-    (void)kstate; (void)s;
+    (void)kstate;
+    (void)s;
     return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "kernel not supported");
 }
 
@@ -74,13 +82,18 @@ static int unsupported_verify(void *kstate, struct mcf_err *e)
     return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "kernel not supported");
 }
 
-static void default_teardown(void *kstate) { (void)kstate; }
+static void default_teardown(void *kstate)
+{
+    (void)kstate;
+}
 
-static const struct mcf_kernel_ops unsupported_ops = {
-    unsupported_setup, unsupported_run, unsupported_verify, default_teardown
-};
+static const struct mcf_kernel_ops unsupported_ops = { unsupported_setup, unsupported_run,
+                                                       unsupported_verify, default_teardown };
 
-#define FILL(field, fallback) do { if (!(field)) (field) = (fallback); } while (0)
+#define FILL(field, fallback)                                                                      \
+    do {                                                                                           \
+        if (!(field)) (field) = (fallback);                                                        \
+    } while (0)
 
 static const char *default_level_method(enum mcf_level level)
 {
@@ -89,10 +102,17 @@ static const char *default_level_method(enum mcf_level level)
 }
 
 static int default_mfma_exec(void *state, const struct mcf_mfma_insn *insn, const void *a_tiles,
-                             const void *b_tiles, const uint8_t *meta, void *dregs, struct mcf_err *e)
+                             const void *b_tiles, const uint8_t *meta, void *dregs,
+                             struct mcf_err *e)
 {
-    (void)state; (void)insn; (void)a_tiles; (void)b_tiles; (void)meta; (void)dregs;
-    return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__, "this backend has no MFMA self-test");
+    (void)state;
+    (void)insn;
+    (void)a_tiles;
+    (void)b_tiles;
+    (void)meta;
+    (void)dregs;
+    return mcf_err_set(e, MCF_EUNSUPPORTED, __FILE__, __LINE__,
+                       "this backend has no MFMA self-test");
 }
 
 void mcf_backend_fill(struct mcf_backend *b)
@@ -115,14 +135,15 @@ int mcf_backend_select(const char *name, struct mcf_backend *out, struct mcf_err
 {
     const struct mcf_backend *found = NULL;
     for (int i = 0; mcf_backends[i]; i++)
-        if (strcmp(mcf_backends[i]->name, name) == 0)
-            found = mcf_backends[i];
+        if (strcmp(mcf_backends[i]->name, name) == 0) found = mcf_backends[i];
     if (!found) {
         for (int i = 0; mcf_backend_known[i]; i++)
             if (strcmp(mcf_backend_known[i], name) == 0)
-                return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
+                return mcf_err_set(
+                    e, MCF_ERUNTIME, __FILE__, __LINE__,
                     "backend '%s' is not built into this mcfleet: configure did not enable it "
-                    "(see the configure summary; --with-%s)", name, name);
+                    "(see the configure summary; --with-%s)",
+                    name, name);
         return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
                            "--backend: unknown backend '%s' (auto, host, cuda or hip)", name);
     }
@@ -131,12 +152,14 @@ int mcf_backend_select(const char *name, struct mcf_backend *out, struct mcf_err
     return MCF_OK;
 }
 
-void mcf_backend_auto(const struct mcf_rank_env *env, int need_selftest, const char *where, char *name,
-                      size_t name_len, char *why, size_t why_len)
+void mcf_backend_auto(const struct mcf_rank_env *env, int need_selftest, const char *where,
+                      char *name, size_t name_len, char *why, size_t why_len)
 {
     snprintf(name, name_len, "host");
-    snprintf(why, why_len, "this mcfleet has no GPU backend%s (built without %s: 'mcfleet --version' lists them)",
-             need_selftest ? " with the MFMA self-test" : "", need_selftest ? "HIP" : "CUDA and HIP");
+    snprintf(why, why_len,
+             "this mcfleet has no GPU backend%s (built without %s: 'mcfleet --version' lists them)",
+             need_selftest ? " with the MFMA self-test" : "",
+             need_selftest ? "HIP" : "CUDA and HIP");
     for (int i = 0, tried = 0; mcf_backends[i]; i++) {
         struct mcf_backend be;
         struct mcf_err probe = { 0 };
@@ -152,11 +175,10 @@ void mcf_backend_auto(const struct mcf_rank_env *env, int need_selftest, const c
             }
             be.finalize(state);
         }
-        if (strcmp(name, "host") != 0)
-            break;
+        if (strcmp(name, "host") != 0) break;
         size_t len = tried++ ? strlen(why) : 0;
-        snprintf(why + len, why_len - len, "%sbackend %s%s: %.300s", len ? "; " : "", be.name, where,
-                 probe.msg[0] ? probe.msg : "it sees no device");
+        snprintf(why + len, why_len - len, "%sbackend %s%s: %.300s", len ? "; " : "", be.name,
+                 where, probe.msg[0] ? probe.msg : "it sees no device");
     }
 }
 
@@ -165,8 +187,8 @@ struct forward {
     void *ks;
 };
 
-int mcf_forward_setup(const struct mcf_kernel_ops *ops, void *state, const struct mcf_kernel *k, void **ks,
-                      struct mcf_err *e)
+int mcf_forward_setup(const struct mcf_kernel_ops *ops, void *state, const struct mcf_kernel *k,
+                      void **ks, struct mcf_err *e)
 {
     struct forward *f = NULL;
     MCF_ALLOC(e, f, 1);
@@ -194,8 +216,7 @@ int mcf_forward_verify(void *ks, struct mcf_err *e)
 void mcf_forward_teardown(void *ks)
 {
     struct forward *f = ks;
-    if (!f)
-        return;
+    if (!f) return;
     f->ops->teardown(f->ks);
     free(f);
 }

@@ -14,21 +14,19 @@ double mcf_offset_estimate(const struct mcf_pingpong *p, int n, double *rtt)
 {
     int best = 0;
     for (int i = 1; i < n; i++)
-        if (p[i].t_recv - p[i].t_send < p[best].t_recv - p[best].t_send)
-            best = i;
-    if (rtt)
-        *rtt = p[best].t_recv - p[best].t_send;
+        if (p[i].t_recv - p[i].t_send < p[best].t_recv - p[best].t_send) best = i;
+    if (rtt) *rtt = p[best].t_recv - p[best].t_send;
     return p[best].t_remote - 0.5 * (p[best].t_send + p[best].t_recv);
 }
 
 enum { TAG_PING = 7101, TAG_PONG = 7102 };
 
-int mcf_clocksync_run(MPI_Comm world, MPI_Comm node_comm, int rounds,
-                      struct mcf_clocksync *cs, struct mcf_err *e)
+int mcf_clocksync_run(MPI_Comm world, MPI_Comm node_comm, int rounds, struct mcf_clocksync *cs,
+                      struct mcf_err *e)
 {
     int rank, size, local;
     struct mcf_pingpong pp[64];
-    double result[2] = { 0.0, 0.0 };   /* offset, rtt */
+    double result[2] = { 0.0, 0.0 }; /* offset, rtt */
     MPI_Comm leaders = MPI_COMM_NULL;
     if (rounds > 64) rounds = 64;
     if (rounds < 1) rounds = 1;
@@ -46,7 +44,9 @@ int mcf_clocksync_run(MPI_Comm world, MPI_Comm node_comm, int rounds,
                     double dummy = 0.0, remote;
                     pp[r].t_send = mcf_now();
                     MCF_MPI(e, MPI_Send(&dummy, 1, MPI_DOUBLE, peer, TAG_PING, leaders));
-                    MCF_MPI(e, MPI_Recv(&remote, 1, MPI_DOUBLE, peer, TAG_PONG, leaders, MPI_STATUS_IGNORE));
+                    MCF_MPI(e,
+                            MPI_Recv(&remote, 1, MPI_DOUBLE, peer, TAG_PONG, leaders,
+                                     MPI_STATUS_IGNORE));
                     pp[r].t_recv = mcf_now();
                     pp[r].t_remote = remote;
                 }
@@ -57,7 +57,8 @@ int mcf_clocksync_run(MPI_Comm world, MPI_Comm node_comm, int rounds,
         } else {
             for (int r = 0; r < rounds; r++) {
                 double dummy, now;
-                MCF_MPI(e, MPI_Recv(&dummy, 1, MPI_DOUBLE, 0, TAG_PING, leaders, MPI_STATUS_IGNORE));
+                MCF_MPI(e,
+                        MPI_Recv(&dummy, 1, MPI_DOUBLE, 0, TAG_PING, leaders, MPI_STATUS_IGNORE));
                 now = mcf_now();
                 MCF_MPI(e, MPI_Send(&now, 1, MPI_DOUBLE, 0, TAG_PONG, leaders));
             }
@@ -70,8 +71,7 @@ int mcf_clocksync_run(MPI_Comm world, MPI_Comm node_comm, int rounds,
     cs->rtt = result[1];
     return MCF_OK;
 fail:
-    if (leaders != MPI_COMM_NULL)
-        MPI_Comm_free(&leaders);
+    if (leaders != MPI_COMM_NULL) MPI_Comm_free(&leaders);
     return e->rc;
 }
 
@@ -84,8 +84,7 @@ int mcf_start_together(MPI_Comm world, const struct mcf_clocksync *cs, double le
     /* Everyone must have finished the previous test before the deadline is
      * chosen; otherwise a straggler receives a deadline already past. */
     MCF_MPI(e, MPI_Barrier(world));
-    if (rank == 0)
-        deadline = mcf_now() + lead;
+    if (rank == 0) deadline = mcf_now() + lead;
     MCF_MPI(e, MPI_Bcast(&deadline, 1, MPI_DOUBLE, 0, world));
     mcf_start_at(cs, deadline, start_common, skew_us);
     return MCF_OK;
@@ -93,7 +92,8 @@ fail:
     return e->rc;
 }
 
-void mcf_start_at(const struct mcf_clocksync *cs, double deadline, double *start_common, double *skew_us)
+void mcf_start_at(const struct mcf_clocksync *cs, double deadline, double *start_common,
+                  double *skew_us)
 {
     double local_deadline = deadline + cs->offset, now;
     /* sleep to 1 ms before, then spin: a sleep alone wakes late by the
@@ -106,7 +106,7 @@ void mcf_start_at(const struct mcf_clocksync *cs, double deadline, double *start
             ;
     }
     while ((now = mcf_now()) < local_deadline)
-        ;   /* spin */
+        ; /* spin */
     *start_common = now - cs->offset;
     *skew_us = (*start_common - deadline) * 1e6;
 }

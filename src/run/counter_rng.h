@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#if defined(__CUDACC__) || defined(__HIPCC__)   /* as src/run/reference.h */
+#if defined(__CUDACC__) || defined(__HIPCC__) /* as src/run/reference.h */
 #define MCF_HD __host__ __device__
 #else
 #define MCF_HD

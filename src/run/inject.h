@@ -13,9 +13,9 @@
 #define MCF_INJECT_GLOB_LEN 256
 
 struct mcf_inject {
-    int active;                          /* the variable is set and not empty */
-    char glob[MCF_INJECT_GLOB_LEN];      /* fnmatch(3) pattern over instance names */
-    int rank;                            /* -1: every rank */
+    int active; /* the variable is set and not empty */
+    char glob[MCF_INJECT_GLOB_LEN]; /* fnmatch(3) pattern over instance names */
+    int rank; /* -1: every rank */
 };
 
 /* spec NULL or "": inactive. Otherwise GLOB must be 1 to 255 characters and
@@ -23,7 +23,8 @@ struct mcf_inject {
  * MCF_EINPUT with a message naming the variable when not. */
 int mcf_inject_parse(const char *spec, int nranks, struct mcf_inject *out, struct mcf_err *e);
 /* The same for another variable of the same form (messages name var). */
-int mcf_inject_parse_var(const char *var, const char *spec, int nranks, struct mcf_inject *out, struct mcf_err *e);
+int mcf_inject_parse_var(const char *var, const char *spec, int nranks, struct mcf_inject *out,
+                         struct mcf_err *e);
 
 /* MCFLEET_INJECT_SLOW=GLOB[@RANK], for testing the verdict (a slow GPU): on
  * the ranks and tests it matches, every timed repetition runs the kernel

@@ -6,8 +6,7 @@
 uint64_t mcf_ladder_lines(uint64_t seed, uint64_t n, uint64_t salt, uint64_t *idx)
 {
     if (n <= MCF_LADDER_ALL) {
-        for (uint64_t x = 0; x < n; x++)
-            idx[x] = x;
+        for (uint64_t x = 0; x < n; x++) idx[x] = x;
         return n;
     }
     for (uint64_t b = 0; b < MCF_LADDER_LINES; b++) {
@@ -28,7 +27,8 @@ int mcf_ladder_verify(const struct mcf_kernel *k, void *c, struct mcf_err *e)
 {
     const uint64_t n = k->size, room = n > MCF_LADDER_LINES ? n : MCF_LADDER_LINES;
     uint64_t *rows = NULL, *cols = NULL, nr, nc;
-    double *a = NULL, *b = NULL;      /* the chosen rows of A; the chosen columns of B, each contiguous */
+    double *a = NULL,
+           *b = NULL; /* the chosen rows of A; the chosen columns of B, each contiguous */
     MCF_ALLOC(e, rows, room);
     MCF_ALLOC(e, cols, room);
     nr = mcf_ladder_lines(k->seed, n, 0, rows);
@@ -41,14 +41,16 @@ int mcf_ladder_verify(const struct mcf_kernel *k, void *c, struct mcf_err *e)
     for (uint64_t q = 0; q < nc; q++)
         for (uint64_t kk = 0; kk < n; kk++)
             b[q * n + kk] = mcf_ladder_b(k->dtype, k->inputs, k->seed, n, kk, cols[q]);
-    if (k->inputs == MCF_INPUTS_RANDOM) {   /* the regenerated operands are full entropy */
+    if (k->inputs == MCF_INPUTS_RANDOM) { /* the regenerated operands are full entropy */
         MCF_TRY(mcf_gemm_entropy(k->dtype, a, n, "A", e));
         MCF_TRY(mcf_gemm_entropy(k->dtype, b, n, "B", e));
     }
-    if (k->inject_fault) {   /* testing: a wrong element where the check looks */
+    if (k->inject_fault) { /* testing: a wrong element where the check looks */
         uint64_t at = rows[nr / 2] * n + cols[nc / 3];
-        if (k->dtype == MCF_FP64) ((double *)c)[at] += 1e3 + 0.5 * ((double *)c)[at];
-        else ((float *)c)[at] += 1e3f + 0.5f * ((float *)c)[at];
+        if (k->dtype == MCF_FP64)
+            ((double *)c)[at] += 1e3 + 0.5 * ((double *)c)[at];
+        else
+            ((float *)c)[at] += 1e3f + 0.5f * ((float *)c)[at];
     }
     for (uint64_t r = 0; r < nr; r++)
         for (uint64_t q = 0; q < nc; q++) {
@@ -61,11 +63,14 @@ int mcf_ladder_verify(const struct mcf_kernel *k, void *c, struct mcf_err *e)
             }
             double got = elem(k, c, rows[r] * n + cols[q]);
             double bound = mcf_gemm_bound(k->dtype, k->inputs, n, (double)sum_abs, (double)ref);
-            if (!(fabs(got - (double)ref) <= bound))   /* NaN fails too */
-                MCF_FAIL(e, MCF_EVERIFY, "ladder %s %s %llu^3: C[%llu][%llu] = %.9g, reference %.9Lg (|error| %.3g > "
-                         "bound %.3g; sum |a b| %.6Lg)", mcf_rung_names[k->rung], mcf_dtype_names[k->dtype],
-                         (unsigned long long)n, (unsigned long long)rows[r], (unsigned long long)cols[q], got, ref,
-                         fabs(got - (double)ref), bound, sum_abs);
+            if (!(fabs(got - (double)ref) <= bound)) /* NaN fails too */
+                MCF_FAIL(
+                    e, MCF_EVERIFY,
+                    "ladder %s %s %llu^3: C[%llu][%llu] = %.9g, reference %.9Lg (|error| %.3g > "
+                    "bound %.3g; sum |a b| %.6Lg)",
+                    mcf_rung_names[k->rung], mcf_dtype_names[k->dtype], (unsigned long long)n,
+                    (unsigned long long)rows[r], (unsigned long long)cols[q], got, ref,
+                    fabs(got - (double)ref), bound, sum_abs);
         }
     free(rows);
     free(cols);

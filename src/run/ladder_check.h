@@ -19,19 +19,19 @@
 extern "C" {
 #endif
 
-#define MCF_LADDER_ALL 512    /* up to this size every output element is checked */
-#define MCF_LADDER_LINES 16   /* beyond it, 16 rows x 16 columns: 256 elements */
+#define MCF_LADDER_ALL 512 /* up to this size every output element is checked */
+#define MCF_LADDER_LINES 16 /* beyond it, 16 rows x 16 columns: 256 elements */
 
 /* Operand values as the kernels hold them: A(i, kk) and B(kk, j) of k's
  * dtype, inputs and seed. */
-static inline MCF_HD double mcf_ladder_a(enum mcf_dtype t, enum mcf_inputs in, uint64_t seed, uint64_t n, uint64_t i,
-                                         uint64_t kk)
+static inline MCF_HD double mcf_ladder_a(enum mcf_dtype t, enum mcf_inputs in, uint64_t seed,
+                                         uint64_t n, uint64_t i, uint64_t kk)
 {
     double v = mcf_gemm_value(t, in, seed, 0, i * n + kk);
     return t == MCF_FP32 ? (double)(float)v : v;
 }
-static inline MCF_HD double mcf_ladder_b(enum mcf_dtype t, enum mcf_inputs in, uint64_t seed, uint64_t n, uint64_t kk,
-                                         uint64_t j)
+static inline MCF_HD double mcf_ladder_b(enum mcf_dtype t, enum mcf_inputs in, uint64_t seed,
+                                         uint64_t n, uint64_t kk, uint64_t j)
 {
     double v = mcf_gemm_value(t, in, seed, 1, kk * n + j);
     return t == MCF_FP32 ? (double)(float)v : v;

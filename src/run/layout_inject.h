@@ -13,9 +13,9 @@
 #define MCF_INJECT_LAYOUT_ENV "MCFLEET_INJECT_LAYOUT"
 
 struct mcf_layout_inject {
-    int active;          /* the variable is set and not empty */
+    int active; /* the variable is set and not empty */
     char glob[128];
-    int lane, reg;       /* lane 0..63; item 0..31 */
+    int lane, reg; /* lane 0..63; item 0..31 */
 };
 
 /* spec NULL or "": inactive. MCF_EINPUT with a message naming the variable
@@ -24,6 +24,7 @@ int mcf_layout_inject_parse(const char *spec, struct mcf_layout_inject *out, str
 
 /* Corrupts dregs when the injection names this instruction (under either of
  * its mnemonics) and it has the register; returns 1 when it did. */
-int mcf_layout_inject_apply(const struct mcf_layout_inject *inj, const struct mcf_mfma_insn *in, void *dregs);
+int mcf_layout_inject_apply(const struct mcf_layout_inject *inj, const struct mcf_mfma_insn *in,
+                            void *dregs);
 
 #endif

@@ -40,13 +40,13 @@ void mcf_gpu_locality(const char *pci_bus_id, struct mcf_locality *l)
         return;
     }
     hwloc_bitmap_list_snprintf(l->gpu_cpus, sizeof l->gpu_cpus, near->cpuset);
-    if (near->nodeset && !hwloc_bitmap_iszero(near->nodeset) && hwloc_bitmap_weight(near->nodeset) == 1)
+    if (near->nodeset && !hwloc_bitmap_iszero(near->nodeset) &&
+        hwloc_bitmap_weight(near->nodeset) == 1)
         l->numa_node = hwloc_bitmap_first(near->nodeset);
     if (sched_getaffinity(0, sizeof set, &set) == 0) {
         hwloc_bitmap_t mine = hwloc_bitmap_alloc();
         for (int c = 0; c < CPU_SETSIZE; c++)
-            if (CPU_ISSET(c, &set))
-                hwloc_bitmap_set(mine, (unsigned)c);
+            if (CPU_ISSET(c, &set)) hwloc_bitmap_set(mine, (unsigned)c);
         l->local = hwloc_bitmap_isincluded(mine, near->cpuset) ? 1 : 0;
         hwloc_bitmap_free(mine);
     } else {

@@ -7,10 +7,10 @@
 #include <stddef.h>
 
 struct mcf_locality {
-    char gpu_cpus[256];       /* e.g. "0-15,64-79"; "" when unknown */
-    int numa_node;            /* -1 unknown */
-    int local;                /* 1: the rank's cores are all local to its GPU, 0: not, -1: unknown */
-    char why[160];            /* why it is unknown */
+    char gpu_cpus[256]; /* e.g. "0-15,64-79"; "" when unknown */
+    int numa_node; /* -1 unknown */
+    int local; /* 1: the rank's cores are all local to its GPU, 0: not, -1: unknown */
+    char why[160]; /* why it is unknown */
 };
 
 /* pci_bus_id as "0000:c1:00.0". Never fails: unknowns say why. */

@@ -30,7 +30,7 @@ typedef void (*mcf_mfma_result_fn)(struct mfma_layout L, int lane, int r, int *i
 struct mcf_mfma_case {
     const struct mcf_mfma_insn *in;
     uint8_t *a_tiles, *b_tiles;
-    uint8_t *meta;            /* sparse only; NULL when dense */
+    uint8_t *meta; /* sparse only; NULL when dense */
     double *ref;
     void *dregs;
 };
@@ -40,16 +40,17 @@ void mcf_mfma_case_free(struct mcf_mfma_case *c);
 /* c->dregs against c->ref through decode: MCF_OK ("ok" in line) when every
  * register holds its element and the registers cover every element of D
  * once; else MCF_EVERIFY and the first problem in line. */
-int mcf_mfma_compare(const struct mcf_mfma_case *c, mcf_mfma_result_fn decode, char *line, size_t len);
+int mcf_mfma_compare(const struct mcf_mfma_case *c, mcf_mfma_result_fn decode, char *line,
+                     size_t len);
 
 /* Runs one instruction on an open device: gen 2 or 3 emulates that CDNA
  * generation (the host: an instruction absent there is skipped), 0 lets the
  * device refuse what it lacks. MCF_OK or MCF_EVERIFY with line as above;
  * MCF_EUNSUPPORTED with "absent on ..." in line; another code with *e set.
  * *injected is set where inj corrupted a register. */
-int mcf_mfma_selftest(const struct mcf_backend *be, void *state, const struct mcf_mfma_insn *in, int gen,
-                      mcf_mfma_result_fn decode, const struct mcf_layout_inject *inj, int *injected, char *line,
-                      size_t len, struct mcf_err *e);
+int mcf_mfma_selftest(const struct mcf_backend *be, void *state, const struct mcf_mfma_insn *in,
+                      int gen, mcf_mfma_result_fn decode, const struct mcf_layout_inject *inj,
+                      int *injected, char *line, size_t len, struct mcf_err *e);
 
 /* Register item r of an instruction as AMD's tables name it: a[r], or the
  * pair a[2r:2r+1] of a 64-bit item. */

@@ -25,10 +25,9 @@ int mcf_rng_eighths(uint64_t *state)
 void mcf_chase_order(uint64_t *order, uint64_t n, uint64_t seed)
 {
     uint64_t rng = seed;
-    for (uint64_t i = 0; i < n; i++)
-        order[i] = i;
+    for (uint64_t i = 0; i < n; i++) order[i] = i;
     for (uint64_t i = n - 1; i > 0; i--) {
-        uint64_t j = mcf_rng(&rng) % i;     /* j < i: Sattolo, not Fisher-Yates */
+        uint64_t j = mcf_rng(&rng) % i; /* j < i: Sattolo, not Fisher-Yates */
         uint64_t t = order[i];
         order[i] = order[j];
         order[j] = t;
@@ -66,16 +65,15 @@ double mcf_rng_normal(uint64_t *state)
 double mcf_chain_bound(const struct mcf_chain *c, double ref, double abs_sum)
 {
     double delta = (c->terms + 2) * c->unit, nd = (double)c->steps * delta;
-    if (nd >= 0.5)
-        return INFINITY;
+    if (nd >= 0.5) return INFINITY;
     double chain = nd * (fabs(ref) + abs_sum) / (1.0 - nd);
     return chain + c->out_unit * (fabs(ref) + chain);
 }
 
 /* Element j of tile i as checked: tile 0's first one corrupted when asked,
  * by far more than any finite bound */
-static double checked(const double *out, size_t i, size_t mn, size_t j, const double *ref, const double *abs_sum,
-                      int exact, int inject_fault)
+static double checked(const double *out, size_t i, size_t mn, size_t j, const double *ref,
+                      const double *abs_sum, int exact, int inject_fault)
 {
     double v = out[i * mn + j];
     if (inject_fault && i == 0 && j == 0)
@@ -83,8 +81,9 @@ static double checked(const double *out, size_t i, size_t mn, size_t j, const do
     return v;
 }
 
-int mcf_check_tiles(const double *out, size_t count, int m, int n, const double *ref, const double *abs_sum,
-                    const struct mcf_chain *c, int inject_fault, const char *what, struct mcf_err *e)
+int mcf_check_tiles(const double *out, size_t count, int m, int n, const double *ref,
+                    const double *abs_sum, const struct mcf_chain *c, int inject_fault,
+                    const char *what, struct mcf_err *e)
 {
     size_t mn = (size_t)m * n;
     int exact = c->unit == 0 && c->out_unit == 0;
@@ -94,22 +93,25 @@ int mcf_check_tiles(const double *out, size_t count, int m, int n, const double 
             if (exact) {
                 if (got != ref[j])
                     return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
-                                       "%s: tile %zu element (%zu, %zu) is %.9g, expected %.9g", what, i, j / n,
-                                       j % n, got, ref[j]);
+                                       "%s: tile %zu element (%zu, %zu) is %.9g, expected %.9g",
+                                       what, i, j / n, j % n, got, ref[j]);
             } else if (i == 0) {
                 double bound = mcf_chain_bound(c, ref[j], abs_sum[j]);
                 if (!isfinite(got) || !(fabs(got - ref[j]) <= bound))
-                    return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
-                                       "%s: tile 0 element (%zu, %zu) is %.9g, reference %.9g, bound %.3g "
-                                       "(%llu steps of %d products)", what, j / n, j % n, got, ref[j], bound,
-                                       (unsigned long long)c->steps, c->terms);
+                    return mcf_err_set(
+                        e, MCF_EVERIFY, __FILE__, __LINE__,
+                        "%s: tile 0 element (%zu, %zu) is %.9g, reference %.9g, bound %.3g "
+                        "(%llu steps of %d products)",
+                        what, j / n, j % n, got, ref[j], bound, (unsigned long long)c->steps,
+                        c->terms);
             } else {
                 double first = checked(out, 0, mn, j, ref, abs_sum, exact, inject_fault);
                 if (memcmp(&got, &first, sizeof got) != 0)
-                    return mcf_err_set(e, MCF_EVERIFY, __FILE__, __LINE__,
-                                       "%s: tile %zu element (%zu, %zu) is %.9g but tile 0 has %.9g: the same "
-                                       "chain on the same operands must give the same bits", what, i, j / n,
-                                       j % n, got, first);
+                    return mcf_err_set(
+                        e, MCF_EVERIFY, __FILE__, __LINE__,
+                        "%s: tile %zu element (%zu, %zu) is %.9g but tile 0 has %.9g: the same "
+                        "chain on the same operands must give the same bits",
+                        what, i, j / n, j % n, got, first);
             }
         }
     return MCF_OK;

@@ -37,36 +37,37 @@ struct run {
     struct mcf_topo topo;
     struct mcf_deck deck;
     struct mcf_backend be;
-    double inject_clock_mhz;     /* MCFLEET_INJECT_CLOCK_MHZ (inject.h); 0: none */
+    double inject_clock_mhz; /* MCFLEET_INJECT_CLOCK_MHZ (inject.h); 0: none */
     void *state;
     int have_state;
     int device, device_count;
     struct mcf_device_info dev;
     struct mcf_clocksync cs;
-    double lead;                 /* how far ahead each test's start deadline is set */
-    double t_start;              /* rank 0's clock at the first test */
+    double lead; /* how far ahead each test's start deadline is set */
+    double t_start; /* rank 0's clock at the first test */
     struct mcf_instance *inst;
     int ninst;
     struct mcf_result *res;
     struct mcf_power_run power;
     int have_power;
-    struct mcf_health health;    /* ECC, memory repair, PCIe link: before the first test and after the last */
+    struct mcf_health
+        health; /* ECC, memory repair, PCIe link: before the first test and after the last */
     int have_health;
-    double sync_s;               /* time in the synchronized starts, all tests */
-    struct mcf_locality loc;     /* the cores closest to this rank's GPU */
-    struct mcf_cut cut;          /* what the kernel in hand polls (stop.h) */
-    double test_start;           /* when the test in hand started, this rank's clock */
-    double next_start;           /* the next test's common start, rank 0's time base (a boundary gives it) */
-    struct mcf_watchdog wd;      /* test boundaries with a deadline */
+    double sync_s; /* time in the synchronized starts, all tests */
+    struct mcf_locality loc; /* the cores closest to this rank's GPU */
+    struct mcf_cut cut; /* what the kernel in hand polls (stop.h) */
+    double test_start; /* when the test in hand started, this rank's clock */
+    double next_start; /* the next test's common start, rank 0's time base (a boundary gives it) */
+    struct mcf_watchdog wd; /* test boundaries with a deadline */
     int have_wd;
-    struct mcf_journal journal;  /* each finished test, as it finishes (journal.h) */
+    struct mcf_journal journal; /* each finished test, as it finishes (journal.h) */
     int have_journal;
-    struct mcf_record_ctx rec;   /* what the file says of the run and the rank before any test */
+    struct mcf_record_ctx rec; /* what the file says of the run and the rank before any test */
     char start_time[32], output[1024];
-    char acceptance_deck[MCF_PATH_MAX];  /* --acceptance: the deck chosen by rank 0's device */
-    char no_gpu_why[512];        /* why no GPU backend was used (rank 0's probe, shared) */
+    char acceptance_deck[MCF_PATH_MAX]; /* --acceptance: the deck chosen by rank 0's device */
+    char no_gpu_why[512]; /* why no GPU backend was used (rank 0's probe, shared) */
     int backend_open;
-    struct mcf_comm comm;        /* the other ranks, for the transfer family (link/comm.h) */
+    struct mcf_comm comm; /* the other ranks, for the transfer family (link/comm.h) */
     int have_comm;
 };
 
@@ -74,12 +75,13 @@ struct run {
  * rank hung in its setup is found by the watchdog, not waited for. */
 struct in_hand {
     int index;
-    struct mcf_kernel k;      /* the backend's view; metrics read it too */
+    struct mcf_kernel k; /* the backend's view; metrics read it too */
     void *ks;
     int have_ks;
-    struct mcf_err e;         /* the test's own outcome (not fatal to the run) */
+    struct mcf_err e; /* the test's own outcome (not fatal to the run) */
     double t0;
-    int slow;                 /* runs per repetition: MCFLEET_INJECT_SLOW's factor where it matches (inject.h), else 1 */
+    int slow; /* runs per repetition: MCFLEET_INJECT_SLOW's factor where it matches (inject.h), else
+                 1 */
 };
 
 /* Rank 0 prints (and flushes); the other ranks say nothing. */

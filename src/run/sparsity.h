@@ -16,8 +16,14 @@ extern "C" {
 /* The positions (0..3) of the two kept elements of a chunk, i0 < i1, as one
  * byte i0 | i1 << 2: the 4-bit index the PTX ISA (mma.sp::ordered_metadata,
  * wgmma .sp) and AMD (smfmac) both take for 16- and 8-bit types. */
-static inline int mcf_sparse_i0(uint8_t idx) { return idx & 3; }
-static inline int mcf_sparse_i1(uint8_t idx) { return (idx >> 2) & 3; }
+static inline int mcf_sparse_i0(uint8_t idx)
+{
+    return idx & 3;
+}
+static inline int mcf_sparse_i1(uint8_t idx)
+{
+    return (idx >> 2) & 3;
+}
 
 /* Prunes a (m x k, row-major; k a multiple of 4) in place, drawing each
  * chunk's kept pair from rng. ac (m x k/2, row-major) receives the kept

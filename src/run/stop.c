@@ -10,16 +10,15 @@
 
 static volatile sig_atomic_t stop_sig;
 static volatile double stop_at = INFINITY;
-static volatile double cut_at = INFINITY;   /* stop_at, plus the grace for SIGUSR1/2 */
-static volatile double limit_at = INFINITY;   /* --time-limit, this rank's clock */
-static double origin = NAN;   /* when the process began to catch stops */
-static int caught_early;   /* set before MPI_Init: a stop that came during it is kept */
+static volatile double cut_at = INFINITY; /* stop_at, plus the grace for SIGUSR1/2 */
+static volatile double limit_at = INFINITY; /* --time-limit, this rank's clock */
+static double origin = NAN; /* when the process began to catch stops */
+static int caught_early; /* set before MPI_Init: a stop that came during it is kept */
 
 static void on_stop(int sig)
 {
-    if (stop_sig)
-        return;   /* the first signal's time counts */
-    struct timespec ts;   /* clock_gettime is async-signal-safe */
+    if (stop_sig) return; /* the first signal's time counts */
+    struct timespec ts; /* clock_gettime is async-signal-safe */
     clock_gettime(CLOCK_MONOTONIC, &ts);
     stop_at = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
     cut_at = stop_at + (sig == SIGUSR1 || sig == SIGUSR2 ? MCF_CUT_GRACE_S : 0.0);
@@ -58,7 +57,7 @@ void mcf_stop_catch(void)
         clear();
         origin = mcf_now();
     }
-    caught_early = 0;   /* a later run in this process starts clean */
+    caught_early = 0; /* a later run in this process starts clean */
     install();
 }
 
@@ -70,11 +69,14 @@ void mcf_stop_at(double t, const char *what)
     limit_what = what;
 }
 
-double mcf_stop_origin(void) { return origin; }
+double mcf_stop_origin(void)
+{
+    return origin;
+}
 
 int mcf_stop_signal(void)
 {
-    if (!stop_sig && limit_at < INFINITY && mcf_now() >= limit_at) {   /* as if a signal came then */
+    if (!stop_sig && limit_at < INFINITY && mcf_now() >= limit_at) { /* as if a signal came then */
         stop_at = cut_at = limit_at;
         stop_sig = MCF_STOP_LIMIT;
     }
@@ -90,12 +92,14 @@ const char *mcf_stop_name(int sig, char *buf, size_t size)
     return buf;
 }
 
-double mcf_stop_time(void) { return stop_sig ? stop_at : INFINITY; }
+double mcf_stop_time(void)
+{
+    return stop_sig ? stop_at : INFINITY;
+}
 
 int mcf_cut_due(const struct mcf_cut *c)
 {
-    if (!c)
-        return 0;
+    if (!c) return 0;
     double now = mcf_now();
     return now > c->deadline || (stop_sig && now > cut_at) || now > limit_at;
 }

@@ -34,7 +34,7 @@ void mcf_stop_catch_early(void);
 /* The signal that asked for a stop, MCF_STOP_LIMIT once the run's time
  * limit passed, or 0. */
 int mcf_stop_signal(void);
-#define MCF_STOP_LIMIT 1000   /* no signal's number */
+#define MCF_STOP_LIMIT 1000 /* no signal's number */
 /* --time-limit: from t on (mcf_now's clock) the run stops as a SIGTERM would
  * stop it, the repetition in hand cut at once. INFINITY: none. what: the
  * limit's name in messages (a string that outlives the run). */
@@ -54,8 +54,8 @@ struct mcf_cut {
 };
 
 /* Whether to stop the work now: the time limit passed, SIGTERM or SIGINT
- * came, or SIGUSR1/SIGUSR2 came more than MCF_CUT_GRACE_S ago. NULL never cuts. Cheap (one clock read):
- * poll it every millisecond or so of work, not per element. */
+ * came, or SIGUSR1/SIGUSR2 came more than MCF_CUT_GRACE_S ago. NULL never cuts. Cheap (one clock
+ * read): poll it every millisecond or so of work, not per element. */
 int mcf_cut_due(const struct mcf_cut *c);
 
 #ifdef __cplusplus

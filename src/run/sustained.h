@@ -39,31 +39,33 @@
 
 /* The trace's columns, one value per window, NaN where there is none. */
 enum mcf_trace_field {
-    MCF_TRACE_RATE,      /* the test's rate metric: work / device time spent in the window */
-    MCF_TRACE_WORK,      /* work done in the window (GFLOP or GB) */
-    MCF_TRACE_CLOCK,     /* in-kernel clock: median over the repetitions in the window (MHz) */
-    MCF_TRACE_SM_MHZ,    /* the power source's SM clock: median of its readings (MHz) */
-    MCF_TRACE_POWER,     /* W: the energy counter over the window, else the mean of the readings */
-    MCF_TRACE_TEMP,      /* the highest temperature read (degC) */
-    MCF_TRACE_THROTTLE,  /* OR of the clock-event reason masks read; NaN where none was read */
-    MCF_TRACE_SPAN,      /* seconds of the window the test ran (1, less at its first and a stop) */
+    MCF_TRACE_RATE, /* the test's rate metric: work / device time spent in the window */
+    MCF_TRACE_WORK, /* work done in the window (GFLOP or GB) */
+    MCF_TRACE_CLOCK, /* in-kernel clock: median over the repetitions in the window (MHz) */
+    MCF_TRACE_SM_MHZ, /* the power source's SM clock: median of its readings (MHz) */
+    MCF_TRACE_POWER, /* W: the energy counter over the window, else the mean of the readings */
+    MCF_TRACE_TEMP, /* the highest temperature read (degC) */
+    MCF_TRACE_THROTTLE, /* OR of the clock-event reason masks read; NaN where none was read */
+    MCF_TRACE_SPAN, /* seconds of the window the test ran (1, less at its first and a stop) */
     MCF_TRACE_COUNT
 };
 extern const char *const mcf_trace_names[MCF_TRACE_COUNT];
-extern const char *const mcf_trace_units[MCF_TRACE_COUNT];   /* rate and work: the metric's own */
+extern const char *const mcf_trace_units[MCF_TRACE_COUNT]; /* rate and work: the metric's own */
 
 /* The figures at the limit, over the steady windows [from, to). */
 struct mcf_steady {
-    int found;                 /* 1: steady from `from`; 0: never steady, the figures are over the last half */
-    int from, to;              /* -1, -1: no window to compute from */
-    double start_s;            /* when the steady windows begin, seconds after the test's start (NaN: never) */
-    double rate;               /* work / device time over the steady windows */
-    double clock_mhz, sm_mhz;  /* medians of the windows' in-kernel and source clocks */
-    double power_w;            /* energy / time over the steady windows */
-    double j_per_unit;         /* energy / work over the steady windows (J per GFLOP or GB) */
-    double time_to_limit_s;    /* first power reading at MCF_LIMIT_LEVEL of the steady power, after the start */
-    double throttled_fraction; /* windows throttled by a limit reason, of those whose reasons were read */
-    double throttle_reasons;   /* OR of the limit reasons over those windows (NaN: none read) */
+    int found; /* 1: steady from `from`; 0: never steady, the figures are over the last half */
+    int from, to; /* -1, -1: no window to compute from */
+    double start_s; /* when the steady windows begin, seconds after the test's start (NaN: never) */
+    double rate; /* work / device time over the steady windows */
+    double clock_mhz, sm_mhz; /* medians of the windows' in-kernel and source clocks */
+    double power_w; /* energy / time over the steady windows */
+    double j_per_unit; /* energy / work over the steady windows (J per GFLOP or GB) */
+    double time_to_limit_s; /* first power reading at MCF_LIMIT_LEVEL of the steady power, after the
+                               start */
+    double throttled_fraction; /* windows throttled by a limit reason, of those whose reasons were
+                                  read */
+    double throttle_reasons; /* OR of the limit reasons over those windows (NaN: none read) */
 };
 
 /* Per-window accumulation of repetitions as they end, in time order. Rates
@@ -72,26 +74,26 @@ struct mcf_steady {
  * the window. A repetition spanning windows goes to each in proportion to its
  * time there, so no window between two repetitions is left without a figure. */
 struct mcf_sustained_acc {
-    int nwin, nmetrics, open;         /* open: the window whose medians are being gathered */
-    unsigned char *rate;              /* [nmetrics]: 1 for a rate */
-    double *num, *den;                /* [nmetrics * nwin]: sum of f*s*v and f*s (rates) */
-    double *med;                      /* [nmetrics * nwin]: medians, once a window closes */
-    double **buf;                     /* [nmetrics]: the open window's values */
+    int nwin, nmetrics, open; /* open: the window whose medians are being gathered */
+    unsigned char *rate; /* [nmetrics]: 1 for a rate */
+    double *num, *den; /* [nmetrics * nwin]: sum of f*s*v and f*s (rates) */
+    double *med; /* [nmetrics * nwin]: medians, once a window closes */
+    double **buf; /* [nmetrics]: the open window's values */
     size_t nbuf, cap;
-    double *carry;                    /* [nmetrics]: the last repetition, where it spans later windows */
-    int carry_to;                     /* the last window it overlaps; -1 none */
-    double first, last;               /* the first repetition's start, the last one's end */
+    double *carry; /* [nmetrics]: the last repetition, where it spans later windows */
+    int carry_to; /* the last window it overlaps; -1 none */
+    double first, last; /* the first repetition's start, the last one's end */
 };
 
 /* A sustained test on one rank: its windows, trace and figures. */
 struct mcf_sustained {
-    int nwin;                         /* windows: the duration in seconds */
-    double t0;                        /* window 0's start: the common start (rank 0's time base) */
-    long long reps;                   /* repetitions run */
-    int rate_metric, clock_metric;    /* indices in the result's metrics; -1 where the test has none */
-    int power_on;                     /* every rank had a power source (the same on every rank) */
-    double *trace[MCF_TRACE_COUNT];   /* [nwin] each */
-    struct mcf_steady steady;         /* computed where the rank verified */
+    int nwin; /* windows: the duration in seconds */
+    double t0; /* window 0's start: the common start (rank 0's time base) */
+    long long reps; /* repetitions run */
+    int rate_metric, clock_metric; /* indices in the result's metrics; -1 where the test has none */
+    int power_on; /* every rank had a power source (the same on every rank) */
+    double *trace[MCF_TRACE_COUNT]; /* [nwin] each */
+    struct mcf_steady steady; /* computed where the rank verified */
     struct mcf_sustained_acc acc;
 };
 
@@ -117,7 +119,8 @@ int mcf_acc_init(struct mcf_sustained_acc *a, int nwin, const unsigned char *rat
 void mcf_acc_free(struct mcf_sustained_acc *a);
 /* One repetition from a to b (seconds from window 0's start), device-timed
  * seconds, its metric values v[nmetrics]. 0, or -1 out of memory. */
-int mcf_acc_add(struct mcf_sustained_acc *a, double from, double to, double seconds, const double *v);
+int mcf_acc_add(struct mcf_sustained_acc *a, double from, double to, double seconds,
+                const double *v);
 /* Closes every window: values[m * nwin + w] each window's figure (NaN where
  * no repetition ran in it), span[2 * w] and span[2 * w + 1] the part of
  * window w between the first repetition's start and the last one's end
@@ -150,14 +153,15 @@ double mcf_time_to_level(const struct mcf_psample *s, size_t n, double t0, doubl
  * the trace. add: 0, or -1 out of memory; close: the windows with work. */
 void mcf_sustained_start(struct mcf_sustained *s, double t0);
 int mcf_sustained_add(struct mcf_sustained *s, double a, double b, double seconds, const double *v);
-int mcf_sustained_close(struct mcf_sustained *s, double *values, double *rep_start, double *rep_end);
+int mcf_sustained_close(struct mcf_sustained *s, double *values, double *rep_start,
+                        double *rep_end);
 
 /* Once sampling ended: the source's columns of the trace over each window's
  * span, from readings r[n] on rank 0's time base (NULL, 0: no source), and
  * where verified the steady figures. kernel: keep the kernel's columns (rate,
  * work, clock; a wrong or failed kernel's timing is no figure). 0, or -1 out
  * of memory. */
-int mcf_sustained_finish(struct mcf_sustained *s, const struct mcf_preading *r, size_t n, const double *rep_start,
-                         const double *rep_end, int kernel, int verified);
+int mcf_sustained_finish(struct mcf_sustained *s, const struct mcf_preading *r, size_t n,
+                         const double *rep_start, const double *rep_end, int kernel, int verified);
 
 #endif

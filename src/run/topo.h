@@ -7,16 +7,18 @@
 #include "error.h"
 
 struct mcf_topo {
-    MPI_Comm world;           /* a duplicate: mcfleet's messages never mix with the caller's */
-    MPI_Comm node;            /* ranks sharing memory with this one */
+    MPI_Comm world; /* a duplicate: mcfleet's messages never mix with the caller's */
+    MPI_Comm node; /* ranks sharing memory with this one */
     int rank, size;
     int local_rank, local_size;
-    int node_index, nnodes;   /* nodes numbered in order of their lowest world rank */
+    int node_index, nnodes; /* nodes numbered in order of their lowest world rank */
     char hostname[256];
-    char affinity[256];       /* "0-3,8" */
-    int ncpus;                /* CPUs in the affinity mask */
-    int oversubscribed_nodes; /* nodes with more ranks than CPUs whose MPI spins (set by the runner) */
-    int crowded_nodes;        /* nodes with more ranks than online CPUs, spinning or not (set by the runner) */
+    char affinity[256]; /* "0-3,8" */
+    int ncpus; /* CPUs in the affinity mask */
+    int oversubscribed_nodes; /* nodes with more ranks than CPUs whose MPI spins (set by the runner)
+                               */
+    int crowded_nodes; /* nodes with more ranks than online CPUs, spinning or not (set by the
+                          runner) */
 };
 
 /* Fails with MCF_EINPUT (exit 2) on every rank when the launch is wrong
@@ -38,8 +40,8 @@ int mcf_choose_device(int visible, int local_rank);
  * yield_env and oversub_env are the values of OMPI_MCA_mpi_yield_when_idle and
  * OMPI_MCA_mpi_oversubscribe (NULL: unset). Returns 1 and a warning in msg
  * when the ranks will spin, else 0. */
-int mcf_oversubscribed(int local_size, int online_cpus, const char *yield_env, const char *oversub_env,
-                       char *msg, size_t len);
+int mcf_oversubscribed(int local_size, int online_cpus, const char *yield_env,
+                       const char *oversub_env, char *msg, size_t len);
 
 int mcf_check_binding(const int *counts, const char *ids, size_t idlen, int n, int allow_shared,
                       char *msg, size_t len);

@@ -10,8 +10,8 @@
 
 #include "clocksync.h"
 
-#define MAXN 8            /* fields a boundary carries */
-#define TAG_GROUP 0x6d63  /* MPI_Comm_create_group's tag */
+#define MAXN 8 /* fields a boundary carries */
+#define TAG_GROUP 0x6d63 /* MPI_Comm_create_group's tag */
 
 int mcf_watchdog_init(struct mcf_watchdog *w, MPI_Comm world, const struct mcf_rank_ident *mine,
                       struct mcf_err *e)
@@ -28,10 +28,11 @@ int mcf_watchdog_init(struct mcf_watchdog *w, MPI_Comm world, const struct mcf_r
         MCF_ALLOC(e, w->hung_at, w->size);
         MCF_ALLOC(e, w->alive, w->size);
         MCF_ALLOC(e, w->idents, w->size);
-        for (int i = 0; i < w->size; i++)
-            w->alive[i] = 1;
+        for (int i = 0; i < w->size; i++) w->alive[i] = 1;
     }
-    MCF_MPI(e, MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, w->idents, (int)sizeof *mine, MPI_BYTE, 0, w->comm));
+    MCF_MPI(e,
+            MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, w->idents, (int)sizeof *mine, MPI_BYTE, 0,
+                       w->comm));
     return MCF_OK;
 fail:
     return e->rc;
@@ -40,8 +41,7 @@ fail:
 void mcf_watchdog_free(struct mcf_watchdog *w)
 {
     /* after a hang the duplicate cannot be freed collectively: it is left to MPI_Abort */
-    if (w->comm != MPI_COMM_NULL && w->nhung == 0)
-        MPI_Comm_free(&w->comm);
+    if (w->comm != MPI_COMM_NULL && w->nhung == 0) MPI_Comm_free(&w->comm);
     free(w->hung);
     free(w->hung_at);
     free(w->alive);
@@ -61,15 +61,13 @@ static int wait_until(int n, MPI_Request *req, double deadline, struct mcf_err *
     double spin_until = mcf_now() + MCF_WATCHDOG_SPIN_S;
     for (;;) {
         MCF_MPI(e, MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE));
-        if (done)
-            return 1;
+        if (done) return 1;
         double now = mcf_now();
-        if (now > deadline)
-            return 0;
+        if (now > deadline) return 0;
         if (now < spin_until) {
             sched_yield();
         } else {
-            struct timespec ts = { 0, 100000 };   /* 0.1 ms, well inside the start's lead */
+            struct timespec ts = { 0, 100000 }; /* 0.1 ms, well inside the start's lead */
             nanosleep(&ts, NULL);
         }
     }
@@ -77,19 +75,19 @@ fail:
     return -1;
 }
 
-/* The answer: the maxima, how many are hung, the next start (a double in two ints), the hung ranks. */
+/* The answer: the maxima, how many are hung, the next start (a double in two ints), the hung ranks.
+ */
 #define REPLY_HEAD(n) ((n) + 3)
 
-static int root_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, double deadline, int index,
-                     double lead, double *start_at, int *newly_hung, struct mcf_err *e)
+static int root_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, double deadline,
+                     int index, double lead, double *start_at, int *newly_hung, struct mcf_err *e)
 {
     int *got = NULL, *from = NULL, *reply = NULL, tag = w->seq, nreq = 0;
     MPI_Request *req = NULL;
     MCF_ALLOC(e, got, (size_t)w->size * MAXN);
     MCF_ALLOC(e, from, w->size);
     MCF_ALLOC(e, req, w->size);
-    for (int i = 0; i < n; i++)
-        any[i] = mine[i];
+    for (int i = 0; i < n; i++) any[i] = mine[i];
     for (int r = 1; r < w->size; r++)
         if (w->alive[r]) {
             from[nreq] = r;
@@ -103,22 +101,19 @@ static int root_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, d
         double until = stop_since + w->stop_s < deadline ? stop_since + w->stop_s : deadline;
         double step = mcf_now() + 0.25 < until ? mcf_now() + 0.25 : until;
         int ok = wait_until(nreq, req, step, e);
-        if (ok < 0)
-            goto fail;
-        if (ok || mcf_now() >= until)
-            break;
+        if (ok < 0) goto fail;
+        if (ok || mcf_now() >= until) break;
         for (int q = 0; q < nreq && stop_since == INFINITY; q++) {
             int flag = 0;
             MCF_MPI(e, MPI_Request_get_status(req[q], &flag, MPI_STATUS_IGNORE));
-            if (flag && got[(size_t)from[q] * MAXN] != 0)
-                stop_since = mcf_now();
+            if (flag && got[(size_t)from[q] * MAXN] != 0) stop_since = mcf_now();
         }
     }
     *newly_hung = 0;
     for (int q = 0; q < nreq; q++) {
         int flag = 0, r = from[q];
         MCF_MPI(e, MPI_Test(&req[q], &flag, MPI_STATUS_IGNORE));
-        if (!flag) {   /* never came: hung */
+        if (!flag) { /* never came: hung */
             MPI_Cancel(&req[q]);
             MPI_Request_free(&req[q]);
             w->alive[r] = 0;
@@ -128,8 +123,7 @@ static int root_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, d
             continue;
         }
         for (int i = 0; i < n; i++)
-            if (got[(size_t)r * MAXN + i] > any[i])
-                any[i] = got[(size_t)r * MAXN + i];
+            if (got[(size_t)r * MAXN + i] > any[i]) any[i] = got[(size_t)r * MAXN + i];
     }
     /* the answer; the start leaves time for every answer to go out (a few us each) */
     MCF_ALLOC(e, reply, REPLY_HEAD(MAXN) + w->size);
@@ -141,7 +135,9 @@ static int root_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, d
     nreq = 0;
     for (int r = 1; r < w->size; r++)
         if (w->alive[r])
-            MCF_MPI(e, MPI_Isend(reply, REPLY_HEAD(n) + w->nhung, MPI_INT, r, tag, w->comm, &req[nreq++]));
+            MCF_MPI(
+                e,
+                MPI_Isend(reply, REPLY_HEAD(n) + w->nhung, MPI_INT, r, tag, w->comm, &req[nreq++]));
     /* the ranks that came are waiting for exactly this: it completes */
     MCF_MPI(e, MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
 fail:
@@ -162,11 +158,12 @@ static int other_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, 
     MCF_MPI(e, MPI_Irecv(reply, REPLY_HEAD(n) + w->size, MPI_INT, 0, tag, w->comm, &req[1]));
     /* rank 0 may wait its whole deadline for another rank, and a stop's wait, before answering */
     int ok = wait_until(2, req, deadline + w->stop_s + w->grace_s, e);
-    if (ok < 0)
-        goto fail;
+    if (ok < 0) goto fail;
     if (!ok) {
-        fprintf(stderr, "mcfleet: rank %d: rank 0 has not answered at a test boundary for %.0f s: it is hung or "
-                        "gone, and only rank 0 writes the results; ending the job (MPI_Abort)\n",
+        fprintf(stderr,
+                "mcfleet: rank %d: rank 0 has not answered at a test boundary for %.0f s: it is "
+                "hung or "
+                "gone, and only rank 0 writes the results; ending the job (MPI_Abort)\n",
                 w->rank, deadline + w->stop_s + w->grace_s - mcf_now());
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
@@ -180,12 +177,13 @@ fail:
     return e->rc;
 }
 
-int mcf_watchdog_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, double deadline, int index,
-                      double lead, double *start_at, int *newly_hung, struct mcf_err *e)
+int mcf_watchdog_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, double deadline,
+                      int index, double lead, double *start_at, int *newly_hung, struct mcf_err *e)
 {
     if (n > MAXN)
-        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__, "a boundary carries at most %d fields", MAXN);
-    w->seq = (w->seq + 1) % 32000;   /* MPI guarantees tags up to 32767 */
+        return mcf_err_set(e, MCF_ERUNTIME, __FILE__, __LINE__,
+                           "a boundary carries at most %d fields", MAXN);
+    w->seq = (w->seq + 1) % 32000; /* MPI guarantees tags up to 32767 */
     *newly_hung = 0;
     if (w->size == 1) {
         memcpy(any, mine, sizeof(int) * (size_t)n);

@@ -43,15 +43,15 @@ struct mcf_rank_ident {
 };
 
 struct mcf_watchdog {
-    MPI_Comm comm;                  /* a duplicate of the world, for boundaries only */
+    MPI_Comm comm; /* a duplicate of the world, for boundaries only */
     int rank, size;
-    int seq;                        /* boundary number: the message tag */
+    int seq; /* boundary number: the message tag */
     int nhung;
-    int *hung;                      /* world ranks found hung (every rank that answered holds them) */
-    int *hung_at;                   /* rank 0: the boundary (test index) each one missed */
-    int *alive;                     /* rank 0: per world rank */
-    struct mcf_rank_ident *idents;  /* rank 0: per world rank */
-    double grace_s, stop_s;         /* the defaults above; tests may shorten them */
+    int *hung; /* world ranks found hung (every rank that answered holds them) */
+    int *hung_at; /* rank 0: the boundary (test index) each one missed */
+    int *alive; /* rank 0: per world rank */
+    struct mcf_rank_ident *idents; /* rank 0: per world rank */
+    double grace_s, stop_s; /* the defaults above; tests may shorten them */
 };
 
 /* Collective over world (every rank is there at the start). */
@@ -68,8 +68,8 @@ void mcf_watchdog_free(struct mcf_watchdog *w);
  * and the time its answers take to go out. The boundary is the start's only
  * synchronization: a rank stopped after it is found at the next one, where a
  * barrier would have held the others for ever. */
-int mcf_watchdog_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, double deadline, int index,
-                      double lead, double *start_at, int *newly_hung, struct mcf_err *e);
+int mcf_watchdog_meet(struct mcf_watchdog *w, const int *mine, int *any, int n, double deadline,
+                      int index, double lead, double *start_at, int *newly_hung, struct mcf_err *e);
 
 /* After a boundary that found hung ranks: t's communicators are replaced by
  * ones of the ranks that answered (rank, size, local rank and size change;
