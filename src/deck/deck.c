@@ -20,39 +20,6 @@
 #define DEFAULT_WARMUP 2
 #define DEFAULT_POWER_PERIOD_MS 20
 
-/* The keys of a test that are not the kernel's (those are in family.c):
- * offsets into struct mcf_deck_test. name, kernel and description are read
- * apart (first pass); they are here for their names and types. */
-#define TFIELD(f)                                                                                  \
-    .offset = offsetof(struct mcf_deck_test, f), .width = sizeof(((struct mcf_deck_test *)0)->f)
-static const struct mcf_key test_keys[] = {
-    { .name = "name", .type = MCF_V_STRING },
-    { .name = "kernel", .type = MCF_V_ENUM, .names = mcf_family_names, .nnames = MCF_FAMILY_COUNT },
-    { .name = "description", .type = MCF_V_STRING },
-    { .name = "repetitions", .type = MCF_V_INT, TFIELD(repetitions), .min = 1, .max = 1e6 },
-    { .name = "warmup", .type = MCF_V_INT, TFIELD(warmup), .min = 0, .max = 1e6 },
-    { .name = "time_limit", .type = MCF_V_INT, TFIELD(time_limit), .min = 1, .max = 1e6 },
-    { .name = "duration", .type = MCF_V_SECONDS, TFIELD(duration), .min = 1, .max = 86400 },
-    { .name = NULL }
-};
-
-static const struct mcf_key *find_test_key(const char *key)
-{
-    for (const struct mcf_key *k = test_keys; k->name; k++)
-        if (!strcmp(k->name, key)) return k;
-    return NULL;
-}
-
-/* A key of the test or of its kernel, with the struct its offset is into. */
-static const struct mcf_key *find_key(struct mcf_deck_test *t, const char *key, void **base)
-{
-    const struct mcf_key *kd = find_test_key(key);
-    *base = t;
-    if (kd) return kd;
-    *base = &t->kernel;
-    return mcf_kernel_key(key);
-}
-
 /* One scalar value of a key, checked against its type and range. */
 static int scalar_value(struct mcf_yaml_ctx *c, const struct mcf_key *kd, const char *owner,
                         const yaml_node_t *n, uint64_t *out)
@@ -124,13 +91,6 @@ static int scalar_value(struct mcf_yaml_ctx *c, const struct mcf_key *kd, const 
     return MCF_OK;
 }
 
-void mcf_deck_set_key(struct mcf_deck_test *t, const char *key, uint64_t v)
-{
-    void *base;
-    const struct mcf_key *kd = find_key(t, key, &base);
-    if (kd && kd->width) mcf_key_set(kd, base, v);
-}
-
 static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const struct mcf_deck *deck,
                       struct mcf_deck_test *t, int index)
 {
@@ -178,7 +138,7 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const str
         return mcf_yaml_at(c, node, "%s has no 'kernel' (one of %s)", owner, list);
     }
     uint64_t fam;
-    MCF_TRY(scalar_value(c, find_test_key("kernel"), owner, kernel_node, &fam));
+    MCF_TRY(scalar_value(c, mcf_deck_test_key("kernel"), owner, kernel_node, &fam));
     k->family = (enum mcf_family)fam;
     const struct mcf_family_row *f = &mcf_families[k->family];
     /* the family's defaults, then what the deck says */
@@ -195,7 +155,7 @@ static int parse_test(struct mcf_yaml_ctx *c, const yaml_node_t *node, const str
         const char *key = mcf_yaml_scalar(kn);
         if (!key) return mcf_yaml_at(c, kn, "keys must be plain names in %s", owner);
         void *base;
-        const struct mcf_key *kd = find_key(t, key, &base);
+        const struct mcf_key *kd = mcf_deck_find_key(t, key, &base);
         if (!kd) return mcf_yaml_at(c, kn, "unknown key '%s' in %s", key, owner);
         if (base == k && !mcf_family_key(k->family, key))
             return mcf_yaml_at(c, kn, "key '%s' does not apply to kernel '%s' in %s", key,
@@ -348,7 +308,7 @@ static int parse_defaults(struct mcf_yaml_ctx *c, const yaml_node_t *node, struc
             return mcf_yaml_at(c, kn,
                                "unknown key '%s' in 'defaults' (repetitions, warmup, time_limit)",
                                key ? key : "?");
-        MCF_TRY(scalar_value(c, find_test_key(key), "'defaults'", vn, &v));
+        MCF_TRY(scalar_value(c, mcf_deck_test_key(key), "'defaults'", vn, &v));
         if (!strcmp(key, "repetitions"))
             deck->repetitions = (int)v;
         else if (!strcmp(key, "time_limit"))

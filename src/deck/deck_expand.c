@@ -50,15 +50,6 @@ static uint64_t whole_sweeps(uint64_t b)
 
 /* "auto" sizes, from the device: main memory well beyond the last-level cache,
  * cache levels well inside theirs. */
-const char *mcf_deck_sweep_point(const struct mcf_deck_test *t, int p, struct mcf_deck_test *out,
-                                 char *why, size_t len)
-{
-    const struct mcf_family_row *f = &mcf_families[t->kernel.family];
-    *out = *t;
-    mcf_deck_set_key(out, t->sweep_key, t->sweep[p]);
-    return f->check ? f->check(&out->kernel, t->given, why, len) : NULL;
-}
-
 static uint64_t auto_bytes(const struct mcf_kernel *k, const struct mcf_device_info *d)
 {
     uint64_t llc = d->cache_bytes ? d->cache_bytes : (32ull << 20);

@@ -32,7 +32,11 @@ const struct mcf_strref *mcf_first_repeat(struct mcf_strref *v, size_t n,
                                           const struct mcf_strref **first);
 /* MCF_OK, or an error at the second of a key given twice in one mapping. */
 int mcf_unique_keys(struct mcf_yaml_ctx *c, const yaml_node_t *map, const char *owner);
-/* Sets a key of the test or its kernel by name (a sweep point). */
+/* deck_keys.c: a key of the test itself (repetitions, warmup ...: NULL for a
+ * kernel's); a key of the test or of its kernel, with in *base the struct its
+ * offset is into; a key set by name (a sweep point). */
+const struct mcf_key *mcf_deck_test_key(const char *key);
+const struct mcf_key *mcf_deck_find_key(struct mcf_deck_test *t, const char *key, void **base);
 void mcf_deck_set_key(struct mcf_deck_test *t, const char *key, uint64_t v);
 /* t at sweep point p: its swept key set and the family's cross-key rules
  * applied (which may normalize it, 'auto' bytes at level dsm); NULL, or what

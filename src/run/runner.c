@@ -14,16 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-void say(const struct run *r, const char *fmt, ...)
-{
-    if (r->topo.rank != 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    fflush(stdout);
-}
-
 /* -v: what the run's own machinery cost (docs/scaling.md): the end of the
  * run and the synchronized starts, with peak memory on rank 0 and elsewhere. */
 static int cost_summary(const struct run *r, double write_s, double close_s, double report_s,
