@@ -159,27 +159,21 @@ static double m_busbw(const struct mcf_kernel *k, const struct mcf_sample *s, in
     return m_algbw(k, s, i) * mcf_busbw_factor(k->collective, s->coll_ranks);
 }
 
-enum {
-    SUMMARY = MCF_METRIC_SUMMARY,
-    DETAIL = MCF_METRIC_DETAIL,
-    OPTIONAL = MCF_METRIC_OPTIONAL,
-    HIGHER = MCF_METRIC_HIGHER,
-    LOWER = MCF_METRIC_LOWER
-};
-
 int mcf_transfer_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_metric *out, int max)
 {
     (void)caps;
-    int n = 0, lat = k->mode == MCF_MODE_LATENCY, dir = lat ? LOWER : HIGHER;
+    int n = 0, lat = k->mode == MCF_MODE_LATENCY, dir = lat ? MCF_METRIC_LOWER : MCF_METRIC_HIGHER;
     const char *unit = lat ? "ns" : "GB/s", *judged = lat ? "latency_ns" : "bandwidth_gbs";
     char name[32];
     switch (k->link) {
     case MCF_LINK_HOST:
-        n = mcf_metric_add(out, n, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0, SUMMARY | HIGHER);
+        n = mcf_metric_add(out, n, max, "bandwidth_gbs", "GB/s", m_bandwidth, 0,
+                           MCF_METRIC_SUMMARY | MCF_METRIC_HIGHER);
         break;
     case MCF_LINK_COLLECTIVE:
-        n = mcf_metric_add(out, n, max, "busbw_gbs", "GB/s", m_busbw, 0, SUMMARY | HIGHER);
-        n = mcf_metric_add(out, n, max, "algbw_gbs", "GB/s", m_algbw, 0, DETAIL);
+        n = mcf_metric_add(out, n, max, "busbw_gbs", "GB/s", m_busbw, 0,
+                           MCF_METRIC_SUMMARY | MCF_METRIC_HIGHER);
+        n = mcf_metric_add(out, n, max, "algbw_gbs", "GB/s", m_algbw, 0, MCF_METRIC_DETAIL);
         break;
     case MCF_LINK_PEER:
     case MCF_LINK_NETWORK: {
@@ -187,26 +181,30 @@ int mcf_transfer_metrics(const struct mcf_kernel *k, unsigned caps, struct mcf_m
         /* every rank records every slot (the same metrics on every rank); a
          * slot without a link (itself, a smaller node, a round sat out) is NaN */
         /* a network rank that no round pairs (nodes of unequal sizes) has none */
-        n = mcf_metric_add(out, n, max, judged, unit, m_links_judged, 0,
-                           dir | (peer ? SUMMARY : SUMMARY | OPTIONAL));
+        n = mcf_metric_add(
+            out, n, max, judged, unit, m_links_judged, 0,
+            dir | (peer ? MCF_METRIC_SUMMARY : MCF_METRIC_SUMMARY | MCF_METRIC_OPTIONAL));
         if (!peer) {
             snprintf(name, sizeof name, "worst_%s", lat ? "ns" : "gbs");
-            n = mcf_metric_add(out, n, max, name, unit, m_links_worst, 0, DETAIL | OPTIONAL);
+            n = mcf_metric_add(out, n, max, name, unit, m_links_worst, 0,
+                               MCF_METRIC_DETAIL | MCF_METRIC_OPTIONAL);
         }
         int slots = peer ? MCF_MAX_PEERS : k->rounds < MCF_MAX_PEERS ? k->rounds : MCF_MAX_PEERS;
         for (int j = 0; j < slots; j++) {
             snprintf(name, sizeof name, "%s%d_%s", peer ? "peer" : "round", j, lat ? "ns" : "gbs");
-            n = mcf_metric_add(out, n, max, name, unit, m_link, j, DETAIL | OPTIONAL);
+            n = mcf_metric_add(out, n, max, name, unit, m_link, j,
+                               MCF_METRIC_DETAIL | MCF_METRIC_OPTIONAL);
             if (!peer) {
                 snprintf(name, sizeof name, "round%d_partner", j);
-                n = mcf_metric_add(out, n, max, name, "rank", m_partner, j, DETAIL | OPTIONAL);
+                n = mcf_metric_add(out, n, max, name, "rank", m_partner, j,
+                                   MCF_METRIC_DETAIL | MCF_METRIC_OPTIONAL);
             }
         }
         break;
     }
     default: break;
     }
-    return mcf_metric_add(out, n, max, "time_s", "s", m_time, 0, DETAIL);
+    return mcf_metric_add(out, n, max, "time_s", "s", m_time, 0, MCF_METRIC_DETAIL);
 }
 
 static void size_text(uint64_t b, char *buf, size_t len)
