@@ -41,9 +41,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mcfleet_hostlist as hostlist  # noqa: E402
 
 KINDS = ("matrix", "compute", "memory", "power", "link", "other")
-# the families' kernels by workload kind; a test with a duration is power-limited
-KIND_OF_KERNEL = {"matrix": "matrix", "gemm": "matrix", "valu": "compute", "ladder": "compute",
-                  "memory": "memory", "latency": "memory", "streams": "compute", "transfer": "link"}
 # HPE Cray xnames: x<cabinet>c<chassis>s<slot>b<board>n<node>
 XNAME = r"x(?P<cabinet>\d+)c(?P<chassis>\d+)s(?P<slot>\d+)b(?P<board>\d+)n\d+"
 PRESETS = {"xname": XNAME}
@@ -119,10 +116,14 @@ class Table:
         return out
 
 
-def kind_of(kernel, duration):
+def kind_of(identity, duration):
+    """a test's workload kind: its family's (the file's schema, as the C report
+    reads it), "power" for a test with a duration (power-limited), "other"
+    where the family says none"""
     if duration and duration > 0:
         return "power"
-    return KIND_OF_KERNEL.get(kernel, "other")
+    kind = (identity or {}).get("kind")
+    return kind if kind in KINDS else "other"
 
 
 def throttle_fraction(r, nranks, spans):
@@ -181,7 +182,6 @@ def read_h5(path, table, all_metrics=False):
                         for k in range(n)]
         tests = []
         for name, gname, g in r.tests():
-            kernel = r.attr_text(g, gname, "kernel")
             duration = r.attr_float(g, gname, "duration", default=0.0) or 0.0
             names = [m for m in r.attr_text(g, gname, "summary_metrics").split(",") if m]
             metrics = []
@@ -203,7 +203,7 @@ def read_h5(path, table, all_metrics=False):
             if a is not None and b is not None:
                 span = [(float(np.nanmin(a[k])), float(np.nanmax(b[k]))) if np.isfinite(a[k]).any() and
                         np.isfinite(b[k]).any() else (math.nan, math.nan) for k in range(n)]
-            tests.append({"test": name, "measured": r.measured(g, gname)[0], "kind": kind_of(kernel, duration),
+            tests.append({"test": name, "measured": r.measured(g, gname)[0], "kind": kind_of(r.identity(name), duration),
                           "metrics": metrics, "covs": covs,
                           "span": span})
         spans = [[t["span"][k] if t["span"] else (math.nan, math.nan) for t in tests] for k in range(n)]

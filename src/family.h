@@ -82,6 +82,9 @@ struct mcf_family_row {
      * only, as if quiet_default (memory's mode: matrix tests always recorded
      * theirs, memory tests never had one); NULL or ended by NULL */
     const char *const *quiet;
+    /* the workload it is, for the study's classes (src/results/record_schema.c
+     * writes it): "matrix", "compute", "memory" or "link" */
+    const char *kind;
 };
 
 /* Appends a metric to out (n of max used) and returns the new count (n

@@ -115,6 +115,8 @@ static void json_tests(FILE *out, const struct fleet *f)
         json_str(out, t->test);
         fprintf(out, ", \"kernel\": ");
         json_str(out, id->kernel);
+        fprintf(out, ", \"kind\": ");
+        json_str(out, id->kind);
         fprintf(out, ", \"measured\": ");
         json_str(out, id->measured);
         fprintf(out, ", \"measured_rebuilt\": %s, \"keys\": {", id->rebuilt ? "true" : "false");

@@ -22,12 +22,13 @@ struct legacy_key {
 };
 
 struct legacy_family {
-    const char *name;
+    const char *name, *kind;
     struct legacy_key keys[MCF_SCHEMA_MAX_KEYS];
 };
 
 static const struct legacy_family legacy[] = {
     { "matrix",
+      "matrix",
       { { "dtype", 0, 0, NULL },
         { "dtype_b", 0, 0, "=dtype" },
         { "shape", 0, 0, NULL },
@@ -39,12 +40,14 @@ static const struct legacy_family legacy[] = {
         { "sparsity", 0, 1, "dense" },
         { "seed", 1, 0, NULL } } },
     { "valu",
+      "compute",
       { { "dtype", 0, 0, NULL },
         { "occupancy", 0, 0, NULL },
         { "iterations", 1, 0, NULL },
         { "inputs", 0, 0, NULL },
         { "seed", 1, 0, NULL } } },
     { "memory",
+      "memory",
       { { "dtype", 0, 0, NULL },
         { "level", 0, 0, NULL },
         { "op", 0, 0, NULL },
@@ -61,11 +64,13 @@ static const struct legacy_family legacy[] = {
         { "ctas", 0, 1, "0" },
         { "seed", 1, 0, NULL } } },
     { "latency",
+      "memory",
       { { "working_set", 0, 0, NULL },
         { "stride", 0, 0, NULL },
         { "iterations", 1, 0, NULL },
         { "seed", 1, 0, NULL } } },
     { "streams",
+      "compute",
       { { "streams", 0, 0, NULL },
         { "imbalance", 0, 0, NULL },
         { "work", 0, 0, NULL },
@@ -76,6 +81,7 @@ static const struct legacy_family legacy[] = {
         { "inputs", 0, 0, "random" },
         { "seed", 1, 0, NULL } } },
     { "gemm",
+      "matrix",
       { { "dtype", 0, 0, NULL },
         { "size", 0, 0, NULL },
         { "iterations", 1, 0, NULL },
@@ -83,6 +89,7 @@ static const struct legacy_family legacy[] = {
         { "sparsity", 0, 1, "dense" },
         { "seed", 1, 0, NULL } } },
     { "ladder",
+      "compute",
       { { "dtype", 0, 0, NULL },
         { "size", 0, 0, NULL },
         { "rung", 0, 0, NULL },
@@ -90,6 +97,7 @@ static const struct legacy_family legacy[] = {
         { "inputs", 0, 0, NULL },
         { "seed", 1, 0, NULL } } },
     { "transfer",
+      "link",
       { { "link", 0, 0, NULL },
         { "direction", 0, 1, "in" },
         { "engine", 0, 1, "copy" },
@@ -110,6 +118,7 @@ void mcf_schema_legacy(struct mcf_schema *s)
     for (size_t f = 0; f < sizeof legacy / sizeof legacy[0]; f++) {
         struct mcf_schema_family *sf = &s->fam[s->nfam++];
         snprintf(sf->name, sizeof sf->name, "%s", legacy[f].name);
+        snprintf(sf->kind, sizeof sf->kind, "%s", legacy[f].kind);
         for (const struct legacy_key *k = legacy[f].keys; k->name; k++) {
             struct mcf_schema_key *sk = &sf->key[sf->nkeys++];
             snprintf(sk->name, sizeof sk->name, "%s", k->name);

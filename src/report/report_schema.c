@@ -79,6 +79,12 @@ static void read_family(struct mcf_rd *rd, hid_t fams, const char *name,
         free(v);
     }
     each_name(rd, g, gname, "amounts", mark_amount, sf, why);
+    char *kind = NULL;
+    if (H5Aexists(g, "kind") > 0 && mcf_rd_attr_text(rd, g, gname, "kind", &kind) > 0) {
+        mcf_rd_clean(kind);
+        snprintf(sf->kind, sizeof sf->kind, "%s", kind);
+    }
+    free(kind);
     if (H5Aexists(g, "quiet") > 0) each_name(rd, g, gname, "quiet", mark_quiet, sf, why);
     H5Gclose(g);
 }
@@ -197,6 +203,7 @@ int mcf_test_identity_read(struct mcf_rd *rd, const struct mcf_schema *s, hid_t 
                    s->legacy ? " (its builds' families)" : " (/meta/families)");
         return -1;
     }
+    snprintf(id->kind, sizeof id->kind, "%s", sf->kind);
     /* every key, so the table stays aligned with sf's: a key neither
      * recorded nor implied has the value "" */
     for (int i = 0; i < sf->nkeys; i++) {

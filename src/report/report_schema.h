@@ -27,6 +27,7 @@ struct mcf_schema_key {
 
 struct mcf_schema_family {
     char name[MCF_SCHEMA_NAME];
+    char kind[MCF_SCHEMA_NAME]; /* the workload it is (matrix, compute, memory, link); "" unknown */
     struct mcf_schema_key key[MCF_SCHEMA_MAX_KEYS];
     int nkeys;
 };
@@ -47,6 +48,7 @@ struct mcf_test_key {
 
 struct mcf_test_identity {
     char kernel[MCF_SCHEMA_NAME];
+    char kind[MCF_SCHEMA_NAME]; /* its family's workload kind ("" unknown) */
     struct mcf_test_key key[MCF_SCHEMA_MAX_KEYS];
     int nkeys;
     char measured[512]; /* the attribute measured, else rebuilt from the keys */

@@ -35,6 +35,7 @@ static int record_family(struct mcf_h5 *h, enum mcf_family f, struct mcf_err *e)
     MCF_TRY(mcf_h5_attr_str(h, g, "keys", keys, e));
     MCF_TRY(mcf_h5_attr_str(h, g, "amounts", amounts, e));
     MCF_TRY(mcf_h5_attr_str(h, g, "quiet", quiet, e));
+    MCF_TRY(mcf_h5_attr_str(h, g, "kind", mcf_families[f].kind, e));
     return MCF_OK;
 fail:
     return e->rc;

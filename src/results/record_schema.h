@@ -14,6 +14,7 @@
  *                left out of the test's "measured" text
  *   quiet        those left out of "measured" at their implied value
  *   implied_KEY  the value a file without KEY implies ("=K": key K's value)
+ *   kind         the workload it is: matrix, compute, memory or link
  * /meta/families attribute schema: 1. Each metric's unit and direction are
  * the attributes unit and better of its dataset (docs/results-format.md). */
 int mcf_record_schema(struct mcf_h5 *h, struct mcf_err *e);
