@@ -24,11 +24,14 @@ def binary():
     return os.environ.get("MCFLEET_BIN") or "mcfleet"
 
 
-def run(path, options=()):
+def run(path, options=(), fmt="json"):
     """the C report of the results file PATH, with report OPTIONS (e.g.
-    --profiles DIR); a binary that cannot be started is code 3"""
+    --profiles DIR), as FMT: json (the whole report), or tests-json (each
+    test as the file's schema reads it and each GPU's tests shared with
+    another job: what a reader of the tests needs, a fraction of a fleet's
+    JSON); a binary that cannot be started is code 3"""
     try:
-        p = subprocess.run([binary(), "report", path, "--format", "json"] + list(options),
+        p = subprocess.run([binary(), "report", path, "--format", fmt] + list(options),
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as e:
         return Report(None, 3, "mcfleet: cannot run %s report: %s\n" % (binary(), e.strerror or e))

@@ -290,10 +290,11 @@ class Results:
         return flop, nbytes
 
     def report(self):
-        """the C report of this file (its JSON, read once): the one reading
-        of a test's keys and the one judgement of its GPUs"""
+        """the C report's reading of this file's tests and of its GPUs shared
+        with another job (--format tests-json, read once): the one reading of
+        a test's keys and the one judgement of those GPUs"""
         if getattr(self, "_report", None) is None:
-            rep = creport.run(self.path)
+            rep = creport.run(self.path, fmt="tests-json")
             if rep.report is None or not isinstance(rep.report.get("tests"), list):
                 why = (rep.stderr.strip().splitlines() or ["no report"])[-1]
                 raise BadFile("%s: what its tests measured cannot be read: %s" % (self.path, show(why)))
@@ -311,8 +312,11 @@ class Results:
     def environment(self, rank):
         """{test: the report's words} for each test during which another job
         was on rank's GPU ("why", "next": the report's next step)"""
-        g = next((g for g in self.report().get("gpus") or [] if isinstance(g, dict) and g.get("rank") == rank), {})
-        return {e.get("test"): e for e in g.get("environment") or [] if isinstance(e, dict)}
+        if getattr(self, "_environment", None) is None:   # once: a fleet's file has 10^4 ranks
+            self._environment = {g.get("rank"): {e.get("test"): e for e in g.get("environment") or []
+                                                 if isinstance(e, dict)}
+                                 for g in self.report().get("gpus") or [] if isinstance(g, dict)}
+        return self._environment.get(rank, {})
 
     def better(self, g, gname, metric):
         """+1 where higher is better, -1 lower, 0 neither: the metric dataset's

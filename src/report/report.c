@@ -510,6 +510,7 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
     printed = 1;
     switch (opts->format) {
     case MCF_FORMAT_JSON: mcf_report_print_json(&f, &w, path, out); break;
+    case MCF_FORMAT_TESTS: mcf_report_print_tests(&f, path, out); break;
     case MCF_FORMAT_CSV:
     case MCF_FORMAT_LINKS_CSV: mcf_report_print_csv(&f, &w, out); break;
     default: mcf_report_print_text(&f, &w, path, out); break;
@@ -520,7 +521,7 @@ int mcf_report(const char *path, const struct mcf_report_opts *opts, FILE *out, 
                  f.rd.problems > 1 ? " (and more: see the report)" : "");
 fail:
     if (e->rc != MCF_OK) code = mcf_exit_code(e->rc);
-    if (!printed && opts->format == MCF_FORMAT_JSON)
+    if (!printed && (opts->format == MCF_FORMAT_JSON || opts->format == MCF_FORMAT_TESTS))
         mcf_report_print_json_error(path, code, e->msg, out);
     mcf_names_free(&tests);
     world_free(&w);

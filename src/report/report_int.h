@@ -193,6 +193,8 @@ int mcf_report_judge(struct fleet *f, struct mcf_err *e);
 /* report_out.c */
 void mcf_report_print_text(struct fleet *f, const struct world *w, const char *path, FILE *out);
 void mcf_report_print_json(struct fleet *f, const struct world *w, const char *path, FILE *out);
+/* --format tests-json: the JSON's "tests" and each GPU's rank and "environment" */
+void mcf_report_print_tests(struct fleet *f, const char *path, FILE *out);
 void mcf_report_print_csv(struct fleet *f, const struct world *w, FILE *out);
 /* --format json where the file could not be judged at all: one object with the
  * verdict (MALFORMED or ERROR), the exit code and why, so a script's JSON

@@ -332,6 +332,21 @@ static void json_hung(const struct fleet *f, const struct world *w, FILE *out)
     json_lines(out, &pl);
 }
 
+void mcf_report_print_tests(struct fleet *f, const char *path, FILE *out)
+{
+    fprintf(out, "{\"mcfleet_report\": 1, \"file\": ");
+    json_str(out, path);
+    fprintf(out, ", \"verdict\": \"%s\", \"exit_code\": %d", f->verdict, f->exit_code);
+    json_tests(out, f);
+    fprintf(out, ",\n \"gpus\": [");
+    for (size_t r = 0; r < f->nranks; r++) {
+        fprintf(out, "%s\n  {\"rank\": %zu", r ? "," : "", r);
+        json_environment(out, f, r);
+        fputc('}', out);
+    }
+    fprintf(out, "]}\n");
+}
+
 static void print_json(struct fleet *f, const struct world *w, const char *path, FILE *out)
 {
     json_head(f, w, path, out);

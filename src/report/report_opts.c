@@ -27,6 +27,9 @@ void mcf_report_usage(FILE *out)
             "                       identity, every figure), for pandas, Grafana or ReFrame\n"
             "  --format links-csv   one row per link of the transfer tests: each cell of a\n"
             "                       node's peer matrix, each rank's network rounds\n"
+            "  --format tests-json  each test as the file's schema reads it (its keys, its\n"
+            "                       metrics' directions) and each GPU's tests shared with\n"
+            "                       another job: what compare, baseline and study read\n"
             "  --profiles DIR       SKU profiles (*.yaml: expected figures and floors per\n"
             "                       test; default $MCFLEET_PROFILES, else the installed ones)\n"
             "  --no-profiles        the peer verdict alone\n"
@@ -85,9 +88,12 @@ static int parse_format(const char *arg, struct mcf_report_opts *o, struct mcf_e
         o->format = MCF_FORMAT_CSV;
     else if (!strcmp(arg, "links-csv"))
         o->format = MCF_FORMAT_LINKS_CSV;
+    else if (!strcmp(arg, "tests-json"))
+        o->format = MCF_FORMAT_TESTS;
     else
-        return mcf_err_set(e, MCF_EINPUT, __FILE__, __LINE__,
-                           "--format: unknown format '%s' (text, json, csv or links-csv)", arg);
+        return mcf_err_set(
+            e, MCF_EINPUT, __FILE__, __LINE__,
+            "--format: unknown format '%s' (text, json, csv, links-csv or tests-json)", arg);
     return MCF_OK;
 }
 

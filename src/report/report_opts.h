@@ -9,7 +9,16 @@
 #include "error.h"
 #include "verdict.h"
 
-enum mcf_report_format { MCF_FORMAT_TEXT, MCF_FORMAT_JSON, MCF_FORMAT_CSV, MCF_FORMAT_LINKS_CSV };
+/* TESTS: the JSON's "tests" and each GPU's "environment" alone, for the
+ * tools that read a file's tests through the report (a fleet's full JSON is
+ * 80 MB at 10^4 GPUs) */
+enum mcf_report_format {
+    MCF_FORMAT_TEXT,
+    MCF_FORMAT_JSON,
+    MCF_FORMAT_CSV,
+    MCF_FORMAT_LINKS_CSV,
+    MCF_FORMAT_TESTS
+};
 
 struct mcf_report_opts {
     int format; /* enum mcf_report_format */
