@@ -103,12 +103,13 @@ class Usage(Exception):
 def read_run(path):
     """what compare needs from one file, as plain data"""
     r = Results(path)
+    r.start_report()   # the tests' keys, read by the C report while this reads the figures
     uuid, serial = r.rank_column("device_uuid", "str", ""), r.rank_column("device_serial", "str", "")
     host, local = r.rank_column("hostname", "str", ""), r.rank_column("local_rank", "int", -1)
     device = r.rank_column("device", "int", -1)
     keys = gpu_identity(uuid, serial, local)
     gpus = [{"key": keys[k], "host": host[k], "device": int(device[k]), "local_rank": int(local[k]),
-             "uuid": uuid[k], "serial": serial[k], "environment": r.environment(k)} for k in range(r.nranks)]
+             "uuid": uuid[k], "serial": serial[k]} for k in range(r.nranks)]
     tests = {}
     for name, gname, g in r.tests():
         work = r.work(g, gname)
@@ -129,6 +130,8 @@ def read_run(path):
                        "not_judged": r.attr_text(g, gname, "not_judged")}
     for name in tests:   # each test's keys, as the C report reads the file's schema
         tests[name]["identity"] = r.identity(name)
+    for k, g in enumerate(gpus):   # the report's: the tests another job shared the GPU for
+        g["environment"] = r.environment(k)
     meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("mcfleet_version", "start_time", "deck_path", "backend")}
     # the path as every line shows it: a name in a shared folder may hold a newline or an escape
     return {"path": show(path), "meta": meta, "gpus": gpus, "tests": tests}

@@ -24,22 +24,32 @@ def binary():
     return os.environ.get("MCFLEET_BIN") or "mcfleet"
 
 
+def start(path, options=(), fmt="json"):
+    """the C report of PATH started, to be taken with finish(): a reader
+    that has other work on the file does it while the report runs"""
+    try:
+        return subprocess.Popen([binary(), "report", path, "--format", fmt] + list(options),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as e:
+        return Report(None, 3, "mcfleet: cannot run %s report: %s\n" % (binary(), e.strerror or e))
+
+
+def finish(p):
+    """the Report of a start()ed report"""
+    if isinstance(p, Report):
+        return p
+    out, err = p.communicate()
+    try:
+        rep = json.loads(out.decode("utf-8", "replace"))
+    except ValueError:
+        rep = None
+    return Report(rep if isinstance(rep, dict) else None, p.returncode, err.decode("utf-8", "replace"))
+
+
 def run(path, options=(), fmt="json"):
     """the C report of the results file PATH, with report OPTIONS (e.g.
     --profiles DIR), as FMT: json (the whole report), or tests-json (each
     test as the file's schema reads it and each GPU's tests shared with
     another job: what a reader of the tests needs, a fraction of a fleet's
     JSON); a binary that cannot be started is code 3"""
-    try:
-        p = subprocess.run([binary(), "report", path, "--format", fmt] + list(options),
-                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    except OSError as e:
-        return Report(None, 3, "mcfleet: cannot run %s report: %s\n" % (binary(), e.strerror or e))
-    err = p.stderr.decode("utf-8", "replace")
-    try:
-        rep = json.loads(p.stdout.decode("utf-8", "replace"))
-    except ValueError:
-        rep = None
-    if not isinstance(rep, dict):
-        rep = None
-    return Report(rep, p.returncode, err)
+    return finish(start(path, options, fmt))

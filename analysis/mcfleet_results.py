@@ -289,12 +289,18 @@ class Results:
                 self.bad("%s attribute %s" % (gname, n), "missing or not a finite non-negative number")
         return flop, nbytes
 
+    def start_report(self):
+        """the report() started, to run while this reader reads the file"""
+        if getattr(self, "_pending", None) is None and getattr(self, "_report", None) is None:
+            self._pending = creport.start(self.path, fmt="tests-json")
+
     def report(self):
         """the C report's reading of this file's tests and of its GPUs shared
         with another job (--format tests-json, read once): the one reading of
         a test's keys and the one judgement of those GPUs"""
         if getattr(self, "_report", None) is None:
-            rep = creport.run(self.path, fmt="tests-json")
+            self.start_report()
+            rep, self._pending = creport.finish(self._pending), None
             if rep.report is None or not isinstance(rep.report.get("tests"), list):
                 why = (rep.stderr.strip().splitlines() or ["no report"])[-1]
                 raise BadFile("%s: what its tests measured cannot be read: %s" % (self.path, show(why)))
