@@ -63,6 +63,7 @@ class Usage(Exception):
 
 def read_run(path):
     r = Results(path)
+    r.start_report()   # the C report's reading of its tests: a file whose schema it cannot read is refused
     col = r.rank_column
     uuid, serial = col("device_uuid", "str", ""), col("device_serial", "str", "")
     keys = gpu_keys(uuid, serial, col("local_rank", "int", 0))
@@ -81,6 +82,7 @@ def read_run(path):
                        "measured": r.measured(g, gname)[0], "higher": r.better(g, gname, metric) > 0}
     meta = {k: r.attr_text(r.meta, "/meta", k) for k in ("start_time", "mcfleet_version", "deck_path")}
     meta["quick"] = r.attr_int(r.meta, "/meta", "quick", default=0)
+    r.report()
     return {"path": path, "meta": meta, "gpus": gpus, "tests": tests, "rules": r.rules()}
 
 

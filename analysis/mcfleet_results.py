@@ -304,6 +304,9 @@ class Results:
             if rep.report is None or not isinstance(rep.report.get("tests"), list):
                 why = (rep.stderr.strip().splitlines() or ["no report"])[-1]
                 raise BadFile("%s: what its tests measured cannot be read: %s" % (self.path, show(why)))
+            if rep.report.get("schema_problem"):   # the families or a test's keys: nothing to compare by
+                raise BadFile("%s: what its tests measured cannot be read: %s"
+                              % (self.path, show(str(rep.report["schema_problem"]))))
             self._report = rep.report
             self._identity = {t.get("test"): t for t in rep.report["tests"] if isinstance(t, dict)}
         return self._report

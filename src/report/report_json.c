@@ -336,7 +336,9 @@ void mcf_report_print_tests(struct fleet *f, const char *path, FILE *out)
 {
     fprintf(out, "{\"mcfleet_report\": 1, \"file\": ");
     json_str(out, path);
-    fprintf(out, ", \"verdict\": \"%s\", \"exit_code\": %d", f->verdict, f->exit_code);
+    fprintf(out, ", \"verdict\": \"%s\", \"exit_code\": %d, \"schema_problem\": ", f->verdict,
+            f->exit_code);
+    json_str(out, f->schema ? f->schema->why : "");
     json_tests(out, f);
     fprintf(out, ",\n \"gpus\": [");
     for (size_t r = 0; r < f->nranks; r++) {

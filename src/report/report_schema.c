@@ -107,7 +107,16 @@ static herr_t collect(hid_t group, const char *name, const H5L_info_t *info, voi
     return 0;
 }
 
+static void schema_read(struct mcf_rd *rd, hid_t file, struct mcf_schema *s);
+
 void mcf_schema_read(struct mcf_rd *rd, hid_t file, struct mcf_schema *s)
+{
+    size_t len0 = rd->len;
+    schema_read(rd, file, s);
+    mcf_schema_note(s, rd, len0);
+}
+
+static void schema_read(struct mcf_rd *rd, hid_t file, struct mcf_schema *s)
 {
     hid_t meta = H5I_INVALID_HID, fams = H5I_INVALID_HID;
     int rc = 0;
@@ -160,6 +169,13 @@ static int attr_value(struct mcf_rd *rd, hid_t g, const char *gname, const char 
     }
     free(text);
     return rc;
+}
+
+void mcf_schema_note(struct mcf_schema *s, const struct mcf_rd *rd, size_t len0)
+{
+    if (s->why[0] || !rd->list || rd->len <= len0) return;
+    const char *line = rd->list + len0 + 2; /* "  OBJECT: what\n" */
+    snprintf(s->why, sizeof s->why, "%.*s", (int)strcspn(line, "\n"), line);
 }
 
 const char *mcf_test_key(const struct mcf_test_identity *id, const char *name)

@@ -36,6 +36,7 @@ struct mcf_schema {
     struct mcf_schema_family fam[MCF_SCHEMA_MAX_FAMILIES];
     int nfam;
     int legacy; /* 1: the file has none; the frozen table's */
+    char why[600]; /* the first problem of the schema or of a test's keys; "" none */
 };
 
 /* A test's key as its file records it, or as the schema implies it. */
@@ -67,6 +68,10 @@ int mcf_legacy_better(const char *metric);
  * attribute, -1 a problem reported through rd. */
 int mcf_test_identity_read(struct mcf_rd *rd, const struct mcf_schema *s, hid_t g,
                            const char *gname, struct mcf_test_identity *id);
+/* The first problem reported through rd since its list was len0 bytes long
+ * kept as s's why, where s has none yet: what readers of the tests are told
+ * (--format tests-json's "schema_problem"). */
+void mcf_schema_note(struct mcf_schema *s, const struct mcf_rd *rd, size_t len0);
 /* The value of key NAME of the test (NULL: it has none). */
 const char *mcf_test_key(const struct mcf_test_identity *id, const char *name);
 

@@ -485,7 +485,11 @@ void mcf_report_test(struct fleet *f, hid_t results, const char *name)
     for (size_t r = 0; status && r < f->nranks; r++) nverified += status[r] == MCF_STATUS_VERIFIED;
 
     struct test_facts *facts = mcf_facts_add(f, test);
-    if (facts && f->schema) mcf_test_identity_read(&f->rd, f->schema, g, gname, &facts->id);
+    if (facts && f->schema) {
+        size_t len0 = f->rd.len;
+        mcf_test_identity_read(&f->rd, f->schema, g, gname, &facts->id);
+        mcf_schema_note(f->schema, &f->rd, len0);
+    }
     const char *attr = "summary_metrics";
     int rc = mcf_rd_attr_text(&f->rd, g, gname, attr, &metrics);
     if (rc == 0) rc = mcf_rd_attr_text(&f->rd, g, gname, attr = "metrics", &metrics);
