@@ -142,6 +142,9 @@ const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kerne
  * (docs/results-format.md). Returns buf (cut short where len is too small). */
 const char *mcf_kernel_measured(const struct mcf_kernel *k, char *buf, size_t len);
 
+/* 1 where key u of family f is left out of "measured" at its default (a key
+ * added after files recorded it: quiet_default, or the family's quiet list). */
+int mcf_key_quiet(enum mcf_family f, const struct mcf_key_use *u);
 /* The value a results file without key u of family f implies: u's
  * implied, or, for a key left out of "measured" at its default (quiet), that
  * default's text (files before it measured the default); NULL: none. */

@@ -44,18 +44,19 @@ const char *mcf_key_value_text(const struct mcf_key *key, const struct mcf_kerne
     return buf;
 }
 
-static int quiet_here(enum mcf_family f, const char *name)
+int mcf_key_quiet(enum mcf_family f, const struct mcf_key_use *u)
 {
-    for (const char *const *q = mcf_families[f].quiet; q && *q; q++)
-        if (!strcmp(*q, name)) return 1;
-    return 0;
+    const struct mcf_key *kd = mcf_kernel_key(u->key);
+    int quiet = kd->quiet_default;
+    for (const char *const *q = mcf_families[f].quiet; q && *q && !quiet; q++)
+        quiet = !strcmp(*q, kd->name);
+    return quiet && u->def != MCF_KEY_REQUIRED;
 }
 
 const char *mcf_key_implied(enum mcf_family f, const struct mcf_key_use *u, char *buf, size_t len)
 {
     const struct mcf_key *kd = mcf_kernel_key(u->key);
-    if (u->implied || !(kd->quiet_default || quiet_here(f, kd->name)) || u->def == MCF_KEY_REQUIRED)
-        return u->implied;
+    if (u->implied || !mcf_key_quiet(f, u)) return u->implied;
     struct mcf_kernel k;
     mcf_kernel_defaults(f, &k);
     return mcf_key_value_text(kd, &k, buf, len);
@@ -69,10 +70,7 @@ const char *mcf_kernel_measured(const struct mcf_kernel *k, char *buf, size_t le
     for (const struct mcf_key_use *u = mcf_families[k->family].keys; u->key && at < len; u++) {
         const struct mcf_key *kd = mcf_kernel_key(u->key);
         char val[64];
-        if (kd->amount ||
-            ((kd->quiet_default || quiet_here(k->family, kd->name)) && u->def != MCF_KEY_REQUIRED &&
-             mcf_key_get(kd, k) == u->def))
-            continue;
+        if (kd->amount || (mcf_key_quiet(k->family, u) && mcf_key_get(kd, k) == u->def)) continue;
         n = snprintf(buf + at, len - at, " %s=%s", kd->name,
                      mcf_key_value_text(kd, k, val, sizeof val));
         at += n < 0 ? 0 : (size_t)n;

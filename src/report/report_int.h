@@ -154,13 +154,14 @@ long long mcf_int_at(const long long *v, size_t r);
 const struct mcf_cause *mcf_worst_figure_cause(const struct fleet *f, size_t r);
 void mcf_evidence_text(const struct fleet *f, size_t r, const char *test, char *buf, size_t len);
 const struct mcf_cause **mcf_row_causes(const struct fleet *f, size_t r, size_t *n);
-/* Rank r's next steps, in order: the first thing to do (the worst cause's),
+/* Rank r's next steps from its causes v (all of them, worst first:
+ * mcf_row_causes), in order: the first thing to do (the worst cause's),
  * then the others' (each once, at most MCF_NEXT_STEPS); *caveat: what the
  * file cannot rule out about the worst figure (no process records: another
  * job on the GPU), else NULL. The text, the JSON and the page say these. */
 #define MCF_NEXT_STEPS 3
-size_t mcf_row_next_steps(const struct fleet *f, size_t r, const char *next[MCF_NEXT_STEPS],
-                          const char **caveat);
+size_t mcf_row_next_steps(const struct fleet *f, size_t r, const struct mcf_cause *const *v,
+                          size_t all, const char *next[MCF_NEXT_STEPS], const char **caveat);
 const char *mcf_cause_tag(const struct mcf_cause *c);
 /* A sustained test's figure at the limit, and its fleet median, 5 and 95 %
  * points and relative spread. */

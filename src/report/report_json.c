@@ -254,6 +254,8 @@ static void json_gpus(struct fleet *f, FILE *out)
             fputs(c ? ", " : "", out);
             json_cause(out, v[c]);
         }
+        const char *next[MCF_NEXT_STEPS], *caveat;
+        size_t nn = mcf_row_next_steps(f, r, v, nc, next, &caveat);
         free(v);
         fprintf(out, "],\n   \"evidence\": ");
         const struct mcf_cause *wc = mcf_worst_figure_cause(f, r);
@@ -261,8 +263,6 @@ static void json_gpus(struct fleet *f, FILE *out)
         mcf_evidence_text(f, r, wc ? wc->test : "", ev, sizeof ev);
         json_str(out, ev);
         json_environment(out, f, r);
-        const char *next[MCF_NEXT_STEPS], *caveat;
-        size_t nn = mcf_row_next_steps(f, r, next, &caveat);
         fprintf(out, ", \"next_steps\": [");
         for (size_t k = 0; k < nn; k++) {
             fputs(k ? ", " : "", out);

@@ -570,9 +570,7 @@ static void attribute_causes(struct fleet *f)
      * GPU is the environment's: the GPU may be healthy (rerun exclusive) */
     for (size_t k = 0; k < f->causes.n; k++) {
         struct mcf_cause *c = &f->causes.v[k];
-        int figure = c->rule == MCF_RULE_FLEET || c->rule == MCF_RULE_NODE ||
-            c->rule == MCF_RULE_PROFILE || c->rule == MCF_RULE_CLOCK || c->rule == MCF_RULE_POWER ||
-            c->rule == MCF_RULE_SUSPECT;
+        int figure = mcf_rule_judges_figure(c->rule);
         if (figure && c->attr == MCF_ATTR_GPU && mcf_foreign_procs(f, c->rank, c->test) > 0) {
             c->attr = MCF_ATTR_ENV;
             c->env = MCF_ENV_FOREIGN;

@@ -236,11 +236,10 @@ const struct mcf_cause **mcf_row_causes(const struct fleet *f, size_t r, size_t 
     return v;
 }
 
-size_t mcf_row_next_steps(const struct fleet *f, size_t r, const char *next[MCF_NEXT_STEPS],
-                          const char **caveat)
+size_t mcf_row_next_steps(const struct fleet *f, size_t r, const struct mcf_cause *const *v,
+                          size_t all, const char *next[MCF_NEXT_STEPS], const char **caveat)
 {
-    size_t all, n = 0;
-    const struct mcf_cause **v = mcf_row_causes(f, r, &all);
+    size_t n = 0;
     *caveat = NULL;
     for (size_t k = 0; k < all && n < MCF_NEXT_STEPS; k++) {
         const char *step = mcf_cause_next(v[k]);
@@ -248,17 +247,13 @@ size_t mcf_row_next_steps(const struct fleet *f, size_t r, const char *next[MCF_
         for (size_t j = 0; j < n && !seen; j++) seen = next[j] == step;
         if (!seen) next[n++] = step;
     }
+    /* a figure another job would lower (a suspect one is too high for that) */
     const struct mcf_cause *c = all ? v[0] : NULL;
-    int figure = c &&
-        (c->rule == MCF_RULE_FLEET || c->rule == MCF_RULE_NODE || c->rule == MCF_RULE_PROFILE ||
-         c->rule == MCF_RULE_CLOCK || c->rule == MCF_RULE_POWER);
-    if (figure && c->attr == MCF_ATTR_GPU && !mcf_host_row(f, r) &&
-        isnan(mcf_foreign_procs(f, r, c->test)))
-        *caveat = "the file has no process records of this test (a build without them, or a source "
-                  "that reads "
-                  "none): another job on the GPU cannot be ruled out; rerun it exclusive before "
-                  "returning the GPU";
-    free(v);
+    if (c && mcf_rule_judges_figure(c->rule) && c->rule != MCF_RULE_SUSPECT &&
+        c->attr == MCF_ATTR_GPU && !mcf_host_row(f, r) && isnan(mcf_foreign_procs(f, r, c->test)))
+        *caveat = "the file has no process records of this test (a build without them, or a "
+                  "source that reads none): another job on the GPU cannot be ruled out; rerun it "
+                  "exclusive before returning the GPU";
     return n;
 }
 
@@ -285,9 +280,9 @@ static void print_causes(const struct fleet *f, size_t r, FILE *out)
                 "worst %+.1f%%; "
                 "--format json lists them)\n",
                 all - CAUSES_SHOWN, all, n[MCF_V_FAIL], n[MCF_V_WARN], nfig, 100 * worst_dev);
-    free(v);
     const char *next[MCF_NEXT_STEPS], *caveat;
-    size_t nn = mcf_row_next_steps(f, r, next, &caveat);
+    size_t nn = mcf_row_next_steps(f, r, v, all, next, &caveat);
+    free(v);
     for (size_t k = 0; k < nn; k++) fprintf(out, "       %s %s\n", k ? "then:" : "next:", next[k]);
     if (caveat) fprintf(out, "       note: %s\n", caveat);
 }

@@ -97,6 +97,12 @@ const char *const mcf_rule_names[MCF_RULE_COUNT] = {
     [MCF_RULE_POWER] = "power-check",
 };
 
+int mcf_rule_judges_figure(enum mcf_rule rule)
+{
+    return rule == MCF_RULE_FLEET || rule == MCF_RULE_NODE || rule == MCF_RULE_PROFILE ||
+        rule == MCF_RULE_SUSPECT || rule == MCF_RULE_CLOCK || rule == MCF_RULE_POWER;
+}
+
 const char *mcf_better_name(int better)
 {
     return better > 0 ? "higher" : better < 0 ? "lower" : "none";

@@ -108,6 +108,9 @@ enum mcf_rule {
     MCF_RULE_COUNT
 };
 extern const char *const mcf_rule_names[MCF_RULE_COUNT];
+/* 1 for a rule that judges a test's figure (peers, profile, suspect, the two
+ * clocks or power sources): the ones another job on the GPU can make fail. */
+int mcf_rule_judges_figure(enum mcf_rule rule);
 
 /* Whose fault a cause is: the GPU's; its node's (every GPU of the node has
  * it on that figure); the environment's (another job's compute processes

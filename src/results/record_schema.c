@@ -25,8 +25,7 @@ static int record_family(struct mcf_h5 *h, enum mcf_family f, struct mcf_err *e)
             const char *implied = mcf_key_implied(f, u, buf, sizeof buf);
             append(keys, sizeof keys, u->key);
             if (mcf_kernel_key(u->key)->amount) append(amounts, sizeof amounts, u->key);
-            if (implied && implied != u->implied) /* the quiet rule's default */
-                append(quiet, sizeof quiet, u->key);
+            if (mcf_key_quiet(f, u)) append(quiet, sizeof quiet, u->key);
             if (implied) {
                 snprintf(attr, sizeof attr, "implied_%s", u->key);
                 MCF_TRY(mcf_h5_attr_str(h, g, attr, implied, e));
